@@ -1,4 +1,4 @@
-"""Finding answerx's data files: ``config/`` and ``prompts/``.
+"""Finding answerx's data files: ``config/`` and ``prompts/`` (user prompt overrides too).
 
 In a wheel they are packaged under ``answerx/_data/``; in a source checkout
 (an editable install, the tests) they are the repository's own top-level
@@ -7,11 +7,13 @@ folders. One function hides the difference.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from string import Template
 
 from answerx.errors import ConfigError
 
-__all__ = ["data_file"]
+__all__ = ["PROMPT_DIR_ENV", "data_file", "prompt_template"]
 
 _PACKAGE_DATA = Path(__file__).resolve().parent / "_data"
 _CHECKOUT = Path(__file__).resolve().parents[2]
@@ -24,3 +26,29 @@ def data_file(relative: str) -> Path:
         if path.is_file():
             return path
     raise ConfigError(f"bundled file {relative!r} not found (broken installation?)")
+
+
+PROMPT_DIR_ENV = "ANSWERX_PROMPT_DIR"
+
+
+def prompt_template(name: str, prompt_dir: str | Path | None = None) -> Template:
+    """The prompt template ``name`` (``prompts/<name>.txt``) as a :class:`string.Template`.
+
+    A user directory of templates overrides any bundled one: ``prompt_dir``, else
+    the ``ANSWERX_PROMPT_DIR`` environment variable. ``string.Template`` rather
+    than Jinja or ``str.format`` because prompts quote LaTeX, whose braces those
+    would take for placeholders.
+    """
+    override = prompt_dir if prompt_dir is not None else os.environ.get(PROMPT_DIR_ENV)
+    if override:
+        folder = Path(override)
+        if not folder.is_dir():
+            raise ConfigError(f"prompt directory {str(folder)!r} does not exist")
+        candidate = folder / f"{name}.txt"
+        if candidate.is_file():
+            return Template(candidate.read_text(encoding="utf-8"))
+    try:
+        path = data_file(f"prompts/{name}.txt")
+    except ConfigError:
+        raise ConfigError(f"no prompt template named {name!r}") from None
+    return Template(path.read_text(encoding="utf-8"))

@@ -20,7 +20,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from string import Template
 from typing import Any, TypeVar, cast
 
 import instructor
@@ -45,7 +44,7 @@ from answerx.errors import (
     StructuredOutputError,
     redact,
 )
-from answerx.resources import data_file
+from answerx.resources import prompt_template
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage, usage_of
 from answerx.structured.failures import FALLBACK, TRANSIENT, Failure, classify
 from answerx.structured.models import (
@@ -552,6 +551,6 @@ def _extraction_request(
     choices: Sequence[str] | None,
 ) -> tuple[type[ReasoningExtraction], list[dict[str, str]]]:
     model_cls = get_extraction_model(approach, task=task, choices=choices)
-    template = Template(data_file("prompts/extraction.txt").read_text(encoding="utf-8"))
+    template = prompt_template("extraction")
     fields = extraction_prompt_fields(raw_output, question=question, task=task, choices=choices)
     return model_cls, [{"role": "user", "content": template.substitute(fields)}]

@@ -1,0 +1,28 @@
+"""Why an agent loop or multi-call approach stopped (DESIGN.md, "Agent loops and budgets")."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from answerx.errors import AnswerxError
+
+__all__ = ["StepLimitReached", "Termination"]
+
+
+class Termination(StrEnum):
+    """The termination reasons, spelled exactly as DeepResearch-style result files spell them."""
+
+    ANSWER = "answer"
+    ANSWER_NOT_FOUND = "answer not found"
+    EXCEED_CALLS = "exceed available llm calls"
+    TOKEN_LIMIT_ANSWER = "generate an answer as token limit reached"
+    TOKEN_LIMIT_FORMAT_ERROR = "format error: generate an answer as token limit reached"
+    TIMEOUT = "timeout"
+
+
+class StepLimitReached(AnswerxError):
+    """A call, step or time budget ran out and the final attempt found no answer either."""
+
+    def __init__(self, message: str, *, termination: Termination) -> None:
+        super().__init__(message)
+        self.termination = termination
