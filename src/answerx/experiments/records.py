@@ -1,0 +1,87 @@
+"""The rows of an experiment: one :class:`RunRecord` per run, one :class:`ItemRecord` per answer.
+
+These models are the contract between the runner (writes), the store (keeps),
+scoring (fills ``correct``) and reports (read).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["ItemKey", "ItemRecord", "RunRecord", "RunStatus"]
+
+RunStatus = Literal["running", "finished", "interrupted", "failed"]
+
+
+class RunRecord(BaseModel):
+    """One experiment run: its configuration and how it ended."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    name: str
+    config: dict[str, Any] = Field(description="The validated run configuration, as JSON.")
+    config_hash: str = Field(description="sha256 of the canonical config JSON (resume check).")
+    answerx_version: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    status: RunStatus = "running"
+
+
+# (approach, strategy, provider, model, item_id, repetition): what makes an item unique
+# inside a run, so a resumed run knows what is already done.
+ItemKey = tuple[str, str, str, str, str, int]
+
+
+class ItemRecord(BaseModel):
+    """One question answered by one approach and model: everything needed to score and audit it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    approach: str
+    strategy: str
+    provider: str
+    model: str
+    item_id: str
+    repetition: int = 0
+    dataset: str = ""
+    task: str = "auto"
+    question: str
+    gold: str | None = None
+    choices: list[str] | None = None
+    numbers: list[int] | None = None
+    prompt: str = Field(default="", description="The first request's messages, as JSON.")
+    raw_output: str = ""
+    extracted_answer: str | None = None
+    method: str = "none"
+    confidence: float = 0.0
+    stage: str | None = None
+    mode: str | None = Field(default=None, description="Instructor mode actually used.")
+    attempts: int = 0
+    fallbacks: int = 0
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = Field(default=None, description="None when the model has no price.")
+    latency_s: float = 0.0
+    termination: str = "answer"
+    error: str | None = Field(default=None, description="Why the item failed (no secrets).")
+    cached: bool = Field(default=False, description="Served from the response cache.")
+    correct: bool | None = Field(default=None, description="Set by scoring; None if unscored.")
+    score_method: str | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def key(self) -> ItemKey:
+        return (
+            self.approach,
+            self.strategy,
+            self.provider,
+            self.model,
+            self.item_id,
+            self.repetition,
+        )
