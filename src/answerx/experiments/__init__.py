@@ -1,0 +1,1 @@
+"""Experiment runs: datasets x approaches x providers, stored, scored and reported."""
