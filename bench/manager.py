@@ -3,34 +3,35 @@
 Everything runs in one process against :class:`answerx.testing.FakeProviderServer`
 (127.0.0.1, no network), side by side and interleaved:
 
-1. **Per-call overhead** (the server answers at once). Arms, interleaved in
-   rounds whose order rotates, after a warm-up:
+1. **Per-call overhead** (the server answers at once), sync then async. Arms,
+   interleaved in rounds whose order rotates, after a warm-up:
 
    * ``raw``         — the provider's own SDK (``chat.completions.create``,
      ``messages.create``, ``chat``) sending *the very request body the manager
      sent* (captured from the fake server: tools, tool_choice, schema), the tool
      arguments parsed with the Pydantic model by hand;
    * ``instructor``  — a bare Instructor client (``from_openai`` & co, tools mode)
-     on the same kind of SDK client: what Instructor itself costs;
-   * ``manager``     — ``manager.create(messages, Model)``;
-   * ``manager+pre`` — ``manager.create`` with the model wrapped once up front by
-     Instructor's ``response_schema`` (a what-if for the fix suggested by the
-     analysis; no target applies to it).
+     on the same kind of SDK client: what Instructor itself costs (sync only);
+   * ``manager``     — ``manager.create(messages, Model)`` (``acreate`` when async):
+     the first request through the fast path (``answerx.structured.fastpath``);
+   * ``no fast path`` — the same with ``fast_path=False``: every attempt through
+     Instructor's ``create``, as before the fast path (no target applies to it).
 
-   Targets: ``manager`` median ≤ 1.15 × ``raw`` median and ≤ ``raw`` + 1.5 ms.
-   The server shares the process (and the GIL) with the client, so the ratio
-   includes its time in both arms; the absolute overhead in ms is the cleaner figure.
+   Targets, sync and async: ``manager`` median ≤ 1.15 × ``raw`` median and
+   ≤ ``raw`` + 1.5 ms. The server shares the process (and the GIL) with the
+   client, so the ratio includes its time in both arms; the absolute overhead in
+   ms is the cleaner figure.
 
 2. **Concurrency**: 200 concurrent ``acreate`` calls (``asyncio.gather``) while the
    server waits 100 ms before each answer; one warm-up burst per arm, then the best
    and median wall time of 5 bursts, beside the raw async SDK doing the same
-   (the floor set by the server and the SDK) and ``manager+pre``. Target: median
+   (the floor set by the server and the SDK) and ``no fast path``. Target: median
    ≤ 1.5 s with no failed call.
 
 3. **Where the overhead goes** (when a target is missed, or with ``--profile``):
-   cProfile of the raw, manager and manager+pre arms with the self time of each
-   call bucketed by package, the Instructor internals the manager arm runs per call, and
-   unprofiled micro-timings of the suspects.
+   cProfile of the raw, manager and no-fast-path arms with the self time of each
+   call bucketed by package, the Instructor internals each manager arm runs per
+   call, and unprofiled micro-timings of the suspects.
 
 Prints PASS/FAIL per target and exits 0 either way: a measurement, not a test.
 
@@ -51,6 +52,7 @@ import pstats
 import statistics
 import time
 import timeit
+import weakref
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -58,6 +60,7 @@ from typing import Annotated, Any
 
 import instructor
 from pydantic import BaseModel, Field, TypeAdapter
+from tenacity import Retrying, stop_after_attempt
 
 from answerx.structured import InstructorClientManager
 from answerx.structured.models import ChainOfThoughtExtraction
@@ -107,7 +110,21 @@ def _raw_calls(provider: str, body: dict[str, Any], model: type[BaseModel]) -> t
     sync = make_sdk_client(
         spec, api_key=API_KEY, base_url=url, timeout=spec.timeout, is_async=False
     )
-    aio = make_sdk_client(spec, api_key=API_KEY, base_url=url, timeout=spec.timeout, is_async=True)
+    # An async client per event loop, as the manager keeps them: its connections belong
+    # to the loop that opened them, and the benchmark runs several loops one after another.
+    aio_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def aio() -> Any:
+        loop = asyncio.get_running_loop()
+        client = aio_clients.get(loop)
+        if client is None:
+            client = aio_clients[loop] = make_sdk_client(
+                spec, api_key=API_KEY, base_url=url, timeout=spec.timeout, is_async=True
+            )
+        return client
+
     body = copy.deepcopy(body)
 
     if spec.sdk == "openai":
@@ -119,7 +136,7 @@ def _raw_calls(provider: str, body: dict[str, Any], model: type[BaseModel]) -> t
             return parse_openai(sync.chat.completions.create(**body))
 
         async def acall_openai() -> BaseModel:
-            return parse_openai(await aio.chat.completions.create(**body))
+            return parse_openai(await aio().chat.completions.create(**body))
 
         return call_openai, acall_openai
 
@@ -132,7 +149,7 @@ def _raw_calls(provider: str, body: dict[str, Any], model: type[BaseModel]) -> t
             return parse_anthropic(sync.messages.create(**body))
 
         async def acall_anthropic() -> BaseModel:
-            return parse_anthropic(await aio.messages.create(**body))
+            return parse_anthropic(await aio().messages.create(**body))
 
         return call_anthropic, acall_anthropic
 
@@ -147,40 +164,47 @@ def _raw_calls(provider: str, body: dict[str, Any], model: type[BaseModel]) -> t
         return parse_cohere(sync.chat(**body))
 
     async def acall_cohere() -> BaseModel:
-        return parse_cohere(await aio.chat(**body))
+        return parse_cohere(await aio().chat(**body))
 
     return call_cohere, acall_cohere
 
 
-def _prewrapped(model: type[BaseModel]) -> type[BaseModel] | None:
-    """``model`` wrapped once by Instructor's ``response_schema`` (None if unavailable)."""
-    try:
-        from instructor.v2.core.function_calls import response_schema
-    except ImportError:
-        return None
-    wrapped: type[BaseModel] = response_schema(model)
-    return wrapped
-
-
 @dataclass
 class Case:
-    """One provider: its manager, bare Instructor client and raw SDK calls."""
+    """One provider: its managers, bare Instructor client and raw SDK calls."""
 
     provider: str
     manager: InstructorClientManager
+    full: InstructorClientManager  # fast_path=False
     body: dict[str, Any]
     arms: dict[str, SyncCall] = field(default_factory=dict)
     raw_async: AsyncCall | None = None
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    atimes: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    def async_arms(self) -> dict[str, AsyncCall]:
+        """The async arms (built inside the running loop: clients are per loop)."""
+        assert self.raw_async is not None
+        manager, full = self.manager, self.full
+        return {
+            "raw": self.raw_async,
+            "manager": lambda: manager.acreate(MESSAGES, RESPONSE_MODEL),
+            "no fast path": lambda: full.acreate(MESSAGES, RESPONSE_MODEL),
+        }
 
 
 def _make_case(provider: str) -> Case:
     spec = get_provider(provider)
     base_url = _FAKE.base_url(spec.sdk)
     manager = InstructorClientManager(provider, MODEL, api_key=API_KEY, base_url=base_url)
+    full = InstructorClientManager(
+        provider, MODEL, api_key=API_KEY, base_url=base_url, fast_path=False
+    )
     result, info = manager.create(MESSAGES, RESPONSE_MODEL)
     assert result.answer_value == "72" and info.mode == manager.modes[0], (result, info)  # type: ignore[attr-defined]
     body = _FAKE.last_request.json
+    full.create(MESSAGES, RESPONSE_MODEL)
+    assert _FAKE.last_request.json == body, "the fast path must send Instructor's request"
     raw, araw = _raw_calls(provider, body, RESPONSE_MODEL)
     assert raw().answer_value == "72"
 
@@ -209,11 +233,9 @@ def _make_case(provider: str) -> Case:
         "raw": raw,
         "instructor": call_instructor,
         "manager": lambda: manager.create(MESSAGES, RESPONSE_MODEL),
+        "no fast path": lambda: full.create(MESSAGES, RESPONSE_MODEL),
     }
-    pre = _prewrapped(RESPONSE_MODEL)
-    if pre is not None:
-        arms["manager+pre"] = lambda: manager.create(MESSAGES, pre)
-    return Case(provider, manager, body, arms, araw)
+    return Case(provider, manager, full, body, arms, araw)
 
 
 # --------------------------------------------------------------------------- 1. overhead
@@ -251,16 +273,58 @@ def run_overhead(cases: list[Case], rounds: int, calls: int, warmup: int) -> Non
         f"\n== 1. per-call time, server answers at once ({rounds} rounds x {calls} calls"
         f" per arm, interleaved, after {warmup} warm-up calls)"
     )
-    print(f"{'provider':<11}{'arm':<13}{'median ms':>10}{'p90 ms':>9}{'vs raw':>9}{'+ms':>8}")
+    _print_times(cases, sync=True)
+
+
+def _print_times(cases: list[Case], *, sync: bool) -> None:
+    print(f"{'provider':<11}{'arm':<14}{'median ms':>10}{'p90 ms':>9}{'vs raw':>9}{'+ms':>8}")
     for case in cases:
-        raw_med = statistics.median(case.times["raw"])
-        for name, ts in case.times.items():
+        times = case.times if sync else case.atimes
+        raw_med = statistics.median(times["raw"])
+        for name, ts in times.items():
             med = statistics.median(ts)
-            vs = f"{(med / raw_med - 1) * 100:+8.0f}%" if name != "raw" else f"{'-':>9}"
+            vs = f"{(med / raw_med - 1) * 100:+8.1f}%" if name != "raw" else f"{'-':>9}"
             plus = f"{(med - raw_med) * 1e3:+8.3f}" if name != "raw" else f"{'-':>8}"
             print(
-                f"{case.provider:<11}{name:<13}{med * 1e3:>10.3f}{_p90(ts) * 1e3:>9.3f}{vs}{plus}"
+                f"{case.provider:<11}{name:<14}{med * 1e3:>10.3f}{_p90(ts) * 1e3:>9.3f}{vs}{plus}"
             )
+
+
+async def _atimed(fn: AsyncCall, n: int) -> list[float]:
+    out: list[float] = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        await fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+async def _async_overhead(cases: list[Case], rounds: int, calls: int, warmup: int) -> None:
+    arms = {case.provider: case.async_arms() for case in cases}
+    for case in cases:
+        for fn in arms[case.provider].values():
+            await _atimed(fn, warmup)
+    for r in range(rounds):
+        for case in cases:
+            names = list(arms[case.provider])
+            k = r % len(names)
+            order = names[k:] + names[:k]
+            if (r // len(names)) % 2:
+                order.reverse()
+            for name in order:
+                case.atimes[name] += await _atimed(arms[case.provider][name], calls)
+        _FAKE.reset()
+        _FAKE.set_default(Reply.tool_call(ARGUMENTS))
+
+
+def run_async_overhead(cases: list[Case], rounds: int, calls: int, warmup: int) -> None:
+    _FAKE.default_delay = 0.0
+    asyncio.run(_async_overhead(cases, rounds, calls, warmup))
+    print(
+        f"\n== 1b. per-call time, async, one call at a time ({rounds} rounds x {calls} awaited"
+        f" calls per arm, interleaved, after {warmup} warm-up calls)"
+    )
+    _print_times(cases, sync=False)
 
 
 # --------------------------------------------------------------------------- 2. concurrency
@@ -276,19 +340,12 @@ async def _concurrency(
 ) -> dict[str, dict[str, tuple[list[float], int]]]:
     out: dict[str, dict[str, tuple[list[float], int]]] = {}
     for case in cases:
-        manager = case.manager
-        assert case.raw_async is not None
-
-        def acreate(model: type[BaseModel], m: InstructorClientManager = manager) -> AsyncCall:
-            return lambda: m.acreate(MESSAGES, model)
-
+        named = case.async_arms()
         arms: dict[str, AsyncCall] = {
-            "raw async": case.raw_async,
-            "manager.acreate": acreate(RESPONSE_MODEL),
+            "raw async": named["raw"],
+            "manager.acreate": named["manager"],
+            "no fast path": named["no fast path"],
         }
-        pre = _prewrapped(RESPONSE_MODEL)
-        if pre is not None:
-            arms["manager+pre"] = acreate(pre)
         walls: dict[str, list[float]] = {name: [] for name in arms}
         failed = dict.fromkeys(arms, 0)
         for make in arms.values():  # warm-up: connection pools, Instructor, imports
@@ -478,14 +535,45 @@ def _micro(case: Case) -> list[tuple[str, float | None]]:
             guard(lambda: lambda: mod._Tally().hooks()),
         ),
         (
-            "manager tenacity Retrying built + one attempt",
-            guard(lambda: lambda: m._retrying()(int)),
+            "manager _call (transient retries; tenacity only after a failure)",
+            guard(lambda: lambda: m._call(int)),
+        ),
+        (
+            "manager tenacity Retrying built + one attempt (what _call avoids)",
+            guard(lambda: lambda: Retrying(stop=stop_after_attempt(5), reraise=True)(int)),
+        ),
+        ("fast path FirstTry.prepare (cached request frame)", guard(lambda: _prepare_call(m))),
+        (
+            "Instructor's mode handler, per call without the fast path",
+            guard(lambda: _handler_call(m)),
         ),
         ("manager _mode_kwargs", guard(lambda: lambda: m._mode_kwargs("tools", model, {}))),
         ("manager _client (cache + lock)", guard(lambda: lambda: m._client(m.modes[0], False))),
         ("manager _info (CallInfo + ModeAttempt)", guard(lambda: _info_call(mod, m))),
     ]
     return rows
+
+
+def _prepare_call(m: InstructorClientManager) -> Callable[[], object]:
+    from answerx.structured.manager import _prepared
+
+    first = m._first_try(m.modes[0], is_async=False)
+    assert first is not None
+    model = _prepared(RESPONSE_MODEL)
+
+    def kwargs() -> dict[str, Any]:
+        return m._request_kwargs(m.modes[0], RESPONSE_MODEL, {})
+
+    return lambda: first.prepare(model, MESSAGES, (), kwargs)
+
+
+def _handler_call(m: InstructorClientManager) -> Callable[[], object]:
+    from answerx.structured.manager import _prepared
+
+    first = m._first_try(m.modes[0], is_async=False)
+    assert first is not None
+    model, kwargs = _prepared(RESPONSE_MODEL), m._request_kwargs(m.modes[0], RESPONSE_MODEL, {})
+    return lambda: first._handle(model, [dict(x) for x in MESSAGES], kwargs)
 
 
 def _info_call(mod: Any, m: InstructorClientManager) -> Callable[[], object]:
@@ -501,13 +589,12 @@ def run_analysis(cases: list[Case], n: int) -> None:
     )
     _FAKE.default_delay = 0.0
     for case in cases:
-        names: list[str] = [a for a in ("raw", "manager", "manager+pre") if a in case.arms]
+        names: list[str] = [a for a in ("raw", "manager", "no fast path") if a in case.arms]
         profiles: dict[str, pstats.Stats] = {}
         for name in names:
             _timed(case.arms[name], 50)
             gc.collect()
             profiles[name] = _profile(case.arms[name], n)
-        mgr_stats = profiles["manager"]
         cols = {name: _bucketed(st, n) for name, st in profiles.items()}
         raw_b, mgr_b = cols["raw"], cols["manager"]
         print(f"\n-- {case.provider}: self time per call by package (µs, profiled)")
@@ -529,10 +616,14 @@ def run_analysis(cases: list[Case], n: int) -> None:
         tot = {c: sum(b.values()) for c, b in cols.items()}
         vals = "".join(f"{v:>12.0f}" for v in tot.values())
         print(f"{'total':<38}{vals}{tot['manager'] - tot['raw']:>+12.0f}")
-        print(f"\n-- {case.provider}: per-call work inside the manager arm (cumulative, profiled)")
-        print(f"{'function':<26}{'calls/create':>13}{'µs/create':>11}  what")
-        for fn_name, calls, us, why in _suspect_rows(mgr_stats, n):
-            print(f"{fn_name:<26}{calls:>13.1f}{us:>11.0f}  {why}")
+        for arm in names[1:]:
+            print(f"\n-- {case.provider}: Instructor's per-call work in the {arm!r} arm (profiled)")
+            print(f"{'function':<26}{'calls/create':>13}{'µs/create':>11}  what")
+            rows = _suspect_rows(profiles[arm], n)
+            for fn_name, calls, us, why in rows:
+                print(f"{fn_name:<26}{calls:>13.1f}{us:>11.0f}  {why}")
+            if not rows:
+                print("(none of them)")
         _FAKE.reset()
         _FAKE.set_default(Reply.tool_call(ARGUMENTS))
     print("\n-- micro-timings, no profiler (µs per operation; best of 5)")
@@ -574,23 +665,26 @@ def main() -> int:
         )
         if not args.skip_overhead:
             run_overhead(cases, args.rounds, args.calls, args.warmup)
+            run_async_overhead(cases, args.rounds, args.calls, args.warmup)
             for case in cases:
-                raw = statistics.median(case.times["raw"])
-                mgr = statistics.median(case.times["manager"])
-                checks.append(
-                    (
-                        f"{case.provider}: manager overhead ≤ {TARGET_RATIO:.0%}",
-                        f"{(mgr / raw - 1) * 100:+.1f}%",
-                        mgr <= raw * (1 + TARGET_RATIO),
+                for how, times in (("sync", case.times), ("async", case.atimes)):
+                    raw = statistics.median(times["raw"])
+                    mgr = statistics.median(times["manager"])
+                    where = f"{case.provider} {how}"
+                    checks.append(
+                        (
+                            f"{where}: manager overhead ≤ {TARGET_RATIO:.0%}",
+                            f"{(mgr / raw - 1) * 100:+.1f}%",
+                            mgr <= raw * (1 + TARGET_RATIO),
+                        )
                     )
-                )
-                checks.append(
-                    (
-                        f"{case.provider}: manager overhead ≤ {TARGET_ABS_MS} ms/call",
-                        f"{(mgr - raw) * 1e3:+.3f} ms",
-                        mgr - raw <= TARGET_ABS_MS / 1e3,
+                    checks.append(
+                        (
+                            f"{where}: manager overhead ≤ {TARGET_ABS_MS} ms/call",
+                            f"{(mgr - raw) * 1e3:+.3f} ms",
+                            mgr - raw <= TARGET_ABS_MS / 1e3,
+                        )
                     )
-                )
         if not args.skip_concurrency:
             res = run_concurrency(cases, args.concurrency, args.runs, args.delay)
             for provider, arms in res.items():

@@ -19,7 +19,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, TypeVar, cast
 
 import instructor
@@ -47,6 +47,7 @@ from answerx.errors import (
 from answerx.resources import prompt_template
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage, usage_of
 from answerx.structured.failures import FALLBACK, TRANSIENT, Failure, classify
+from answerx.structured.fastpath import FirstTry, options_key
 from answerx.structured.models import (
     ReasoningExtraction,
     extraction_prompt_fields,
@@ -57,6 +58,7 @@ from answerx.structured.providers import (
     ProviderSpec,
     get_provider,
     make_sdk_client,
+    unsupported_options,
 )
 
 __all__ = ["InstructorClientManager", "Messages"]
@@ -66,8 +68,10 @@ __all__ = ["InstructorClientManager", "Messages"]
 # Python's last-resort handler would print them all to stderr. Applications that
 # configure logging still receive them.
 logging.getLogger("instructor").addHandler(logging.NullHandler())
+_log = logging.getLogger("answerx.structured")
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 Messages = Sequence[dict[str, Any]]
 
 # Instructor is called with strict=False: small local models write raw newlines
@@ -158,6 +162,11 @@ class InstructorClientManager:
     >>> answer, info = manager.create(messages, ReasoningExtraction)      # doctest: +SKIP
     >>> info.mode, info.usage.total_tokens                                # doctest: +SKIP
     ('tools', 412)
+
+    Each mode's first request skips Instructor's per-call set-up (the same request and
+    parsing, computed once per response model; see :mod:`answerx.structured.fastpath`),
+    and re-asks go through Instructor's own loop. ``fast_path=False`` sends every
+    attempt through Instructor's ``create``.
     """
 
     def __init__(
@@ -175,6 +184,7 @@ class InstructorClientManager:
         timeout: float | None = None,
         max_tokens: int | None = None,
         config_path: str | None = None,
+        fast_path: bool = True,
     ) -> None:
         self.spec: ProviderSpec = get_provider(provider, config_path)
         self.provider = provider
@@ -196,6 +206,7 @@ class InstructorClientManager:
         self.backoff_max = backoff_max
         self.timeout = timeout or self.spec.timeout
         self.max_tokens = max_tokens or self.spec.max_tokens
+        self.fast_path = fast_path
         self._api_key = self.spec.resolve_api_key(api_key)
         self.base_url = self.spec.resolve_base_url(base_url)
         # Clients cached per mode: one scope for sync calls, one per event loop for async.
@@ -204,6 +215,7 @@ class InstructorClientManager:
             weakref.WeakKeyDictionary()
         )
         self._lock = threading.Lock()
+        self._warned_dropped = False
 
     def __repr__(self) -> str:  # never shows the key
         return f"InstructorClientManager({self.provider!r}, {self.model!r}, modes={self.modes})"
@@ -246,6 +258,24 @@ class InstructorClientManager:
                 client = scope.setdefault(mode, client)
         return client
 
+    def _first_try(self, mode: str, is_async: bool) -> FirstTry | None:
+        """The fast first attempt of ``mode`` (cached beside its client; None if unavailable)."""
+        if not self.fast_path:
+            return None
+        scope = self._scope(is_async)
+        name = f"first:{mode}"
+        if name not in scope:
+            first = FirstTry.for_client(self._client(mode, is_async))
+            with self._lock:
+                scope.setdefault(name, first)
+        return cast(FirstTry | None, scope[name])
+
+    def _request_kwargs(
+        self, mode: str, response_model: type[BaseModel], kw: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What Instructor's ``create`` sends besides the messages, for one mode."""
+        return {"model": self.model, **self._mode_kwargs(mode, response_model, kw)}
+
     def _call_kwargs(
         self,
         mode: str,
@@ -260,15 +290,29 @@ class InstructorClientManager:
             "messages": list(messages),
             "max_retries": self.max_retries,
             "hooks": tally.hooks(),
-            "model": self.model,
             "strict": False,
-            **self._mode_kwargs(mode, response_model, kw),
+            **self._request_kwargs(mode, response_model, kw),
         }
+
+    def _provider_options(self, kw: dict[str, Any]) -> dict[str, Any]:
+        """``kw`` with the default ``max_tokens``, minus options the SDK no longer takes."""
+        kwargs = {"max_tokens": self.max_tokens, **kw}
+        dropped = sorted(unsupported_options(self.spec.sdk) & kwargs.keys())
+        if dropped:
+            for name in dropped:
+                del kwargs[name]
+            if not self._warned_dropped:
+                self._warned_dropped = True
+                _log.warning(
+                    "%s: the installed %s SDK does not accept %s; sent without (API default)",
+                    self.provider, self.spec.sdk, ", ".join(dropped),
+                )  # fmt: skip
+        return kwargs
 
     def _mode_kwargs(
         self, mode: str, response_model: type[BaseModel], kw: dict[str, Any]
     ) -> dict[str, Any]:
-        kwargs = {"max_tokens": self.max_tokens, **kw}
+        kwargs = self._provider_options(kw)
         if mode == "json_with_schema":
             # Instructor's JSON mode sends {"type": "json_object"}; llama.cpp and vLLM
             # enforce a schema given beside it as a grammar. extra_body is merged last
@@ -299,15 +343,11 @@ class InstructorClientManager:
         :func:`answerx.structured.get_extraction_model`).
         """
         tally, started = _Tally(), time.perf_counter()
+        key = options_key(kw)
         for mode in self.modes:
-            client = self._client(mode, is_async=False)
-            kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
-
-            def attempt(client: Any = client, kwargs: dict[str, Any] = kwargs) -> T:
-                return client.create(**kwargs)  # type: ignore[no-any-return]
-
+            attempt = self._attempt(mode, messages, response_model, tally, kw, key)
             try:
-                result: T = self._retrying()(attempt)
+                result: T = self._call(attempt)
             except Exception as exc:  # sorted by the one seam: failures.classify
                 error = self._after_failure(exc, mode, tally)
             else:
@@ -327,15 +367,11 @@ class InstructorClientManager:
     ) -> tuple[T, CallInfo]:
         """Async :meth:`create`."""
         tally, started = _Tally(), time.perf_counter()
+        key = options_key(kw)
         for mode in self.modes:
-            client = self._client(mode, is_async=True)
-            kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
-
-            async def attempt(client: Any = client, kwargs: dict[str, Any] = kwargs) -> T:
-                return await client.create(**kwargs)  # type: ignore[no-any-return]
-
+            attempt = self._aattempt(mode, messages, response_model, tally, kw, key)
             try:
-                result: T = await self._aretrying()(attempt)
+                result: T = await self._acall(attempt)
             except Exception as exc:  # sorted by the one seam: failures.classify
                 error = self._after_failure(exc, mode, tally)
             else:
@@ -346,6 +382,78 @@ class InstructorClientManager:
                 # __context__ keeps the SDK exception (which may quote the key).
                 raise error
         raise self._all_modes_failed(tally)
+
+    def _attempt(
+        self,
+        mode: str,
+        messages: Messages,
+        response_model: type[T],
+        tally: _Tally,
+        kw: dict[str, Any],
+        key: Hashable | None,
+    ) -> Callable[[], T]:
+        """One try of ``mode`` (retried whole on transient failures): the first request
+        without Instructor's per-call set-up, then Instructor's own re-asks; Instructor's
+        full ``create`` where the fast path does not apply."""
+        client = self._client(mode, is_async=False)
+        first = self._first_try(mode, is_async=False) if key is not None else None
+
+        def attempt() -> T:
+            fast = self._fast_request(first, mode, messages, response_model, kw, key)
+            if fast is None:
+                kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
+                return client.create(**kwargs)  # type: ignore[no-any-return]
+            first_try, model, request = fast
+            return cast(T, first_try.create(model, request, **self._first_kw(tally)))
+
+        return attempt
+
+    def _aattempt(
+        self,
+        mode: str,
+        messages: Messages,
+        response_model: type[T],
+        tally: _Tally,
+        kw: dict[str, Any],
+        key: Hashable | None,
+    ) -> Callable[[], Awaitable[T]]:
+        """Async :meth:`_attempt`."""
+        client = self._client(mode, is_async=True)
+        first = self._first_try(mode, is_async=True) if key is not None else None
+
+        async def attempt() -> T:
+            fast = self._fast_request(first, mode, messages, response_model, kw, key)
+            if fast is None:
+                kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
+                return await client.create(**kwargs)  # type: ignore[no-any-return]
+            first_try, model, request = fast
+            return cast(T, await first_try.acreate(model, request, **self._first_kw(tally)))
+
+        return attempt
+
+    def _fast_request(
+        self,
+        first: FirstTry | None,
+        mode: str,
+        messages: Messages,
+        response_model: type[BaseModel],
+        kw: dict[str, Any],
+        key: Hashable | None,
+    ) -> tuple[FirstTry, type[BaseModel], dict[str, Any]] | None:
+        """The fast path, the model to parse with and Instructor's first request; or None
+        for Instructor's full path."""
+        if first is None:
+            return None
+        # The frame holds everything sent besides the messages: key it by all of it.
+        frame_key = (self.model, self.max_tokens, key)
+        prepared = first.prepare(
+            _prepared(response_model), messages, frame_key,
+            lambda: self._request_kwargs(mode, response_model, kw),
+        )  # fmt: skip
+        return None if prepared is None else (first, *prepared)
+
+    def _first_kw(self, tally: _Tally) -> dict[str, Any]:
+        return {"max_retries": self.max_retries, "strict": False, "recorder": tally}
 
     # ------------------------------------------------------------------ plain text
     def complete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
@@ -363,7 +471,7 @@ class InstructorClientManager:
             return _text_of(response)
 
         try:
-            text: str = self._retrying()(attempt)
+            text: str = self._call(attempt)
         except Exception as exc:  # sorted by the one seam: failures.classify
             error = self._after_failure(exc, "text", tally) or self._all_modes_failed(tally)
         else:
@@ -386,7 +494,7 @@ class InstructorClientManager:
             return _text_of(response)
 
         try:
-            text: str = await self._aretrying()(attempt)
+            text: str = await self._acall(attempt)
         except Exception as exc:  # sorted by the one seam: failures.classify
             error = self._after_failure(exc, "text", tally) or self._all_modes_failed(tally)
         else:
@@ -395,7 +503,7 @@ class InstructorClientManager:
         raise error  # outside the except block: no SDK exception in the chain
 
     def _text_call(self, sdk: Any, messages: Messages, kw: dict[str, Any]) -> Any:
-        kwargs = {"max_tokens": self.max_tokens, **kw}
+        kwargs = self._provider_options(kw)
         msgs = list(messages)
         if self.spec.sdk == "anthropic":
             system = "\n\n".join(
@@ -443,25 +551,53 @@ class InstructorClientManager:
         return await self.acreate(messages, model_cls, **kw)
 
     # ------------------------------------------------------------------ retries and failures
-    def _retry_kwargs(self) -> dict[str, Any]:
+    def _call(self, attempt: Callable[[], R]) -> R:
+        """``attempt()``, retried with exponential backoff and jitter on transient failures.
+
+        The first try runs bare: building and driving a tenacity ``Retrying`` costs
+        ~10 µs a call, as much as the rest of the manager's own work, and only a
+        transient failure needs it."""
+        try:
+            return attempt()
+        except Exception as exc:
+            if not self._transient(exc):
+                raise
+            pause = self._pause(exc, 1)
+        time.sleep(pause)
+        return Retrying(**self._later_tries())(attempt)
+
+    async def _acall(self, attempt: Callable[[], Awaitable[R]]) -> R:
+        """Async :meth:`_call`."""
+        try:
+            return await attempt()
+        except Exception as exc:
+            if not self._transient(exc):
+                raise
+            pause = self._pause(exc, 1)
+        await asyncio.sleep(pause)
+        return await AsyncRetrying(sleep=asyncio.sleep, **self._later_tries())(attempt)
+
+    def _transient(self, exc: BaseException) -> bool:
+        return self.transient_retries > 0 and _kind(exc) in TRANSIENT
+
+    def _later_tries(self) -> dict[str, Any]:
+        """tenacity settings for tries 2 to ``transient_retries + 1``."""
         return {
             "retry": retry_if_exception(lambda e: _kind(e) in TRANSIENT),
-            "stop": stop_after_attempt(self.transient_retries + 1),
+            "stop": stop_after_attempt(self.transient_retries),
             "wait": self._wait,
             "reraise": True,
         }
 
-    def _retrying(self) -> Retrying:
-        return Retrying(**self._retry_kwargs())
-
-    def _aretrying(self) -> AsyncRetrying:
-        return AsyncRetrying(sleep=asyncio.sleep, **self._retry_kwargs())
-
     def _wait(self, state: RetryCallState) -> float:
+        # tenacity counts from the second try, which _call made bare.
+        exc = state.outcome.exception() if state.outcome else None
+        return self._pause(exc, state.attempt_number + 1)
+
+    def _pause(self, exc: BaseException | None, failed_try: int) -> float:
         """Exponential backoff with jitter (between half and all of the step), and never
         sooner than the provider's ``Retry-After`` — both capped at ``backoff_max``."""
-        exc = state.outcome.exception() if state.outcome else None
-        backoff = min(self.backoff_max, self.backoff_initial * 2 ** (state.attempt_number - 1))
+        backoff = min(self.backoff_max, self.backoff_initial * 2 ** (failed_try - 1))
         wait = random.uniform(backoff / 2, backoff)
         retry_after = classify(exc).retry_after if exc is not None else None
         return min(self.backoff_max, max(wait, retry_after or 0.0))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -186,3 +186,26 @@ def make_sdk_client(
     if base_url:
         kwargs["base_url"] = base_url
     return cls_c(**kwargs)
+
+
+#: Sampling options some SDK versions no longer accept.
+SAMPLING_OPTIONS = ("temperature", "top_p", "top_k")
+
+
+@cache
+def unsupported_options(sdk: str) -> frozenset[str]:
+    """Sampling options that the installed SDK's create method does not take.
+
+    anthropic 2.x removed ``temperature``, ``top_p`` and ``top_k`` from
+    ``Messages.create`` (the API answers 400 to them on current models), so
+    passing one raises ``TypeError`` before any request. Read from the installed
+    signature rather than a version table, so an SDK that brings them back works.
+    """
+    if sdk != "anthropic":
+        return frozenset()
+    import inspect
+
+    from anthropic.resources.messages import Messages
+
+    accepted = inspect.signature(Messages.create).parameters
+    return frozenset(name for name in SAMPLING_OPTIONS if name not in accepted)
