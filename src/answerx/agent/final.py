@@ -1,0 +1,286 @@
+"""The last call when a budget runs out: a final attempt, or a forced answer.
+
+Two prompts, both sent at temperature 0 as a user message after the
+conversation so far (the conversation itself is never modified):
+
+- :func:`final_attempt` — the call or step limit (or the clock) is reached:
+  ``prompts/final_attempt.txt`` ("Return your best final answer now."), and the
+  reply is read with the deterministic extractor (:func:`answerx.extract`, every
+  rule). Found → ``answer``; not found → the limit's own reason, no prediction.
+- :func:`force_answer` — the context limit is reached: ``prompts/force_answer.txt``
+  (DeepResearch's wording). An ``<answer>`` block in the reply →
+  ``generate an answer as token limit reached`` with the block's cleaned
+  content; none → ``format error: generate an answer as token limit reached``
+  with the whole reply as the prediction (as DeepResearch records it).
+
+:func:`raise_if_unanswered` turns a :class:`FinalAnswer` without a prediction
+into :class:`StepLimitReached`. A provider error in the last call is not raised:
+it gives a :class:`FinalAnswer` without prediction (``info`` None, ``error`` set),
+so a run records why it stopped rather than losing the item.
+
+The manager may be any object with ``complete_text`` (``acomplete_text`` for the
+async variants) returning ``(text, CallInfo)``, such as
+:class:`answerx.structured.InstructorClientManager`; ``kw`` goes to the provider
+(``max_tokens``, …), except ``temperature``, which is always 0. The manager
+leaves it out for Anthropic, whose SDK 2.x removed the sampling parameters, so
+Claude's final call runs at the API's default. Two user messages
+in a row (a tool result, then the final prompt) are accepted by
+OpenAI-compatible servers and Cohere; Anthropic joins consecutive turns of one
+role.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from answerx.agent.termination import StepLimitReached, Termination
+from answerx.errors import ConfigError, ProviderError
+from answerx.extraction import Extraction, extract
+from answerx.resources import prompt_template
+from answerx.structured.callinfo import CallInfo
+
+__all__ = [
+    "AsyncTextManager",
+    "FinalAnswer",
+    "TextManager",
+    "afinal_attempt",
+    "aforce_answer",
+    "final_attempt",
+    "force_answer",
+    "raise_if_unanswered",
+]
+
+log = logging.getLogger("answerx.agent")
+
+Messages = Sequence[dict[str, Any]]
+
+#: The reasons a final attempt may be made for (and keeps when it finds nothing).
+FINAL_ATTEMPT_REASONS = frozenset(
+    {Termination.EXCEED_CALLS, Termination.TIMEOUT, Termination.ANSWER_NOT_FOUND}
+)
+
+
+class TextManager(Protocol):
+    """What the final-attempt functions need of a manager (sync)."""
+
+    def complete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]: ...
+
+
+class AsyncTextManager(Protocol):
+    """What the final-attempt functions need of a manager (async)."""
+
+    async def acomplete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]: ...
+
+
+class FinalAnswer(BaseModel):
+    """The outcome of a final attempt or a forced answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prediction: str | None = Field(description="The answer; None when nothing was found.")
+    text: str = Field(description="The model's whole reply to the final prompt ('' if none).")
+    extraction: Extraction = Field(description="answerx.extract() of that reply.")
+    termination: Termination
+    info: CallInfo | None = Field(description="The final call's CallInfo (None if it failed).")
+    prompt: str = Field(default="", description="The final prompt as sent (the last message).")
+    error: str | None = Field(default=None, description="The provider error, when the call failed.")
+
+    def messages(self, conversation: Messages) -> list[dict[str, Any]]:
+        """``conversation`` followed by the final prompt and, if the call succeeded, the reply:
+        the transcript a result record keeps."""
+        turns = [*conversation, {"role": "user", "content": self.prompt}]
+        if self.info is not None:
+            turns.append({"role": "assistant", "content": self.text})
+        return turns
+
+
+def final_attempt(
+    manager: TextManager,
+    messages: Messages,
+    *,
+    task: str = "auto",
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+    reason: Termination = Termination.EXCEED_CALLS,
+    prompt_dir: str | Path | None = None,
+    **kw: Any,
+) -> FinalAnswer:
+    """Ask for the best final answer now (temperature 0) and read it deterministically.
+
+    ``reason`` is why the loop stopped (``exceed available llm calls``,
+    ``timeout`` or ``answer not found``); it becomes the termination when the
+    reply holds no answer. The call is one beyond the budget: that is the point.
+    """
+    _check_reason(reason)
+    prompt, request = _request("final_attempt", messages, prompt_dir)
+    try:
+        text, info = manager.complete_text(request, **_final_kw(manager, kw))
+    except ProviderError as exc:
+        return _failed(prompt, reason, exc, task, choices, numbers)
+    return _read_final(prompt, text, info, reason, task, choices, numbers)
+
+
+async def afinal_attempt(
+    manager: AsyncTextManager,
+    messages: Messages,
+    *,
+    task: str = "auto",
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+    reason: Termination = Termination.EXCEED_CALLS,
+    prompt_dir: str | Path | None = None,
+    **kw: Any,
+) -> FinalAnswer:
+    """Async :func:`final_attempt`."""
+    _check_reason(reason)
+    prompt, request = _request("final_attempt", messages, prompt_dir)
+    try:
+        text, info = await manager.acomplete_text(request, **_final_kw(manager, kw))
+    except ProviderError as exc:
+        return _failed(prompt, reason, exc, task, choices, numbers)
+    return _read_final(prompt, text, info, reason, task, choices, numbers)
+
+
+def force_answer(
+    manager: TextManager,
+    messages: Messages,
+    *,
+    task: str = "auto",
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+    prompt_dir: str | Path | None = None,
+    **kw: Any,
+) -> FinalAnswer:
+    """The context limit is reached: ask for the most likely answer in an ``<answer>`` block."""
+    prompt, request = _request("force_answer", messages, prompt_dir)
+    reason = Termination.TOKEN_LIMIT_FORMAT_ERROR
+    try:
+        text, info = manager.complete_text(request, **_final_kw(manager, kw))
+    except ProviderError as exc:
+        return _failed(prompt, reason, exc, task, choices, numbers)
+    return _read_forced(prompt, text, info, task, choices, numbers)
+
+
+async def aforce_answer(
+    manager: AsyncTextManager,
+    messages: Messages,
+    *,
+    task: str = "auto",
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+    prompt_dir: str | Path | None = None,
+    **kw: Any,
+) -> FinalAnswer:
+    """Async :func:`force_answer`."""
+    prompt, request = _request("force_answer", messages, prompt_dir)
+    reason = Termination.TOKEN_LIMIT_FORMAT_ERROR
+    try:
+        text, info = await manager.acomplete_text(request, **_final_kw(manager, kw))
+    except ProviderError as exc:
+        return _failed(prompt, reason, exc, task, choices, numbers)
+    return _read_forced(prompt, text, info, task, choices, numbers)
+
+
+def raise_if_unanswered(final: FinalAnswer) -> FinalAnswer:
+    """``final`` when it has a prediction; else :class:`StepLimitReached` with its termination."""
+    if final.prediction is not None:
+        return final
+    detail = f": the final call failed ({final.error})" if final.error else ""
+    raise StepLimitReached(
+        f"no answer ({final.termination}) and none from the final attempt either{detail}",
+        termination=final.termination,
+    )
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_reason(reason: Termination) -> None:
+    if reason not in FINAL_ATTEMPT_REASONS:
+        valid = ", ".join(repr(str(r)) for r in sorted(FINAL_ATTEMPT_REASONS))
+        raise ConfigError(f"a final attempt is made for {valid}, not {str(reason)!r}")
+
+
+def _final_kw(manager: object, kw: dict[str, Any]) -> dict[str, Any]:
+    """``kw`` at temperature 0: the last word should not depend on sampling luck.
+
+    The manager drops it where the provider's SDK no longer takes one (Anthropic).
+    """
+    return {**kw, "temperature": 0}
+
+
+def _request(
+    name: str, messages: Messages, prompt_dir: str | Path | None
+) -> tuple[str, list[dict[str, Any]]]:
+    # safe_substitute: these prompts have no placeholders, and a user's override
+    # may quote a "$" that a strict substitute() would reject.
+    prompt = prompt_template(name, prompt_dir).safe_substitute().strip()
+    return prompt, [*messages, {"role": "user", "content": prompt}]
+
+
+def _read_final(
+    prompt: str,
+    text: str,
+    info: CallInfo,
+    reason: Termination,
+    task: str,
+    choices: Sequence[str] | None,
+    numbers: Sequence[int | float] | None,
+) -> FinalAnswer:
+    extraction = extract(text, task, choices=choices, numbers=numbers)
+    return FinalAnswer(
+        prediction=extraction.answer,
+        text=text,
+        extraction=extraction,
+        termination=Termination.ANSWER if extraction.found else reason,
+        info=info,
+        prompt=prompt,
+    )
+
+
+def _read_forced(
+    prompt: str,
+    text: str,
+    info: CallInfo,
+    task: str,
+    choices: Sequence[str] | None,
+    numbers: Sequence[int | float] | None,
+) -> FinalAnswer:
+    extraction = extract(text, task, choices=choices, numbers=numbers)
+    if extraction.method == "answer_block":
+        prediction: str | None = extraction.answer
+        termination = Termination.TOKEN_LIMIT_ANSWER
+    else:  # no usable block: the whole reply is the prediction, as DeepResearch keeps it
+        prediction = text.strip() or None
+        termination = Termination.TOKEN_LIMIT_FORMAT_ERROR
+    return FinalAnswer(
+        prediction=prediction,
+        text=text,
+        extraction=extraction,
+        termination=termination,
+        info=info,
+        prompt=prompt,
+    )
+
+
+def _failed(
+    prompt: str,
+    reason: Termination,
+    exc: ProviderError,
+    task: str,
+    choices: Sequence[str] | None,
+    numbers: Sequence[int | float] | None,
+) -> FinalAnswer:
+    log.warning("final call failed: %s", exc)  # ProviderError messages are already redacted
+    return FinalAnswer(
+        prediction=None,
+        text="",
+        extraction=extract("", task, choices=choices, numbers=numbers),
+        termination=reason,
+        info=None,
+        prompt=prompt,
+        error=str(exc),
+    )
