@@ -1,5 +1,27 @@
-"""Reasoning approaches: prompt, call the manager, return a :class:`StandardResponse`."""
+"""Reasoning approaches: prompt, call the manager, return a :class:`StandardResponse`.
 
-from answerx.reasoning.response import ResponseMetadata, StandardResponse
+>>> from answerx.reasoning import get_approach                       # doctest: +SKIP
+>>> cot = get_approach("chain_of_thought", manager, strategy="two_stage")  # doctest: +SKIP
+>>> response = cot.execute("What is 17 * 23?")                       # doctest: +SKIP
+>>> response.extracted_answer, response.metadata.stage               # doctest: +SKIP
+('391', 'deterministic')
+"""
 
-__all__ = ["ResponseMetadata", "StandardResponse"]
+from answerx.reasoning.base import STRATEGIES, BaseReasoning
+from answerx.reasoning.registry import APPROACH_DESCRIPTIONS, APPROACHES, get_approach
+from answerx.reasoning.response import ResponseMetadata, Stage, StandardResponse, Strategy
+from answerx.reasoning.settings import MARKER_CONFIDENCE, ApproachSettings
+
+__all__ = [
+    "APPROACHES",
+    "APPROACH_DESCRIPTIONS",
+    "MARKER_CONFIDENCE",
+    "STRATEGIES",
+    "ApproachSettings",
+    "BaseReasoning",
+    "ResponseMetadata",
+    "Stage",
+    "StandardResponse",
+    "Strategy",
+    "get_approach",
+]

@@ -1,0 +1,271 @@
+"""The requests an approach makes, and the one place that performs them, sync or async.
+
+Approaches are written once, as generators that *yield* requests and receive
+their results (see :mod:`answerx.reasoning.engine`); they never call the manager
+themselves. So the same step logic serves :meth:`~BaseReasoning.execute` (sync
+SDK clients, threads for concurrent requests, no event loop needed: it also
+works inside a notebook's running loop) and :meth:`~BaseReasoning.aexecute`
+(async clients, ``asyncio.gather``). Each request maps to its sync and async
+function once (``_call``); :func:`perform` and :func:`aperform` differ by an ``await``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from answerx.agent.final import afinal_attempt, aforce_answer, final_attempt, force_answer
+from answerx.agent.termination import Termination
+from answerx.reasoning.sandbox import arun_python, run_python
+from answerx.structured.callinfo import CallInfo
+from answerx.structured.models import ReasoningExtraction
+
+__all__ = [
+    "Batch",
+    "CodeRun",
+    "Done",
+    "ExtractCall",
+    "FinalCall",
+    "Message",
+    "ReasoningManager",
+    "Request",
+    "StructuredCall",
+    "TextCall",
+    "aperform_batch",
+    "perform_batch",
+]
+
+T = TypeVar("T", bound=BaseModel)
+Message = dict[str, Any]
+
+
+class ReasoningManager(Protocol):
+    """What approaches need of a manager (:class:`~answerx.structured.InstructorClientManager`
+    has it; a test double may too)."""
+
+    provider: str
+    model: str
+
+    def create(
+        self, messages: Sequence[Message], response_model: type[T], **kw: Any
+    ) -> tuple[T, CallInfo]: ...
+
+    async def acreate(
+        self, messages: Sequence[Message], response_model: type[T], **kw: Any
+    ) -> tuple[T, CallInfo]: ...
+
+    def complete_text(self, messages: Sequence[Message], **kw: Any) -> tuple[str, CallInfo]: ...
+
+    async def acomplete_text(
+        self, messages: Sequence[Message], **kw: Any
+    ) -> tuple[str, CallInfo]: ...
+
+    def extract_structured(
+        self,
+        raw_output: str,
+        approach: str = "none",
+        *,
+        question: str | None = None,
+        task: str | None = None,
+        choices: Sequence[str] | None = None,
+        **kw: Any,
+    ) -> tuple[ReasoningExtraction, CallInfo]: ...
+
+    async def aextract_structured(
+        self,
+        raw_output: str,
+        approach: str = "none",
+        *,
+        question: str | None = None,
+        task: str | None = None,
+        choices: Sequence[str] | None = None,
+        **kw: Any,
+    ) -> tuple[ReasoningExtraction, CallInfo]: ...
+
+
+# --------------------------------------------------------------------------- requests
+
+
+@dataclass(frozen=True, slots=True)
+class TextCall:
+    """Free text: ``manager.complete_text(messages, **options)``."""
+
+    step: str
+    messages: tuple[Message, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StructuredCall:
+    """One structured object: ``manager.create(messages, response_model, **options)``."""
+
+    step: str
+    messages: tuple[Message, ...]
+    response_model: type[ReasoningExtraction]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractCall:
+    """Structured extraction of a free-text reply: ``manager.extract_structured(...)``."""
+
+    step: str
+    raw_output: str
+    approach: str
+    question: str
+    task: str | None
+    choices: tuple[str, ...] | None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        # For context-size checks: what the extraction request carries.
+        return ({"role": "user", "content": self.raw_output},)
+
+
+@dataclass(frozen=True, slots=True)
+class CodeRun:
+    """The model's program in the sandbox (no LLM call, no budget)."""
+
+    step: str
+    code: str
+    time_limit_s: float
+    memory_limit_mb: int
+
+
+@dataclass(frozen=True, slots=True)
+class FinalCall:
+    """The engine's last resort after a budget hit: ``final_attempt`` or, when the
+    context is full, ``force_answer`` (``answerx.agent.final``)."""
+
+    step: str
+    messages: tuple[Message, ...]
+    reason: Termination
+    task: str
+    choices: tuple[str, ...] | None
+    numbers: tuple[int | float, ...] | None
+    prompt_dir: str | Path | None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def forced(self) -> bool:
+        return self.reason in (Termination.TOKEN_LIMIT_ANSWER, Termination.TOKEN_LIMIT_FORMAT_ERROR)
+
+
+Request = TextCall | StructuredCall | ExtractCall | CodeRun | FinalCall
+LLMRequest = TextCall | StructuredCall | ExtractCall
+Batch = tuple[Request, ...]
+"""Requests made together: concurrently when there are several."""
+
+
+class Done(NamedTuple):
+    """A performed request: its value and the CallInfo of the LLM call (None for code runs,
+    or a final attempt whose call failed)."""
+
+    value: Any
+    info: CallInfo | None
+
+
+# --------------------------------------------------------------------------- performing
+
+
+class _Call(NamedTuple):
+    """How to perform a request: its sync and async functions and their arguments."""
+
+    sync: Callable[..., Any]
+    async_: Callable[..., Awaitable[Any]]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def _call(manager: ReasoningManager, request: Request) -> _Call:
+    match request:
+        case TextCall(_, messages, options):
+            return _Call(manager.complete_text, manager.acomplete_text, (messages,), {**options})
+        case StructuredCall(_, messages, model, options):
+            return _Call(manager.create, manager.acreate, (messages, model), {**options})
+        case ExtractCall(_, raw, approach, question, task, choices, options):
+            kwargs = {"question": question, "task": task, "choices": choices, **options}
+            return _Call(
+                manager.extract_structured, manager.aextract_structured, (raw, approach), kwargs
+            )
+        case CodeRun(_, code, time_limit_s, memory_limit_mb):
+            limits = {"time_limit_s": time_limit_s, "memory_limit_mb": memory_limit_mb}
+            return _Call(run_python, arun_python, (code,), limits)
+        case FinalCall():
+            sync, async_ = (
+                (force_answer, aforce_answer) if request.forced else (final_attempt, afinal_attempt)
+            )
+            return _Call(sync, async_, (manager, list(request.messages)), _final_kwargs(request))
+    raise TypeError(f"not a request: {request!r}")  # pragma: no cover - exhaustive match
+
+
+def _done(request: Request, result: Any) -> Done:
+    if isinstance(request, CodeRun):
+        return Done(result, None)
+    if isinstance(request, FinalCall):
+        return Done(result, result.info)
+    value, info = result  # the manager's (value, CallInfo)
+    return Done(value, info)
+
+
+def perform(manager: ReasoningManager, request: Request) -> Done:
+    """Perform one request with the manager's sync methods."""
+    call = _call(manager, request)
+    return _done(request, call.sync(*call.args, **call.kwargs))
+
+
+async def aperform(manager: ReasoningManager, request: Request) -> Done:
+    """Perform one request with the manager's async methods."""
+    call = _call(manager, request)
+    return _done(request, await call.async_(*call.args, **call.kwargs))
+
+
+def perform_batch(manager: ReasoningManager, batch: Batch) -> list[Done]:
+    """Perform a batch; several requests run in threads at once (the sync SDK clients
+    are thread-safe). The first failure is raised after every request has ended."""
+    if len(batch) == 1:
+        return [perform(manager, batch[0])]
+    with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="answerx-step") as pool:
+        futures = [pool.submit(perform, manager, request) for request in batch]
+    return _all_or_first_error([f.exception() or f.result() for f in futures])
+
+
+async def aperform_batch(manager: ReasoningManager, batch: Batch) -> list[Done]:
+    """Perform a batch concurrently (``asyncio.gather``); the first failure is raised
+    after every request has ended."""
+    if len(batch) == 1:
+        return [await aperform(manager, batch[0])]
+    outcomes = await asyncio.gather(
+        *(aperform(manager, request) for request in batch), return_exceptions=True
+    )
+    return _all_or_first_error(outcomes)
+
+
+# --------------------------------------------------------------------------- shared
+
+
+def _final_kwargs(request: FinalCall) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {
+        "task": request.task,
+        "choices": list(request.choices) if request.choices else None,
+        "numbers": list(request.numbers) if request.numbers else None,
+        "prompt_dir": request.prompt_dir,
+        **request.options,
+    }
+    if not request.forced:
+        kwargs["reason"] = request.reason
+    return kwargs
+
+
+def _all_or_first_error(outcomes: Sequence[Done | BaseException]) -> list[Done]:
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return [outcome for outcome in outcomes if isinstance(outcome, Done)]

@@ -1,0 +1,253 @@
+"""Running an approach's steps: budgets, accounting, the final attempt, sync or async.
+
+An approach is a generator of :data:`Steps`: it yields a :data:`Batch` of
+requests (:mod:`answerx.reasoning.calls`) and receives their values, in order;
+it returns an :class:`Answer`. :func:`governed` wraps it: before each batch it
+checks the :class:`~answerx.agent.BudgetTracker`, after each it records the
+calls' :class:`CallInfo`, and when the budget runs out it ends the approach and
+asks for the final attempt instead. :func:`drive` and :func:`adrive` feed
+requests to the manager, sync or async: the step logic exists once.
+
+Budget rules: calls and provider tokens are checked before every batch (a call
+under way is not interrupted; nor is the wall clock enforced mid-call — the
+manager's own timeout bounds each call). A concurrent batch starts only when the
+budget allows all of its calls; otherwise the approach ends there with the final
+attempt. A request whose messages pass ``max_context_tokens`` ends it with the
+forced answer. The final attempt itself is one call beyond ``max_calls``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from answerx.agent.budget import BudgetTracker
+from answerx.agent.final import FinalAnswer
+from answerx.agent.termination import Termination
+from answerx.errors import StructuredOutputError
+from answerx.extraction.models import Extraction
+from answerx.reasoning.calls import (
+    Batch,
+    CodeRun,
+    Done,
+    ExtractCall,
+    FinalCall,
+    Message,
+    StructuredCall,
+    TextCall,
+)
+from answerx.reasoning.prompts import PromptBook
+from answerx.reasoning.response import Stage, Strategy
+from answerx.reasoning.settings import ApproachSettings
+from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
+from answerx.structured.models import AnswerSpec, ReasoningExtraction
+
+__all__ = [
+    "Answer",
+    "Outcome",
+    "Run",
+    "Steps",
+    "adrive",
+    "advance",
+    "drive",
+    "governed",
+    "render_structured",
+]
+
+T = TypeVar("T")
+Steps = Generator[Batch, list[Any], T]
+"""An approach's step logic: yields batches of requests, receives their values."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What an answer step found."""
+
+    extraction: Extraction
+    stage: Stage
+    reply: str  # the reply as the model reads it back in a conversation
+    structured: ReasoningExtraction | None = None
+
+
+@dataclass(slots=True)
+class Run:
+    """The state of one question while an approach works on it."""
+
+    approach: str
+    strategy: Strategy
+    question: str
+    spec: AnswerSpec
+    settings: ApproachSettings
+    prompts: PromptBook
+    response_model: type[ReasoningExtraction]
+    #: The conversation a final attempt continues: the approach keeps it current.
+    conversation: list[Message] = field(default_factory=list)
+    #: (step, text) of every reply, in order: the response's text.
+    transcript: list[tuple[str, str]] = field(default_factory=list)
+    #: Extra metadata fields the approach reports (rounds used, sandbox outcome, …).
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        return self.spec.task
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Provider options of every call."""
+        return self.settings.call_options()
+
+    def begin(self, message: Message) -> None:
+        """Start the conversation with the question's prompt."""
+        self.conversation = [message]
+
+    def say(self, message: Message) -> None:
+        """Add a user turn to the conversation (the next call answers it)."""
+        self.conversation.append(message)
+
+    def heard(self, reply: str) -> None:
+        """Add the model's reply to the conversation."""
+        self.conversation.append({"role": "assistant", "content": reply})
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How the steps ended: with their answer, or with the final attempt's."""
+
+    answer: Answer | None
+    final: FinalAnswer | None = None
+    last_structured: CallInfo | None = None
+
+
+def governed(run: Run, steps: Steps[Answer], tracker: BudgetTracker) -> Steps[Outcome]:
+    """``steps`` under the budget of ``tracker``, with every call recorded."""
+    outcome: list[Any] | Exception | None = None
+    last_structured: CallInfo | None = None
+    while True:
+        try:
+            batch = advance(steps, outcome)
+        except StopIteration as stop:
+            return Outcome(stop.value, last_structured=last_structured)
+        limit = _stop_reason(batch, tracker)
+        if limit is not None:
+            steps.close()
+            reason, run.extras["budget_exhausted"] = limit
+            [done] = yield (_final_call(run, reason),)
+            if done.info is not None:
+                tracker.record(done.info)
+            run.transcript.append(("final attempt", done.value.text))
+            return Outcome(None, final=done.value, last_structured=last_structured)
+        try:
+            dones: list[Done] = yield batch
+        except Exception as exc:  # handed to the steps, which may handle it
+            if isinstance(exc, StructuredOutputError):
+                # Every mode failed: its usage is unknown, but the call was made.
+                tracker.record(_failed_call_info(exc))
+            outcome = exc
+            continue
+        for request, done in zip(batch, dones, strict=True):
+            if done.info is not None:
+                tracker.record(done.info)
+                if isinstance(request, StructuredCall | ExtractCall):
+                    last_structured = done.info
+            _note(run, request, done.value)
+        outcome = [done.value for done in dones]
+
+
+def _stop_reason(batch: Batch, tracker: BudgetTracker) -> tuple[Termination, str] | None:
+    """Why ``batch`` must not start, and which limit says so; None when it may."""
+    llm_calls = [r for r in batch if isinstance(r, TextCall | StructuredCall | ExtractCall)]
+    if not llm_calls:
+        return None
+    budget, left = tracker.budget, tracker.calls_left
+    reason = tracker.exhausted()
+    if reason is Termination.TIMEOUT:
+        return reason, "time_limit_s"
+    if reason is not None:
+        return reason, "max_calls" if left is not None and left <= 0 else "max_tokens"
+    if left is not None and len(llm_calls) > left:
+        return Termination.EXCEED_CALLS, "max_calls"
+    if budget.max_context_tokens is not None and any(
+        tracker.context_exceeded(r.messages) for r in llm_calls
+    ):
+        # force_answer decides between an answer and a format error.
+        return Termination.TOKEN_LIMIT_ANSWER, "max_context_tokens"
+    return None
+
+
+def _final_call(run: Run, reason: Termination) -> FinalCall:
+    messages = run.conversation
+    # A final attempt follows the last *reply*: an unanswered trailing prompt is dropped
+    # (unless it is the question itself).
+    if len(messages) > 1 and messages[-1].get("role") == "user":
+        messages = messages[:-1]
+    options = {k: v for k, v in run.options.items() if k != "temperature"}  # it uses 0
+    return FinalCall(
+        step="final attempt", messages=tuple(messages), reason=reason, task=run.task,
+        choices=run.spec.choices, numbers=run.spec.numbers,
+        prompt_dir=run.prompts.prompt_dir, options=options,
+    )  # fmt: skip
+
+
+def _failed_call_info(exc: StructuredOutputError) -> CallInfo:
+    tried = tuple(ModeAttempt(mode=mode, ok=False, reason=reason) for mode, reason in exc.failures)
+    return CallInfo(
+        provider=exc.provider, model=exc.model or "", mode=None, modes_tried=tried,
+        attempts=len(tried), usage=Usage(),
+    )  # fmt: skip
+
+
+def _note(run: Run, request: Any, value: Any) -> None:
+    """Keep the reply in the transcript (structured extraction re-reads a reply: skipped)."""
+    if isinstance(request, TextCall):
+        run.transcript.append((request.step, value))
+    elif isinstance(request, StructuredCall):
+        run.transcript.append((request.step, render_structured(value)))
+    elif isinstance(request, CodeRun):
+        run.transcript.append((request.step, value.stdout if value.ok else value.message))
+
+
+def render_structured(obj: ReasoningExtraction) -> str:
+    """A structured reply as the model would read it back: reasoning, then the answer."""
+    return f"{obj.full_reasoning_text.rstrip()}\n\n<answer>{obj.answer_value}</answer>".lstrip()
+
+
+# --------------------------------------------------------------------------- drivers
+
+
+def drive(steps: Steps[T], perform: Callable[[Batch], list[Done]]) -> T:
+    """Run ``steps`` to the end, performing each batch with ``perform`` (sync)."""
+    outcome: list[Any] | Exception | None = None
+    while True:
+        try:
+            batch = advance(steps, outcome)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
+        try:
+            outcome = perform(batch)
+        except Exception as exc:  # handed to the steps, which may handle it
+            outcome = exc
+
+
+async def adrive(steps: Steps[T], perform: Callable[[Batch], Awaitable[list[Done]]]) -> T:
+    """Async :func:`drive`."""
+    outcome: list[Any] | Exception | None = None
+    while True:
+        try:
+            batch = advance(steps, outcome)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
+        try:
+            outcome = await perform(batch)
+        except Exception as exc:  # handed to the steps, which may handle it
+            outcome = exc
+
+
+def advance(steps: Steps[Any], outcome: list[Any] | Exception | None) -> Batch:
+    """Resume ``steps`` with the values of its last batch, or raise that batch's error
+    inside it (None starts it); returns its next batch."""
+    if isinstance(outcome, Exception):
+        return steps.throw(outcome)
+    return steps.send(outcome)  # type: ignore[arg-type]  # None primes a new generator

@@ -1,0 +1,151 @@
+"""The settings each approach accepts, validated once by :func:`get_approach`.
+
+Unknown names and bad values raise :class:`ConfigError` listing the valid
+settings of that approach. The multi-call variants are off by default (the
+single-prompt variant is the cheap one); a setting that only applies to the
+multi-call variant is refused without ``multi_call=True`` rather than ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from answerx.errors import ConfigError
+from answerx.extraction.rules import RULES
+
+__all__ = [
+    "MARKER_CONFIDENCE",
+    "ApproachSettings",
+    "MultiCallSettings",
+    "ProgramSettings",
+    "ReflectionSettings",
+    "SkeletonSettings",
+    "TreeSettings",
+    "VerificationSettings",
+    "parse_settings",
+]
+
+#: The lowest base confidence of an explicit marker (answer block, boxed, JSON field,
+#: "the answer is", ``Output:``). Two-stage extraction asks an LLM only below it:
+#: when nothing was found, a task fallback guessed (last number, letter, line scan),
+#: or a marker was weakened (inside ``<think>``, an ``<answer>`` block cut off).
+MARKER_CONFIDENCE: Final = min(rule.confidence for rule in RULES)
+
+
+class ApproachSettings(BaseModel):
+    """Settings every approach takes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float | None = Field(
+        default=None, ge=0.0, le=2.0, description="Sampling temperature of every call."
+    )
+    max_tokens: int | None = Field(
+        default=None, ge=1, description="Output tokens per call (default: the provider's)."
+    )
+    min_confidence: float = Field(
+        default=MARKER_CONFIDENCE,
+        ge=0.0,
+        le=1.0,
+        description="two_stage: ask the LLM to extract when the rules' confidence is below this.",
+    )
+
+    def call_options(self) -> dict[str, Any]:
+        """Provider options for every call (only those set)."""
+        options: dict[str, Any] = {}
+        if self.temperature is not None:
+            options["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            options["max_tokens"] = self.max_tokens
+        return options
+
+
+class MultiCallSettings(ApproachSettings):
+    """Settings of an approach with a single-prompt and a multi-call variant."""
+
+    multi_call: bool = Field(
+        default=False, description="Make the several calls of the method instead of one prompt."
+    )
+    #: Settings that only mean something with multi_call=True.
+    multi_call_only: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _multi_call_settings_need_multi_call(self) -> Self:
+        stray = sorted(set(self.multi_call_only) & self.model_fields_set)
+        if stray and not self.multi_call:
+            raise ValueError(f"{', '.join(stray)} only apply with multi_call=True")
+        return self
+
+
+class ProgramSettings(ApproachSettings):
+    """program_of_thought: optionally run the program the model wrote."""
+
+    execute_code: bool = Field(
+        default=False,
+        description="Run the model's program in the sandbox and take its printed answer.",
+    )
+    code_time_limit_s: float = Field(default=5.0, gt=0.0, le=600.0)
+    code_memory_limit_mb: int = Field(default=256, ge=32, le=65536)
+
+
+class ReflectionSettings(MultiCallSettings):
+    """reflection: draft → (critique → revise) × up to ``rounds``."""
+
+    multi_call_only: ClassVar[tuple[str, ...]] = ("rounds",)
+    rounds: int = Field(default=2, ge=1, le=10, description="Critique/revise rounds at most.")
+
+
+class VerificationSettings(MultiCallSettings):
+    """chain_of_verification: baseline → plan → independent answers → final."""
+
+    multi_call_only: ClassVar[tuple[str, ...]] = ("max_questions",)
+    max_questions: int = Field(default=3, ge=1, le=10, description="Verification questions.")
+
+
+class SkeletonSettings(MultiCallSettings):
+    """skeleton_of_thought: skeleton → concurrent point expansions → answer."""
+
+    multi_call_only: ClassVar[tuple[str, ...]] = ("max_points",)
+    max_points: int = Field(default=5, ge=1, le=10, description="Skeleton points expanded.")
+
+
+class TreeSettings(MultiCallSettings):
+    """tree_of_thought: breadth-limited search over model-proposed, model-scored steps."""
+
+    multi_call_only: ClassVar[tuple[str, ...]] = (
+        "thoughts_per_step",
+        "breadth",
+        "depth",
+        "proposal_temperature",
+    )
+    thoughts_per_step: int = Field(default=2, ge=1, le=8, description="k: thoughts per node.")
+    breadth: int = Field(default=2, ge=1, le=8, description="b: best nodes kept per level.")
+    depth: int = Field(default=2, ge=1, le=6, description="d: steps from the root to a leaf.")
+    proposal_temperature: float = Field(
+        default=0.7, ge=0.0, le=2.0, description="Temperature of proposals (they must differ)."
+    )
+
+
+def parse_settings(
+    approach: str, model: type[ApproachSettings], settings: Mapping[str, Any]
+) -> ApproachSettings:
+    """``settings`` validated by ``model``; :class:`ConfigError` lists the valid ones."""
+    valid = ", ".join(sorted(model.model_fields))
+    unknown = sorted(set(settings) - set(model.model_fields))
+    if unknown:
+        raise ConfigError(
+            f"unknown setting {', '.join(map(repr, unknown))} for approach {approach!r}; "
+            f"valid settings: {valid}"
+        )
+    try:
+        return model.model_validate(dict(settings))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(
+            f"invalid settings for approach {approach!r}: {problems} (valid settings: {valid})"
+        ) from None

@@ -1,0 +1,119 @@
+"""Steps shared by the approaches: a free-text reply, and an answer read per strategy.
+
+``answer_step`` is where the two strategies differ (DESIGN.md):
+
+- ``structured``: one call whose response model is the approach's extraction model
+  (bound to the task), so reasoning and answer come back in one object;
+- ``two_stage``: a free-text call, then :func:`answerx.extract` on the reply, then
+  ``extract_structured`` only when the rules found nothing or only a weak answer
+  (confidence below the ``min_confidence`` setting). If that structured call fails
+  in every mode, the rules' answer (possibly none) stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from answerx.errors import StructuredOutputError
+from answerx.extraction import Extraction, extract
+from answerx.reasoning.calls import ExtractCall, Message, StructuredCall, TextCall
+from answerx.reasoning.engine import Answer, Run, Steps, render_structured
+from answerx.structured.models import ReasoningExtraction
+
+__all__ = ["answer_step", "read_reply", "structured_extraction", "text_batch", "text_step"]
+
+
+def text_step(
+    run: Run,
+    step: str,
+    messages: Sequence[Message] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Steps[str]:
+    """A free-text reply. Without ``messages`` it answers the conversation and joins it."""
+    in_conversation = messages is None
+    sent = tuple(run.conversation if messages is None else messages)
+    [reply] = yield (TextCall(step, sent, run.options if options is None else options),)
+    if in_conversation:
+        run.heard(reply)
+    return str(reply)
+
+
+def answer_step(run: Run, step: str, messages: Sequence[Message] | None = None) -> Steps[Answer]:
+    """A reply with its answer read per the run's strategy. Without ``messages`` it
+    answers the conversation and joins it."""
+    in_conversation = messages is None
+    sent = list(run.conversation if messages is None else messages)
+    if run.strategy == "structured":
+        sent[-1] = _with_field_instructions(run, sent[-1])
+        [obj] = yield (StructuredCall(step, tuple(sent), run.response_model, run.options),)
+        answer = Answer(
+            structured_extraction(obj, run.task), "structured", render_structured(obj), obj
+        )
+    else:
+        [reply] = yield (TextCall(step, tuple(sent), run.options),)
+        answer = yield from read_reply(run, reply)
+    if in_conversation:
+        run.heard(answer.reply)
+    return answer
+
+
+def read_reply(run: Run, reply: str) -> Steps[Answer]:
+    """The answer of a free-text reply: the rules, then the LLM only when they are weak."""
+    found = extract(reply, run.task, choices=run.spec.choices, numbers=run.spec.numbers)
+    if found.found and found.confidence >= run.settings.min_confidence:
+        return Answer(found, "deterministic", reply)
+    request = ExtractCall(
+        step="structured extraction", raw_output=reply, approach=run.approach,
+        question=run.question, task=None if run.task == "auto" else run.task,
+        # Temperature 0: extraction copies the answer, it does not create one.
+        choices=run.spec.choices, options={**run.options, "temperature": 0},
+    )  # fmt: skip
+    try:
+        [obj] = yield (request,)
+    except StructuredOutputError as exc:
+        run.extras["structured_extraction_error"] = str(exc)
+        return Answer(found, "deterministic", reply)
+    extraction = structured_extraction(obj, run.task, raw_output=reply)
+    return Answer(extraction, "structured_llm", reply, obj)
+
+
+def structured_extraction(
+    obj: ReasoningExtraction, task: str, *, raw_output: str | None = None
+) -> Extraction:
+    """An :class:`Extraction` (method ``structured_llm``) from a structured reply.
+
+    ``raw_output`` is what the answer was read from: the free-text reply for
+    two-stage extraction, else the structured reply itself as JSON. ``candidate``
+    is ``answer_value`` as the response model returns it (its validator has
+    already cleaned it).
+    """
+    return Extraction(
+        answer=obj.answer_value,
+        method="structured_llm",
+        confidence=obj.confidence,
+        task=task,
+        candidate=obj.answer_value,
+        span=None,
+        reasoning=obj.full_reasoning_text,
+        raw_output=raw_output if raw_output is not None else obj.model_dump_json(),
+    )
+
+
+def _with_field_instructions(run: Run, message: Message) -> Message:
+    """The prompt with the ``structured_fields`` template appended: it maps the prompt's
+    ``<answer>`` instruction onto the response model's fields."""
+    return {**message, "content": f"{message['content']}{run.prompts.render('structured_fields')}"}
+
+
+def text_batch(
+    run: Run,
+    calls: Sequence[tuple[str, Sequence[Message]]],
+    options: Mapping[str, Any] | None = None,
+) -> Steps[list[str]]:
+    """Independent free-text replies, requested together (concurrently), in order."""
+    if not calls:
+        return []
+    sent = run.options if options is None else options
+    replies = yield tuple(TextCall(step, tuple(messages), sent) for step, messages in calls)
+    return [str(reply) for reply in replies]

@@ -1,0 +1,224 @@
+"""Every approach × both strategies × (single prompt, multi-call) through the real SDKs:
+a StandardResponse with the answer, the real usage summed, and the true mode."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from reasoning_script import (
+    CRITIQUE,
+    EXPAND,
+    PLAN,
+    PROPOSE,
+    SCORE,
+    SKELETON,
+    VERIFY,
+    ScriptedModel,
+    reported_usage,
+)
+
+from answerx.reasoning import APPROACHES, StandardResponse, get_approach
+from answerx.structured import APPROACHES as MODEL_APPROACHES
+from answerx.structured import InstructorClientManager, Usage
+from answerx.testing import FakeProviderServer, RecordedRequest, Reply
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
+)
+
+MULTI_CALL = ("reflection", "chain_of_verification", "skeleton_of_thought", "tree_of_thought")
+VARIANTS = [(name, False) for name in APPROACHES] + [(name, True) for name in MULTI_CALL]
+
+
+def _script_every_step(model: ScriptedModel) -> None:
+    model.on(CRITIQUE, "All steps are right.\n<verdict>correct</verdict>")
+    model.on(PLAN, "1. What is 2 + 2?\n2. Is 4 even?")
+    model.on(VERIFY, "Yes, it is 4.")
+    model.on(SKELETON, "1. Add the numbers\n2. Check the sum")
+    model.on(EXPAND, "Adding 2 and 2 gives 4.")
+    model.on(PROPOSE, "Add 2 and 2.")
+    model.on(SCORE, "Correct and useful. <score>8</score>")
+
+
+def test_the_registry_covers_every_approach_of_the_extraction_models() -> None:
+    assert tuple(APPROACHES) == MODEL_APPROACHES
+
+
+@pytest.mark.parametrize("strategy", ["structured", "two_stage"])
+@pytest.mark.parametrize(("approach", "multi_call"), VARIANTS)
+def test_every_approach_and_strategy_answers_with_the_real_usage_and_mode(
+    manager: InstructorClientManager,
+    fake_provider: FakeProviderServer,
+    model: ScriptedModel,
+    approach: str,
+    multi_call: bool,
+    strategy: str,
+) -> None:
+    _script_every_step(model)
+    settings: dict[str, Any] = {"multi_call": True} if multi_call else {}
+
+    response = get_approach(approach, manager, strategy=strategy, **settings).execute(
+        "What is 2 + 2?"
+    )
+
+    assert isinstance(response, StandardResponse)
+    assert response.extracted_answer == "4"
+    assert response.usage == reported_usage(fake_provider)
+    assert response.usage.input_tokens > 0
+    meta = response.metadata
+    assert (meta.reasoning_type, meta.strategy, meta.termination) == (approach, strategy, "answer")
+    requests = fake_provider.chat_requests
+    assert meta.calls == meta.attempts == len(requests)
+    assert (meta.calls > 1) is multi_call
+    assert meta.fallbacks == 0
+    if strategy == "structured":
+        # The answer step is one structured call whose tool is the approach's model.
+        assert (meta.stage, meta.instructor_mode, meta.modes_tried) == (
+            "structured", "tools", ("tools",)
+        )  # fmt: skip
+        assert response.extraction.method == "structured_llm"
+        structured = [r for r in requests if r.has_tools]
+        assert structured[-1].tool_names == [MODEL_APPROACHES_MODEL_NAMES[approach]]
+    else:
+        # The rules read "<answer>4</answer>": no structured call at all.
+        assert (meta.stage, meta.instructor_mode) == ("deterministic", None)
+        assert response.extraction.method == "answer_block"
+        assert not any(r.has_tools for r in requests)
+    assert response.provider == "openai" and response.model == "openai-test-model"
+    assert response.generation_time > 0
+    assert response.parameters["approach"] == approach
+
+
+MODEL_APPROACHES_MODEL_NAMES = {
+    "none": "DirectAnswerExtraction",
+    "chain_of_thought": "ChainOfThoughtExtraction",
+    "tree_of_thought": "TreeOfThoughtExtraction",
+    "program_of_thought": "ProgramOfThoughtExtraction",
+    "reasoning_as_planning": "ReasoningAsPlanningExtraction",
+    "reflection": "ReflectionExtraction",
+    "chain_of_verification": "ChainOfVerificationExtraction",
+    "skeleton_of_thought": "SkeletonOfThoughtExtraction",
+}
+
+
+@pytest.mark.parametrize("approach", list(APPROACHES))
+def test_a_tools_rejection_records_the_fallback_mode_actually_used(
+    manager: InstructorClientManager,
+    fake_provider: FakeProviderServer,
+    model: ScriptedModel,
+    approach: str,
+) -> None:
+    model.reject_tools = True
+
+    response = get_approach(approach, manager).execute("What is 2 + 2?")
+
+    meta = response.metadata
+    assert response.extracted_answer == "4"
+    assert (meta.instructor_mode, meta.modes_tried) == ("json_schema", ("tools", "json_schema"))
+    assert (meta.calls, meta.attempts, meta.fallbacks) == (1, 2, 1)
+    assert response.usage == reported_usage(fake_provider)  # the 400 reported no usage
+
+
+def test_two_stage_asks_the_llm_only_when_the_rules_find_nothing(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.default = "I would rather not commit to anything here."
+    model.reject_tools = True
+
+    response = get_approach("chain_of_thought", manager, strategy="two_stage").execute(
+        "What is 2 + 2?"
+    )
+
+    meta = response.metadata
+    assert (response.extracted_answer, meta.stage) == ("4", "structured_llm")
+    assert response.extraction.method == "structured_llm"
+    assert response.extraction.raw_output == model.default  # what the answer was read from
+    assert response.text == model.default
+    assert (meta.instructor_mode, meta.calls, meta.fallbacks) == ("json_schema", 2, 1)
+    extraction_request = fake_provider.chat_requests[-1]
+    assert model.default in extraction_request.text  # the reply went to extraction
+    assert response.usage == reported_usage(fake_provider)
+
+
+def test_two_stage_keeps_a_weak_rule_answer_below_a_lowered_threshold(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.default = "Adding gives 4"  # only the last-number fallback (confidence 0.3) finds it
+
+    asked = get_approach("chain_of_thought", manager, strategy="two_stage").execute("2 + 2?")
+    kept = get_approach(
+        "chain_of_thought", manager, strategy="two_stage", min_confidence=0.2
+    ).execute("2 + 2?")
+
+    assert (asked.metadata.stage, asked.metadata.calls) == ("structured_llm", 2)
+    assert (kept.metadata.stage, kept.metadata.calls) == ("deterministic", 1)
+    assert (kept.extraction.method, kept.extraction.confidence) == ("last_number", 0.3)
+
+
+def test_multiple_choice_lists_lettered_options_and_binds_the_answer_to_a_letter(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.structured = {"full_reasoning_text": "Plants.", "answer_value": "(B)", "confidence": 1}
+
+    response = get_approach("chain_of_thought", manager).execute(
+        "Where does photosynthesis happen?", choices=["Mitochondrion", "Chloroplast"]
+    )
+
+    assert response.extracted_answer == "B"
+    assert response.extraction.task == "multiple_choice"
+    request = fake_provider.chat_requests[0]
+    assert "A. Mitochondrion\nB. Chloroplast" in request.text
+    schema = request.tools[0]["function"]["parameters"]
+    assert schema["properties"]["answer_value"]["enum"] == ["A", "B"]
+
+
+def test_aexecute_gives_the_same_response_as_execute(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    _script_every_step(model)
+    approach = get_approach("chain_of_verification", manager, multi_call=True)
+
+    sync = approach.execute("What is 2 + 2?")
+    sync_requests = [r.text for r in fake_provider.chat_requests]
+    fake_provider.reset()
+    fake_provider.set_default(model)
+    async_ = asyncio.run(approach.aexecute("What is 2 + 2?"))
+
+    assert async_.extracted_answer == sync.extracted_answer == "4"
+    assert async_.metadata.calls == sync.metadata.calls
+    assert sorted(r.text for r in fake_provider.chat_requests) == sorted(sync_requests)
+    assert async_.text == sync.text
+
+
+def test_execute_works_inside_a_running_event_loop(
+    manager: InstructorClientManager, model: ScriptedModel
+) -> None:
+    async def notebook_cell() -> StandardResponse:
+        return get_approach("chain_of_thought", manager).execute("What is 2 + 2?")
+
+    assert asyncio.run(notebook_cell()).extracted_answer == "4"
+
+
+def test_two_stage_keeps_the_rules_result_when_every_extraction_mode_fails(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    def provider(request: RecordedRequest) -> Reply:
+        if request.has_tools:
+            return Reply.reject_tools()
+        if request.response_format is not None:
+            return Reply.invalid_json()
+        return Reply.text("I would rather not say.", usage=(20, 6))
+
+    fake_provider.set_default(provider)
+
+    response = get_approach("chain_of_thought", manager, strategy="two_stage").execute("2 + 2?")
+
+    meta = response.metadata
+    assert (response.extracted_answer, meta.termination) == (None, "answer not found")
+    assert (meta.stage, response.extraction.method) == ("deterministic", "none")
+    assert "no mode produced a valid object" in meta.structured_extraction_error  # type: ignore[attr-defined]
+    assert meta.calls == 2  # the text call and the failed extraction call
+    # The manager raises without a CallInfo: only the text call's tokens are known.
+    assert response.usage == Usage(input_tokens=20, output_tokens=6)
