@@ -1,6 +1,8 @@
 # Set-up and everyday commands. A fresh machine needs only python3 (with venv and pip).
-#   make demo   answerx on the bundled example outputs, deterministic and with the bundled
-#               local model (+ corpus agreement when ../shared is there)
+#   make demo   answerx on the embedded defaults (the bundled local model, no key, no network):
+#               extraction of the bundled outputs, a reasoning run on bundled questions, then
+#               the demo experiment (20 questions x 3 approaches) with its report and plots
+#               (+ corpus agreement when ../shared is there)
 #   make test   the whole test suite
 #   make lint   ruff + mypy
 
@@ -36,6 +38,7 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-bench
 	$(BIN)/answerx extract --examples --format table
 	$(BIN)/answerx demo
+	$(BIN)/answerx run config/experiments/demo.yaml
 	@if [ -d $(CORPUS) ]; then \
 		echo; echo "Agreement with the models' own answers on $(CORPUS):"; \
 		$(BIN)/python bench/extraction.py --agreement; \

@@ -40,6 +40,7 @@ class ItemTally:
     calls: int = 0
     cache_hits: int = 0
     paid: Usage = field(default_factory=Usage)
+    prompt: list[dict[str, Any]] | None = None  # the item's first request, for the record
 
     @property
     def all_cached(self) -> bool:
@@ -125,6 +126,12 @@ class RunClientManager(InstructorClientManager):
         )
 
     @staticmethod
+    def _note_prompt(messages: Messages) -> None:
+        tally = _TALLY.get()
+        if tally is not None and tally.prompt is None:
+            tally.prompt = list(messages)
+
+    @staticmethod
     def _count(info: CallInfo, *, hit: bool) -> None:
         tally = _TALLY.get()
         if tally is None:
@@ -141,6 +148,7 @@ class RunClientManager(InstructorClientManager):
     # ------------------------------------------------------------------ structured
     def create(self, messages: Messages, response_model: type[T], **kw: Any) -> tuple[T, CallInfo]:
         """:meth:`InstructorClientManager.create`, answered from the cache when it can be."""
+        self._note_prompt(messages)
         key = self._structured_key(messages, response_model, kw)
         hit = self._cached_model(key, response_model)
         if hit is not None:
@@ -153,6 +161,7 @@ class RunClientManager(InstructorClientManager):
         self, messages: Messages, response_model: type[T], **kw: Any
     ) -> tuple[T, CallInfo]:
         """Async :meth:`create`, after the provider's concurrency slot and rate limits."""
+        self._note_prompt(messages)
         key = self._structured_key(messages, response_model, kw)
         hit = self._cached_model(key, response_model)
         if hit is not None:
@@ -166,6 +175,7 @@ class RunClientManager(InstructorClientManager):
     # ------------------------------------------------------------------ text
     def complete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """:meth:`InstructorClientManager.complete_text`, answered from the cache when it can be."""
+        self._note_prompt(messages)
         key = self._key("text", messages, None, kw) if self.cache is not None else ""
         hit = self._cached_text(key)
         if hit is not None:
@@ -176,6 +186,7 @@ class RunClientManager(InstructorClientManager):
 
     async def acomplete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Async :meth:`complete_text`, after the provider's concurrency slot and rate limits."""
+        self._note_prompt(messages)
         key = self._key("text", messages, None, kw) if self.cache is not None else ""
         hit = self._cached_text(key)
         if hit is not None:

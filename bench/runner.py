@@ -1,0 +1,180 @@
+"""Throughput and memory of the experiment runner against a slow fake provider.
+
+The fake provider server runs in its own process and answers every request after
+200 ms (a tool call with a valid answer), so the ideal rate at concurrency 64 is
+64 / 0.2 = 320 items/s. Each measurement runs in a fresh child process:
+
+* **throughput**: 2,000 items (approach ``none``, structured, one request each) at
+  concurrency 64, cache off; the same child first runs a *baseline* of 2,000 raw
+  ``AsyncOpenAI`` calls at concurrency 64 against the same server, side by side, so
+  the ratio shows what the runner costs on top of the SDK itself;
+* **memory**: peak RSS (ru_maxrss) and tracemalloc peak of a whole run of 2,000
+  and of 20,000 items (targets: rate ≥ 85 % of ideal; memory ratio ≤ 1.3).
+
+    .venv/bin/python bench/runner.py                 # both
+    .venv/bin/python bench/runner.py --only rate
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+LATENCY_S = 0.2
+CONCURRENCY = 64
+ANSWER = {"full_reasoning_text": "It is 4.", "answer_value": "4", "confidence": 0.9}
+KEY = "sk-bench-not-a-key"
+
+
+def _serve() -> None:
+    """Child: the fake provider server, until stdin closes. Prints its OpenAI URL."""
+    from answerx.testing import FakeProviderServer, Reply
+
+    with FakeProviderServer(default=Reply.tool_call(ANSWER).with_delay(LATENCY_S)) as fake:
+        print(fake.openai_base_url, flush=True)
+        sys.stdin.read()
+
+
+def _dataset(path: Path, n: int) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            q = {"id": f"q{i}", "question": f"What is {i} + 4 - {i}?", "answer": "4"}
+            out.write(json.dumps({**q, "task": "numeric"}) + "\n")
+
+
+def _config(folder: Path, n: int, url: str) -> Path:
+    import yaml
+
+    data = folder / f"items-{n}.jsonl"
+    _dataset(data, n)
+    path = folder / f"bench-{n}.yaml"
+    config = {
+        "name": f"bench-{n}",
+        "datasets": [{"path": str(data)}],
+        "approaches": ["none"],
+        "strategies": ["structured"],
+        "targets": [{"provider": "openai", "model": "gpt-bench", "base_url": url}],
+        "concurrency": CONCURRENCY,
+        "cache": False,
+        "output": {"db": str(folder / f"bench-{n}.db"), "report_dir": str(folder / "reports")},
+    }
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+async def _raw_baseline(url: str, n: int) -> float:
+    """n raw AsyncOpenAI chat calls at CONCURRENCY: the SDK's own ceiling, in items/s."""
+    import openai
+
+    client = openai.AsyncOpenAI(base_url=url, api_key=KEY, max_retries=0)
+    todo = iter(range(n))
+    messages = [{"role": "user", "content": "What is 2 + 2?"}]
+
+    async def worker() -> None:
+        for _ in todo:
+            await client.chat.completions.create(model="gpt-bench", messages=messages)  # type: ignore[arg-type]
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+    return n / (time.perf_counter() - started)
+
+
+def _measure(config_path: str, url: str, mode: str) -> None:
+    """Child: one run of the config; prints a JSON line of figures."""
+    os.environ["OPENAI_API_KEY"] = KEY
+    from answerx.experiments.config import load_config
+    from answerx.experiments.runner import run_experiment
+
+    config = load_config(config_path)
+    figures: dict[str, float] = {}
+    if mode == "rate":
+        figures["raw_rate"] = asyncio.run(_raw_baseline(url, 2000))
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if mode == "memory":
+        tracemalloc.start()
+    started = time.perf_counter()
+    summary = run_experiment(config)
+    elapsed = time.perf_counter() - started
+    if mode == "memory":
+        figures["traced_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert summary.errors == 0 and summary.done == summary.total, summary
+    figures.update(
+        items=summary.done,
+        rate=summary.done / elapsed,
+        elapsed_s=elapsed,
+        peak_rss_mb=rss / 1024,
+        rss_growth_mb=(rss - rss_before) / 1024,
+        correct=summary.correct,
+    )
+    print(json.dumps(figures), flush=True)
+
+
+def _child(*args: str) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, *args], check=True, capture_output=True, text=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["rate", "memory"])
+    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--large", type=int, default=20000)
+    args = parser.parse_args()
+
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    ideal = CONCURRENCY / LATENCY_S
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            if args.only in (None, "rate"):
+                figures = _child("--measure", str(_config(folder, args.items, url)), url, "rate")
+                share = figures["rate"] / ideal
+                print(f"throughput, {args.items} items at concurrency {CONCURRENCY}, "
+                      f"{LATENCY_S * 1000:.0f} ms per request (ideal {ideal:.0f} items/s):")  # fmt: skip
+                print(f"  raw AsyncOpenAI baseline  {figures['raw_rate']:7.1f} items/s "
+                      f"({figures['raw_rate'] / ideal:.0%} of ideal)")  # fmt: skip
+                print(f"  answerx run_experiment    {figures['rate']:7.1f} items/s "
+                      f"({share:.0%} of ideal, {figures['rate'] / figures['raw_rate']:.0%} of raw)"
+                      f"  target >= 85% of ideal: {'PASS' if share >= 0.85 else 'FAIL'}")  # fmt: skip
+            if args.only in (None, "memory"):
+                small = _child("--measure", str(_config(folder, args.items, url)), url, "memory")
+                large = _child("--measure", str(_config(folder, args.large, url)), url, "memory")
+                ratio = large["peak_rss_mb"] / small["peak_rss_mb"]
+                print("memory, whole run in a fresh process (peak RSS / tracemalloc peak):")
+                for label, f in ((args.items, small), (args.large, large)):
+                    print(f"  {label:>6} items  {f['peak_rss_mb']:7.1f} MB / "
+                          f"{f['traced_peak_mb']:6.1f} MB   ({f['rate']:.0f} items/s)")  # fmt: skip
+                print(f"  ratio {ratio:.2f} (tracemalloc "
+                      f"{large['traced_peak_mb'] / small['traced_peak_mb']:.2f})"
+                      f"  target <= 1.3: {'PASS' if ratio <= 1.3 else 'FAIL'}")  # fmt: skip
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        _serve()
+    elif sys.argv[1:2] == ["--measure"]:
+        _measure(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main()

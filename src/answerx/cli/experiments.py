@@ -1,0 +1,243 @@
+"""``answerx run``, ``answerx runs``, ``answerx score`` and ``answerx report``.
+
+Thin layers over :mod:`answerx.experiments`; the library modules are imported
+inside the commands so that ``answerx --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
+
+__all__ = ["report_command", "run_command", "runs_app", "score_command"]
+
+DB_OPTION = typer.Option("--db", help="The results store (SQLite).", show_default="runs/answerx.db")
+DbPath = Annotated[Path | None, DB_OPTION]
+
+
+def _store(db: Path | None) -> Any:
+    from answerx.experiments.store import DEFAULT_DB, ResultStore
+
+    path = db or DEFAULT_DB
+    if not Path(path).exists():
+        fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
+    return ResultStore(path)
+
+
+RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/models.
+
+CONFIG is a YAML file (see config/experiments/example.yaml). Options override
+its keys. Every finished item is stored at once in the results store
+(runs/answerx.db by default); Ctrl-C stops gracefully, and --resume RUN_ID (or
+--resume last) continues a run, skipping what it finished.
+"""
+
+
+def run_command(
+    config: Annotated[Path, typer.Argument(help="Experiment config (YAML).", show_default=False)],
+    resume: Annotated[
+        str | None,
+        typer.Option("--resume", help="Continue run RUN_ID ('last': the latest of this config)."),
+    ] = None,
+    approaches: Annotated[
+        str | None, typer.Option(help="Comma-separated approaches (replaces the config's).")
+    ] = None,
+    strategies: Annotated[
+        str | None, typer.Option(help="Comma-separated strategies: structured, two_stage.")
+    ] = None,
+    provider: Annotated[
+        str | None, typer.Option(help="Run on this provider only (its default model).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="The model for --provider.")] = None,
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option("--dataset", help="A sample name, a file path or hf:NAME (repeatable)."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N items per dataset.")] = None,
+    repetitions: Annotated[int | None, typer.Option(help="Times each item is asked.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Items in flight at once.")] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Output tokens per call.")] = None,
+    db: DbPath = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Call the provider even for identical calls.")
+    ] = False,
+    report: Annotated[
+        bool, typer.Option("--report/--no-report", help="Print the report at the end.")
+    ] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    from answerx.experiments.config import load_config
+    from answerx.experiments.runner import run_experiment
+
+    overrides: dict[str, Any] = {
+        "approaches": approaches,
+        "strategies": strategies,
+        "datasets": dataset or None,
+        "limit": limit,
+        "repetitions": repetitions,
+        "concurrency": concurrency,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "output.db": str(db) if db else None,
+        "cache": False if no_cache else None,
+    }
+    if provider:
+        overrides["targets"] = [{"provider": provider, **({"model": model} if model else {})}]
+    elif model:
+        fail("--model needs --provider", ExitCode.USAGE)
+    err = stderr(force_terminal=not quiet)
+    with command_boundary():
+        cfg = load_config(config, {k: v for k, v in overrides.items() if v is not None})
+        try:
+            summary = run_experiment(cfg, resume=resume, progress=not quiet, console=err)
+        except KeyboardInterrupt:
+            err.print(
+                "[yellow]interrupted:[/] every finished item is stored; continue with "
+                f"[bold]answerx run {escape(str(config))} --resume last[/]"
+            )
+            raise typer.Exit(130) from None
+        accuracy = f"{summary.correct}/{summary.scored}" if summary.scored else "n/a"
+        cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
+        err.print(
+            f"run [bold]{summary.run_id}[/] {summary.status}: {summary.done} answered"
+            f" ({summary.skipped} already done), {summary.errors} errors, correct {accuracy},"
+            f" cache hits {summary.cache_hits}, tokens {summary.input_tokens:,} in /"
+            f" {summary.output_tokens:,} out, cost {cost}, {summary.elapsed_s:.1f} s"
+            f" — stored in {escape(summary.db)}"
+        )
+        if report:
+            _print_report(Path(summary.db), summary.run_id, (), cfg.output.report_dir)
+    if summary.errors:
+        raise typer.Exit(int(ExitCode.MALFORMED))
+
+
+def _print_report(db: Path, run_id: str, compare: tuple[str, ...], out: Path | None) -> None:
+    from answerx.experiments.report import render_terminal, report_from_store, write_report
+
+    with _store(db) as store:
+        report = report_from_store(store, run_id, compare=list(compare))
+    render_terminal(report, stdout())
+    if out is not None:
+        target = out / report.runs[0].run_id
+        paths = write_report(report, target)
+        stderr().print("report written: " + ", ".join(escape(str(p)) for p in paths))
+
+
+def report_command(
+    run_id: Annotated[str, typer.Argument(help="The run to report (an id or its prefix).")],
+    compare: Annotated[
+        list[str] | None, typer.Option("--compare", help="Runs to compare with (repeatable).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write report.md, report.json and PNG plots here."),
+    ] = Path("runs/reports"),
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print Markdown instead of tables.")
+    ] = False,
+    db: DbPath = None,
+) -> None:
+    """Accuracy with 95% intervals, paired comparisons (McNemar), terminations, methods, cost."""
+    from answerx.experiments.report import (
+        render_markdown,
+        render_terminal,
+        report_from_store,
+        write_report,
+    )
+
+    with command_boundary(), _store(db) as store:
+        report = report_from_store(store, run_id, compare=list(compare or ()))
+        if markdown:
+            typer.echo(render_markdown(report))
+        else:
+            render_terminal(report, stdout())
+        if out is not None:
+            paths = write_report(report, out / report.runs[0].run_id)
+            stderr().print("report written: " + ", ".join(escape(str(p)) for p in paths))
+
+
+def score_command(
+    run_id: Annotated[str, typer.Argument(help="The run to (re-)score.")],
+    db: DbPath = None,
+) -> None:
+    """Re-score a stored run with the current scoring rules (no model is called)."""
+    from answerx.experiments.scoring import score_run
+
+    with command_boundary(), _store(db) as store:
+        run = store.get_run(run_id)
+        items = score_run(store, run.run_id)
+    scored = [i for i in items if i.correct is not None]
+    correct = sum(1 for i in scored if i.correct)
+    stderr().print(f"run {run.run_id}: {len(items)} items, {correct}/{len(scored)} correct")
+
+
+runs_app = typer.Typer(help="List, show, export and delete stored runs.", no_args_is_help=True)
+
+
+@runs_app.command("list")
+def runs_list(db: DbPath = None) -> None:
+    """The stored runs, newest last."""
+    from rich.table import Table
+
+    with command_boundary(), _store(db) as store:
+        table = Table(header_style="bold")
+        for column in ("run", "name", "status", "items", "started", "finished", "answerx"):
+            table.add_column(column)
+        for run in store.list_runs():
+            table.add_row(
+                run.run_id,
+                run.name,
+                run.status,
+                str(store.count_items(run.run_id)),
+                run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
+                run.finished_at.strftime("%Y-%m-%d %H:%M:%S") if run.finished_at else "",
+                run.answerx_version,
+            )
+    stdout().print(table)
+
+
+@runs_app.command("show")
+def runs_show(
+    run_id: Annotated[str, typer.Argument(help="A run id or its prefix.")],
+    db: DbPath = None,
+) -> None:
+    """A run's record and configuration, as JSON."""
+    with command_boundary(), _store(db) as store:
+        run = store.get_run(run_id)
+        items = store.count_items(run.run_id)
+    typer.echo(run.model_dump_json(indent=2))
+    stderr().print(f"{items} items stored")
+
+
+@runs_app.command("export")
+def runs_export(
+    run_id: Annotated[str, typer.Argument(help="A run id or its prefix.")],
+    path: Annotated[Path, typer.Argument(help="Output file: .csv, .jsonl or .parquet.")],
+    db: DbPath = None,
+) -> None:
+    """Export a run's items to CSV, JSONL or Parquet (chosen by the file's suffix)."""
+    with command_boundary(), _store(db) as store:
+        run = store.get_run(run_id)
+        count = store.export(run.run_id, path)
+    stderr().print(f"{count} items written to {escape(str(path))}")
+
+
+@runs_app.command("delete")
+def runs_delete(
+    run_id: Annotated[str, typer.Argument(help="A run id (exact).")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    db: DbPath = None,
+) -> None:
+    """Delete a run and its items."""
+    with command_boundary(), _store(db) as store:
+        run = store.get_run(run_id)
+        if not yes and not typer.confirm(f"delete run {run.run_id} ({run.name})?"):
+            raise typer.Exit(int(ExitCode.OK))
+        count = store.delete_run(run.run_id)
+    stderr().print(f"deleted run {run.run_id} and {count} items")

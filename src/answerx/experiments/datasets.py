@@ -1,0 +1,490 @@
+"""Datasets for experiment runs: local JSONL, CSV and Parquet files, the bundled samples,
+and Hugging Face datasets already in the local cache.
+
+Every source becomes a list of :class:`DatasetItem` through one field mapping
+(:class:`FieldMap`): which column holds the question, the gold answer, the
+choices, the numbers, the task and the id.
+
+File formats:
+
+- **JSONL**: one JSON object per line; blank lines are skipped. ``choices`` and
+  ``numbers`` are JSON arrays (a string is read as in CSV).
+- **CSV** (UTF-8, header row): ``choices`` is a JSON array (``["red", "blue"]``)
+  or the options separated by ``|`` (``red|blue``); ``numbers`` is a JSON array
+  or integers separated by spaces, commas or ``|`` (``4 7 8 8``). Empty cells
+  count as missing.
+- **Parquet**: list columns for ``choices`` and ``numbers`` (strings are read as
+  in CSV).
+
+Ids: the id column's value when mapped, else the item's 0-based position in the
+file, so an id stays stable only while rows are not inserted or removed above
+it: give an id column when the data set may change. Duplicate ids are an error
+(a resumed run identifies items by id).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from answerx.errors import ConfigError, InputError
+from answerx.extraction.models import TASKS, Task
+
+__all__ = [
+    "DatasetItem",
+    "DatasetSpec",
+    "FieldMap",
+    "list_samples",
+    "load_dataset",
+    "load_datasets",
+    "parse_dataset_ref",
+    "sample_path",
+]
+
+DatasetFormat = Literal["jsonl", "csv", "parquet"]
+
+_SAMPLES_DIR = Path(__file__).resolve().parent / "samples"
+_SUFFIXES: Mapping[str, DatasetFormat] = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+# The column each optional field falls back to when the mapping leaves it unset.
+_CONVENTIONAL: Mapping[str, tuple[str, ...]] = {
+    "gold": ("answer", "gold"),
+    "choices": ("choices",),
+    "numbers": ("numbers",),
+    "task": ("task",),
+    "id": ("id",),
+}
+_NUMBER_SPLIT = re.compile(r"[\s,|]+")
+
+
+class FieldMap(BaseModel):
+    """Which column of a data set holds each part of an item.
+
+    An optional field left unset (None) uses its conventional column when the
+    data has one (``answer`` or ``gold``, ``choices``, ``numbers``, ``task``,
+    ``id``) and is simply absent otherwise; a field set explicitly must exist.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str = "question"
+    gold: str | None = None
+    choices: str | None = None
+    numbers: str | None = None
+    task: str | None = None
+    id: str | None = None
+
+
+class DatasetSpec(BaseModel):
+    """Where one data set comes from: exactly one of ``path``, ``sample`` or ``hf``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = Field(
+        default=None, description="Name in results and reports; default from the source."
+    )
+    path: Path | None = Field(
+        default=None, description="A local .jsonl, .csv or .parquet file (relative to the cwd)."
+    )
+    sample: str | None = Field(default=None, description="A bundled sample (list_samples()).")
+    hf: str | None = Field(
+        default=None, description="A Hugging Face dataset name, read from the local cache only."
+    )
+    hf_config: str | None = Field(default=None, description="The Hugging Face subset/config.")
+    split: str | None = Field(default=None, description="Hugging Face split (default: test).")
+    format: DatasetFormat | None = Field(
+        default=None, description="File format; default from the file's suffix."
+    )
+    fields: FieldMap = FieldMap()
+    task: Task = Field(default="auto", description="Task of items whose row names none.")
+    limit: int | None = Field(default=None, ge=1, description="Keep only the first N items.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DatasetSpec:
+        sources = [k for k in ("path", "sample", "hf") if getattr(self, k) is not None]
+        if len(sources) != 1:
+            raise ValueError(
+                "give exactly one of 'path', 'sample' or 'hf'"
+                + (f" (got {', '.join(sources)})" if sources else "")
+            )
+        if self.sample is not None and self.sample not in list_samples():
+            raise ValueError(
+                f"unknown sample {self.sample!r}; bundled samples: {', '.join(list_samples())}"
+            )
+        if self.hf is None and (self.split is not None or self.hf_config is not None):
+            raise ValueError("'split' and 'hf_config' apply only to 'hf' datasets")
+        if self.format is not None and self.path is None:
+            raise ValueError("'format' applies only to 'path' datasets")
+        if self.path is not None and self.format is None and _suffix_format(self.path) is None:
+            raise ValueError(
+                f"cannot tell the format of {str(self.path)!r} from its suffix; "
+                f"use one of {', '.join(_SUFFIXES)} or set 'format'"
+            )
+        return self
+
+    @property
+    def label(self) -> str:
+        """The data set's name in results: ``name``, else the sample, file stem or HF name."""
+        if self.name:
+            return self.name
+        if self.sample is not None:
+            return self.sample
+        if self.path is not None:
+            return self.path.stem
+        hf = cast(str, self.hf)
+        return f"{hf}:{self.hf_config}" if self.hf_config else hf
+
+    @property
+    def file_format(self) -> DatasetFormat | None:
+        """The format a ``path`` data set is read as."""
+        if self.path is None:
+            return None
+        return self.format or _suffix_format(self.path)
+
+
+class DatasetItem(BaseModel):
+    """One question of a data set, ready for an approach."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    question: str
+    gold: str | None = Field(default=None, description="The gold answer, as text.")
+    choices: list[str] | None = None
+    numbers: list[int] | None = None
+    task: Task = "auto"
+    dataset: str = ""
+
+    @property
+    def uid(self) -> str:
+        """``dataset/id``: unique across the datasets of a run (ids are unique per dataset,
+        dataset names per run), so it is the ``item_id`` to store."""
+        return f"{self.dataset}/{self.id}"
+
+
+def _suffix_format(path: Path) -> DatasetFormat | None:
+    return _SUFFIXES.get(path.suffix.lower())
+
+
+def list_samples() -> list[str]:
+    """The names of the bundled sample data sets (``arithmetic``, ``game24``, ...)."""
+    return sorted(p.stem for p in _SAMPLES_DIR.glob("*.jsonl"))
+
+
+def sample_path(name: str) -> Path:
+    """The file of bundled sample ``name``; an unknown name raises ConfigError listing them."""
+    path = _SAMPLES_DIR / f"{name}.jsonl"
+    if not path.is_file():
+        raise ConfigError(f"unknown sample {name!r}; bundled samples: {', '.join(list_samples())}")
+    return path
+
+
+def parse_dataset_ref(ref: str) -> DatasetSpec:
+    """A :class:`DatasetSpec` from a short command-line reference.
+
+    ``hf:NAME[:CONFIG][@SPLIT]`` is a cached Hugging Face dataset
+    (``hf:openai/gsm8k:main@test``); a bundled sample's name is that sample
+    (unless a file of that name exists); anything else is a file path.
+    """
+    fields: dict[str, Any]
+    if ref.startswith("hf:"):
+        rest, _, split = ref[3:].partition("@")
+        name, _, subset = rest.partition(":")
+        fields = {"hf": name or None, "hf_config": subset or None, "split": split or None}
+    elif ref in list_samples() and not Path(ref).exists():
+        fields = {"sample": ref}
+    else:
+        fields = {"path": Path(ref)}
+    try:
+        return DatasetSpec.model_validate(fields)
+    except ValidationError as exc:
+        reason = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+        raise ConfigError(f"dataset {ref!r}: {reason}") from None
+
+
+def load_dataset(spec: DatasetSpec | str | os.PathLike[str]) -> list[DatasetItem]:
+    """Every item of a data set (at most ``spec.limit``), in file order.
+
+    ``spec`` may be a :class:`DatasetSpec`, or a reference as in
+    :func:`parse_dataset_ref` (a sample name or a file path). A malformed row
+    raises :class:`InputError` naming the file and its line (or row); a missing
+    file or a mapped field that the data lacks raises :class:`ConfigError`.
+    """
+    if not isinstance(spec, DatasetSpec):
+        spec = parse_dataset_ref(os.fspath(spec))
+    if spec.hf is not None:
+        return _build_items(spec, spec.hf, _hf_rows(spec))
+    if spec.sample is not None:
+        path, fmt = sample_path(spec.sample), "jsonl"
+    else:
+        path, fmt = cast(Path, spec.path), cast(str, spec.file_format)
+    return _build_items(spec, str(path), _file_rows(path, cast(DatasetFormat, fmt)))
+
+
+def load_datasets(specs: Iterable[DatasetSpec]) -> list[DatasetItem]:
+    """The items of several data sets, in order; two data sets with one name raise ConfigError
+    (their items' :attr:`DatasetItem.uid` would collide)."""
+    items: list[DatasetItem] = []
+    names: set[str] = set()
+    for spec in specs:
+        if spec.label in names:
+            raise ConfigError(f"two datasets are named {spec.label!r}; give one a 'name'")
+        names.add(spec.label)
+        items.extend(load_dataset(spec))
+    return items
+
+
+# A row, where it was found ("line 7" in text files, "row 7" otherwise) and its line number.
+_Row = tuple[Mapping[str, Any], str, int | None]
+
+
+def _file_rows(path: Path, fmt: DatasetFormat) -> Iterator[_Row]:
+    if not path.is_file():
+        raise ConfigError(f"dataset file {str(path)!r} does not exist")
+    if fmt == "jsonl":
+        return _jsonl_rows(path)
+    if fmt == "csv":
+        return _csv_rows(path)
+    return _parquet_rows(path)
+
+
+def _jsonl_rows(path: Path) -> Iterator[_Row]:
+    with path.open("r", encoding="utf-8-sig") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise _bad(path, f"line {number}", f"invalid JSON ({exc.msg})", number) from None
+            if not isinstance(row, dict):
+                raise _bad(path, f"line {number}", "expected a JSON object", number)
+            yield row, f"line {number}", number
+
+
+def _csv_rows(path: Path) -> Iterator[_Row]:
+    with path.open("r", encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        try:
+            for row in reader:
+                # csv counts the line a record ends on; a quoted cell may span lines.
+                line = reader.line_num
+                if None in row:
+                    raise _bad(path, f"line {line}", "more cells than header columns", line)
+                yield row, f"line {line}", line
+        except csv.Error as exc:
+            raise _bad(path, f"line {reader.line_num}", str(exc), reader.line_num) from None
+
+
+def _parquet_rows(path: Path) -> Iterator[_Row]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
+    number = 0
+    for batch in parquet.iter_batches(batch_size=1024):
+        for row in batch.to_pylist():
+            number += 1
+            yield row, f"row {number}", None
+
+
+_OFFLINE = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
+
+
+@contextmanager
+def _hf_offline() -> Iterator[Any]:
+    """The ``datasets`` module with every download switched off while the block runs.
+
+    The libraries read the environment variables when first imported, and later
+    calls read module constants: both are set, and restored afterwards. (A first
+    import made here keeps the offline constants it was imported with.)
+    """
+    saved_env = {name: os.environ.get(name) for name in _OFFLINE}
+    os.environ.update(dict.fromkeys(_OFFLINE, "1"))
+    patched: list[tuple[Any, str, Any]] = []
+    try:
+        try:
+            import datasets
+        except ImportError:
+            raise ConfigError(
+                "Hugging Face datasets need the 'hf' extra: pip install 'answerx[hf]'"
+            ) from None
+        for module_name in ("datasets.config", "huggingface_hub.constants"):
+            module = sys.modules.get(module_name)
+            for attr in _OFFLINE:
+                if module is not None and hasattr(module, attr):
+                    patched.append((module, attr, getattr(module, attr)))
+                    setattr(module, attr, True)
+        yield datasets
+    finally:
+        for module, attr, value in patched:
+            setattr(module, attr, value)
+        for name, env_value in saved_env.items():
+            if env_value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = env_value
+
+
+def _hf_rows(spec: DatasetSpec) -> Iterator[_Row]:
+    split = spec.split or "test"
+    what = f"Hugging Face dataset {spec.label!r} (split {split!r})"
+    with _hf_offline() as datasets:
+        try:
+            data = datasets.load_dataset(
+                spec.hf,
+                spec.hf_config,
+                split=split,
+                download_mode="reuse_dataset_if_exists",
+            )
+        except Exception as exc:  # datasets raises many types (ConnectionError, ValueError, ...)
+            raise ConfigError(
+                f"{what} is not in the local Hugging Face cache ({type(exc).__name__}: {exc}); "
+                "answerx never downloads: load it once with the `datasets` library yourself"
+            ) from None
+    return ((row, f"row {number}", None) for number, row in enumerate(data, 1))
+
+
+def _bad(path: Path | str, where: str, message: str, line: int | None = None) -> InputError:
+    error = InputError(f"{path}: {where}: {message}")
+    error.line = line
+    return error
+
+
+def _build_items(spec: DatasetSpec, source: str, rows: Iterable[_Row]) -> list[DatasetItem]:
+    fields = spec.fields
+    explicit = {name: getattr(fields, name) for name in _CONVENTIONAL if getattr(fields, name)}
+    seen_explicit: set[str] = set()
+    items: list[DatasetItem] = []
+    ids: dict[str, str] = {}
+    for index, (row, where, line) in enumerate(rows):
+        if spec.limit is not None and len(items) >= spec.limit:
+            break
+        if fields.question not in row:
+            raise ConfigError(
+                f"{source}: {where}: no {fields.question!r} field for the question "
+                f"(row fields: {', '.join(map(str, row)) or 'none'}); "
+                "map the right one with fields.question"
+            )
+        values: dict[str, Any] = {}
+        for name in _CONVENTIONAL:
+            column = explicit.get(name)
+            candidates = (column,) if column else _CONVENTIONAL[name]
+            for candidate in candidates:
+                # An empty cell (CSV) or null is a missing value, not an empty answer.
+                if row.get(candidate) not in (None, ""):
+                    values[name] = row[candidate]
+                    if column:
+                        seen_explicit.add(name)
+                    break
+        try:
+            item = _make_item(spec, row[fields.question], values, index)
+        except ValueError as exc:
+            raise _bad(source, where, str(exc), line) from None
+        if item.id in ids:
+            raise _bad(source, where, f"duplicate id {item.id!r} (first at {ids[item.id]})", line)
+        ids[item.id] = where
+        items.append(item)
+    never = [f"{explicit[n]!r} (mapped as {n})" for n in explicit if n not in seen_explicit]
+    if items and never:
+        raise ConfigError(f"{source}: no row has the field {', '.join(never)}")
+    return items
+
+
+def _make_item(
+    spec: DatasetSpec, question: Any, values: Mapping[str, Any], index: int
+) -> DatasetItem:
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("the question must be a non-empty string")
+    task = values.get("task", spec.task)
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
+    return DatasetItem(
+        id=_text(values["id"], "id") if "id" in values else str(index),
+        question=question,
+        gold=_text(values["gold"], "gold") if "gold" in values else None,
+        choices=_choices(values["choices"]) if "choices" in values else None,
+        numbers=_numbers(values["numbers"]) if "numbers" in values else None,
+        task=cast(Task, task),
+        dataset=spec.label,
+    )
+
+
+def _text(value: Any, field: str) -> str:
+    """A scalar cell as text: ``42`` → ``"42"``, ``2.0`` → ``"2"`` (gold answers and ids)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str | int | float):
+        return str(value).strip()
+    raise ValueError(f"{field} must be a string or a number, not {type(value).__name__}")
+
+
+def _choices(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = _json_list(value) if value.lstrip().startswith("[") else value.split("|")
+    elif isinstance(value, Mapping) and isinstance(value.get("text"), list):
+        value = value["text"]  # {"label": ["A", ...], "text": [...]}, as in ARC-style data
+    if not isinstance(value, list) or not value:
+        raise ValueError("choices must be a non-empty list (JSON array or 'a|b|c')")
+    choices = [_text(v, "each choice") for v in value]
+    if len(choices) > 10:
+        raise ValueError(f"{len(choices)} choices; at most 10 (letters A-J)")
+    return choices
+
+
+def _numbers(value: Any) -> list[int]:
+    if isinstance(value, str):
+        text = value.strip()
+        value = _json_list(text) if text.startswith("[") else _NUMBER_SPLIT.split(text)
+    if isinstance(value, int | float):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ValueError("numbers must be a non-empty list of integers")
+    numbers: list[int] = []
+    for v in value:
+        number = _integer(v)
+        if number is None:
+            raise ValueError(f"numbers must be integers, got {v!r}")
+        numbers.append(number)
+    return numbers
+
+
+def _integer(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"[-+]?\d+", value.strip()):
+        return int(value)
+    return None
+
+
+def _json_list(text: str) -> list[Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON list {text[:40]!r} ({exc.msg})") from None
+    if not isinstance(value, list):
+        raise ValueError(f"expected a JSON list, got {text[:40]!r}")
+    return value

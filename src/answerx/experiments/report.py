@@ -1,0 +1,580 @@
+"""Reports: what a run (or several) says about approaches and models, as data, tables and plots.
+
+:func:`build_report` turns run and item records into a :class:`Report` (plain
+pydantic data, also written as ``report.json``); the renderers only format it:
+:func:`render_terminal` (rich tables), :func:`render_markdown` and
+:func:`write_report` (``report.md``, ``report.json`` and PNG plots).
+
+Items are reported as they are stored: score them first (``score_items`` /
+``answerx score``); an item without a verdict is counted but not in accuracy.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from answerx.experiments.records import ItemRecord, RunRecord, RunStatus
+from answerx.experiments.stats import mcnemar, percentile, wilson_interval
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from rich.console import Console
+
+__all__ = [
+    "BASELINE_APPROACH",
+    "Comparison",
+    "GroupStats",
+    "Report",
+    "RunSummary",
+    "build_report",
+    "render_markdown",
+    "render_terminal",
+    "report_from_store",
+    "write_report",
+]
+
+#: The approach every other one is compared with, when a run has it.
+BASELINE_APPROACH = "none"
+
+_Pairing = tuple[str, str, int]  # (dataset, item_id, repetition): the same question asked again
+
+
+class RunSummary(BaseModel):
+    """One run in a report, with its totals."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    name: str
+    status: RunStatus
+    started_at: datetime
+    finished_at: datetime | None
+    items: int
+    errors: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None = Field(description="None (unknown) when any item has no price.")
+
+
+class GroupStats(BaseModel):
+    """Everything a report says about one approach × strategy × model of one run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    approach: str
+    strategy: str
+    provider: str
+    model: str
+    n: int = Field(description="Items answered (or failed).")
+    scored: int = Field(description="Items with a verdict (a gold answer and scoring done).")
+    correct: int
+    accuracy: float | None = Field(description="correct / scored; None when nothing is scored.")
+    ci_low: float | None = Field(description="Wilson 95% interval of the accuracy.")
+    ci_high: float | None
+    errors: int
+    cached: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None = Field(description="None (unknown) when any item has no price.")
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+    terminations: dict[str, int]
+    methods: dict[str, int] = Field(description="Extraction methods that found the answers.")
+
+    @property
+    def arm(self) -> str:
+        """``approach/strategy``: what is being compared within a model."""
+        return f"{self.approach}/{self.strategy}"
+
+    @property
+    def target(self) -> str:
+        """``provider/model``."""
+        return f"{self.provider}/{self.model}"
+
+    @property
+    def cost_per_item_usd(self) -> float | None:
+        """Mean cost of one item, None when unknown."""
+        return None if self.cost_usd is None or self.n == 0 else self.cost_usd / self.n
+
+
+class Comparison(BaseModel):
+    """Two arms on the same questions (same item, repetition, provider and model): McNemar."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["approach", "run"] = Field(
+        description="'approach': within one run against the baseline (or every pair); "
+        "'run': the same arm in a compared run against the main run."
+    )
+    provider: str
+    model: str
+    a_run_id: str
+    a: str = Field(description="The reference arm (approach/strategy).")
+    b_run_id: str
+    b: str
+    pairs: int = Field(description="Questions both arms have a verdict for.")
+    a_correct: int
+    b_correct: int
+    only_a: int = Field(description="Pairs only arm a got right.")
+    only_b: int = Field(description="Pairs only arm b got right.")
+    p_value: float = Field(description="Exact two-sided McNemar test.")
+
+    @property
+    def difference(self) -> float:
+        """Accuracy of b minus accuracy of a on the paired questions."""
+        return (self.b_correct - self.a_correct) / self.pairs if self.pairs else 0.0
+
+
+class Report(BaseModel):
+    """A report on one run, and optionally others compared with it (the first is the main run)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    runs: list[RunSummary]
+    groups: list[GroupStats]
+    comparisons: list[Comparison]
+    notes: list[str] = Field(default_factory=list, description="Caveats a reader must see.")
+
+    @property
+    def multi_run(self) -> bool:
+        """True when more than one run is reported (tables then name the run)."""
+        return len(self.runs) > 1
+
+
+def build_report(
+    run: RunRecord,
+    items: Sequence[ItemRecord],
+    *,
+    compare: Sequence[tuple[RunRecord, Sequence[ItemRecord]]] = (),
+) -> Report:
+    """Accuracy with Wilson 95% intervals, paired McNemar comparisons, breakdowns and usage.
+
+    Comparisons: within each run and model, every approach against ``none``
+    when the run has it (else every pair of approaches); with ``compare``, each
+    arm of a compared run against the same arm of ``run``. Pairs are the same
+    (dataset, item id, repetition) with a verdict on both sides.
+    """
+    runs = [(run, list(items)), *((r, list(i)) for r, i in compare)]
+    by_group: dict[tuple[str, str, str, str, str], list[ItemRecord]] = defaultdict(list)
+    for order, (record, run_items) in enumerate(runs):
+        for item in run_items:
+            if item.run_id != record.run_id:
+                raise ValueError(
+                    f"item {item.key} belongs to run {item.run_id}, not {record.run_id}"
+                )
+            by_group[(str(order), item.provider, item.model, item.approach, item.strategy)].append(
+                item
+            )
+    ordered = sorted(
+        by_group.items(),
+        key=lambda kv: (
+            int(kv[0][0]),
+            kv[0][1],
+            kv[0][2],
+            kv[0][3] != BASELINE_APPROACH,
+            kv[0][3:],
+        ),
+    )
+    groups = [_group_stats(group_items) for _, group_items in ordered]
+    comparisons = _approach_comparisons(ordered) + _run_comparisons(ordered)
+    return Report(
+        runs=[_run_summary(record, run_items) for record, run_items in runs],
+        groups=groups,
+        comparisons=comparisons,
+        notes=_notes(groups),
+    )
+
+
+class ReportStore(Protocol):
+    """The part of the results store that :func:`report_from_store` needs."""
+
+    def get_run(self, run_id: str) -> RunRecord: ...
+
+    def items(self, run_id: str) -> Iterator[ItemRecord]: ...
+
+
+def report_from_store(store: ReportStore, run_id: str, *, compare: Sequence[str] = ()) -> Report:
+    """:func:`build_report` for stored runs (``compare``: ids of runs to compare with it)."""
+    run = store.get_run(run_id)
+    others = [store.get_run(other) for other in compare]
+    return build_report(
+        run,
+        list(store.items(run.run_id)),
+        compare=[(other, list(store.items(other.run_id))) for other in others],
+    )
+
+
+def _cost(items: Iterable[ItemRecord]) -> float | None:
+    total = 0.0
+    for item in items:
+        if item.cost_usd is None:
+            return None  # one unpriced item makes the sum unknown, never an undercount
+        total += item.cost_usd
+    return total
+
+
+def _run_summary(record: RunRecord, items: Sequence[ItemRecord]) -> RunSummary:
+    return RunSummary(
+        run_id=record.run_id,
+        name=record.name,
+        status=record.status,
+        started_at=record.started_at,
+        finished_at=record.finished_at,
+        items=len(items),
+        errors=sum(item.error is not None for item in items),
+        input_tokens=sum(item.input_tokens for item in items),
+        output_tokens=sum(item.output_tokens for item in items),
+        cost_usd=_cost(items),
+    )
+
+
+def _group_stats(items: Sequence[ItemRecord]) -> GroupStats:
+    first = items[0]
+    verdicts = [item.correct for item in items if item.correct is not None]
+    correct = sum(verdicts)
+    low, high = wilson_interval(correct, len(verdicts)) if verdicts else (None, None)
+    latencies = [item.latency_s for item in items]
+    return GroupStats(
+        run_id=first.run_id,
+        approach=first.approach,
+        strategy=first.strategy,
+        provider=first.provider,
+        model=first.model,
+        n=len(items),
+        scored=len(verdicts),
+        correct=correct,
+        accuracy=correct / len(verdicts) if verdicts else None,
+        ci_low=low,
+        ci_high=high,
+        errors=sum(item.error is not None for item in items),
+        cached=sum(item.cached for item in items),
+        input_tokens=sum(item.input_tokens for item in items),
+        output_tokens=sum(item.output_tokens for item in items),
+        cost_usd=_cost(items),
+        latency_p50_s=percentile(latencies, 50),
+        latency_p95_s=percentile(latencies, 95),
+        terminations=dict(Counter(item.termination for item in items).most_common()),
+        methods=dict(Counter(item.method for item in items).most_common()),
+    )
+
+
+_Group = tuple[tuple[str, str, str, str, str], list[ItemRecord]]
+
+
+def _verdicts(items: Iterable[ItemRecord]) -> dict[_Pairing, bool]:
+    return {
+        (item.dataset, item.item_id, item.repetition): item.correct
+        for item in items
+        if item.correct is not None
+    }
+
+
+def _compare(
+    kind: Literal["approach", "run"], a: list[ItemRecord], b: list[ItemRecord]
+) -> Comparison | None:
+    va, vb = _verdicts(a), _verdicts(b)
+    shared = va.keys() & vb.keys()
+    if not shared:
+        return None
+    only_a = sum(va[k] and not vb[k] for k in shared)
+    only_b = sum(vb[k] and not va[k] for k in shared)
+    return Comparison(
+        kind=kind,
+        provider=a[0].provider,
+        model=a[0].model,
+        a_run_id=a[0].run_id,
+        a=f"{a[0].approach}/{a[0].strategy}",
+        b_run_id=b[0].run_id,
+        b=f"{b[0].approach}/{b[0].strategy}",
+        pairs=len(shared),
+        a_correct=sum(va[k] for k in shared),
+        b_correct=sum(vb[k] for k in shared),
+        only_a=only_a,
+        only_b=only_b,
+        p_value=mcnemar(only_a, only_b),
+    )
+
+
+def _approach_comparisons(groups: list[_Group]) -> list[Comparison]:
+    cells: dict[tuple[str, str, str], list[_Group]] = defaultdict(list)
+    for group in groups:
+        run, provider, model = group[0][:3]
+        cells[(run, provider, model)].append(group)
+    found: list[Comparison | None] = []
+    for cell in cells.values():
+        baselines = [g for g in cell if g[0][3] == BASELINE_APPROACH]
+        others = [g for g in cell if g[0][3] != BASELINE_APPROACH]
+        if baselines:
+            for group in others:
+                # The baseline with the same strategy, so only the approach differs.
+                same = [b for b in baselines if b[0][4] == group[0][4]]
+                found.append(_compare("approach", (same or baselines)[0][1], group[1]))
+            # Several baselines (one per strategy): the strategies themselves are compared.
+            found += [
+                _compare("approach", x[1], y[1])
+                for i, x in enumerate(baselines)
+                for y in baselines[i + 1 :]
+            ]
+        else:
+            found += [
+                _compare("approach", x[1], y[1]) for i, x in enumerate(cell) for y in cell[i + 1 :]
+            ]
+    return [c for c in found if c is not None]
+
+
+def _run_comparisons(groups: list[_Group]) -> list[Comparison]:
+    main = {key[1:]: group_items for key, group_items in groups if key[0] == "0"}
+    found = [
+        _compare("run", main[key[1:]], group_items)
+        for key, group_items in groups
+        if key[0] != "0" and key[1:] in main
+    ]
+    return [c for c in found if c is not None]
+
+
+def _notes(groups: Sequence[GroupStats]) -> list[str]:
+    notes = [] if groups else ["No items to report yet."]
+    unscored = sum(g.n - g.scored for g in groups)
+    if unscored:
+        notes.append(
+            f"{unscored} item(s) have no verdict (no gold answer, or the run is not scored yet: "
+            "`answerx score RUN_ID`); accuracy counts only items with a verdict."
+        )
+    unpriced = sorted({g.target for g in groups if g.cost_usd is None})
+    if unpriced:
+        notes.append(
+            "Cost is unknown for models without a price in config/prices.yaml: "
+            + ", ".join(unpriced)
+            + "."
+        )
+    return notes
+
+
+# --- tables shared by the terminal and Markdown renderers -------------------------------------
+
+
+class _Table(BaseModel):
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    right: set[int] = Field(default_factory=set, description="Right-aligned (numeric) columns.")
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _money(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return f"${value:.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f} s"
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _run_name(report: Report, run_id: str) -> str:
+    return next((r.name or r.run_id for r in report.runs if r.run_id == run_id), run_id)
+
+
+def _tables(report: Report) -> list[_Table]:
+    multi = report.multi_run
+    lead = ["run"] if multi else []
+
+    def head(g: GroupStats) -> list[str]:
+        return [*([_run_name(report, g.run_id)] if multi else []), g.target, g.approach, g.strategy]
+
+    tables = [
+        _Table(
+            title="Runs",
+            columns=[
+                "run",
+                "name",
+                "status",
+                "started",
+                "items",
+                "errors",
+                "tokens in/out",
+                "cost",
+            ],
+            rows=[
+                [
+                    r.run_id,
+                    r.name,
+                    r.status,
+                    r.started_at.strftime("%Y-%m-%d %H:%M"),
+                    str(r.items),
+                    str(r.errors),
+                    f"{r.input_tokens:,} / {r.output_tokens:,}",
+                    _money(r.cost_usd),
+                ]
+                for r in report.runs
+            ],
+            right={4, 5, 6, 7},
+        )
+    ]
+    base = len(lead) + 3
+    tables.append(
+        _Table(
+            title="Accuracy (Wilson 95% interval)",
+            columns=[*lead, "model", "approach", "strategy", "n", "correct", "accuracy", "95% CI"],
+            rows=[
+                [
+                    *head(g),
+                    str(g.n),
+                    f"{g.correct}/{g.scored}",
+                    _pct(g.accuracy),
+                    "–" if g.ci_low is None else f"{_pct(g.ci_low)} – {_pct(g.ci_high)}",
+                ]
+                for g in report.groups
+            ],
+            right={base, base + 1, base + 2, base + 3},
+        )
+    )
+    if report.comparisons:
+        tables.append(
+            _Table(
+                title="Paired comparisons (same questions; exact McNemar test)",
+                columns=[
+                    *("model", "a", "b", "pairs", "acc a", "acc b", "b − a"),
+                    *("only a", "only b", "p-value"),
+                ],
+                rows=[
+                    [
+                        f"{c.provider}/{c.model}",
+                        _arm(report, c.a_run_id, c.a),
+                        _arm(report, c.b_run_id, c.b),
+                        str(c.pairs),
+                        _pct(c.a_correct / c.pairs),
+                        _pct(c.b_correct / c.pairs),
+                        f"{100 * c.difference:+.1f} pts",
+                        str(c.only_a),
+                        str(c.only_b),
+                        _p(c.p_value),
+                    ]
+                    for c in report.comparisons
+                ],
+                right=set(range(3, 10)),
+            )
+        )
+    tables.append(
+        _Table(
+            title="Usage",
+            columns=[
+                *(*lead, "model", "approach", "strategy", "tokens in", "tokens out", "cost"),
+                *("cost/item", "latency p50", "latency p95", "errors", "cached"),
+            ],
+            rows=[
+                [
+                    *head(g),
+                    f"{g.input_tokens:,}",
+                    f"{g.output_tokens:,}",
+                    _money(g.cost_usd),
+                    _money(g.cost_per_item_usd),
+                    _seconds(g.latency_p50_s),
+                    _seconds(g.latency_p95_s),
+                    str(g.errors),
+                    str(g.cached),
+                ]
+                for g in report.groups
+            ],
+            right=set(range(base, base + 8)),
+        )
+    )
+    for title, field in (("Termination", "terminations"), ("Extraction method", "methods")):
+        names = list(dict.fromkeys(k for g in report.groups for k in getattr(g, field)))
+        tables.append(
+            _Table(
+                title=title,
+                columns=[*lead, "model", "approach", "strategy", *names],
+                rows=[
+                    [*head(g), *(str(getattr(g, field).get(k, 0)) for k in names)]
+                    for g in report.groups
+                ],
+                right=set(range(base, base + len(names))),
+            )
+        )
+    return tables
+
+
+def _arm(report: Report, run_id: str, arm: str) -> str:
+    return f"{arm} [{_run_name(report, run_id)}]" if report.multi_run else arm
+
+
+def render_terminal(report: Report, console: Console) -> None:
+    """Print the report as rich tables, then its notes."""
+    from rich.table import Table
+
+    for spec in _tables(report):
+        table = Table(title=spec.title, title_justify="left", header_style="bold")
+        for i, column in enumerate(spec.columns):
+            table.add_column(column, justify="right" if i in spec.right else "left")
+        for row in spec.rows:
+            table.add_row(*row)
+        console.print(table)
+    for note in report.notes:
+        console.print(f"[yellow]Note:[/] {note}", highlight=False)
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Report, *, images: Sequence[tuple[str, str]] = ()) -> str:
+    """The report as Markdown tables; ``images`` are (caption, relative path) to embed."""
+    title = " vs ".join(r.name or r.run_id for r in report.runs)
+    lines = [f"# Report: {title}", ""]
+    lines += [f"> **Note:** {note}\n" for note in report.notes]
+    for spec in _tables(report):
+        lines += [f"## {spec.title}", ""]
+        lines.append("| " + " | ".join(_cell(c) for c in spec.columns) + " |")
+        lines.append(
+            "|"
+            + "|".join("---:" if i in spec.right else "---" for i in range(len(spec.columns)))
+            + "|"
+        )
+        lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in spec.rows]
+        lines.append("")
+    for caption, path in images:
+        lines += [f"## {caption}", "", f"![{caption}]({path})", ""]
+    return "\n".join(lines)
+
+
+def write_report(report: Report, out_dir: str | Path) -> list[Path]:
+    """Write ``report.md``, ``report.json``, ``accuracy.png`` and ``accuracy_vs_cost.png``.
+
+    Returns the paths written (the directory is created if needed).
+    """
+    from answerx.experiments.plots import plot_accuracy, plot_accuracy_vs_cost
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    accuracy = plot_accuracy(report, out / "accuracy.png")
+    versus_cost = plot_accuracy_vs_cost(report, out / "accuracy_vs_cost.png")
+    markdown = out / "report.md"
+    markdown.write_text(
+        render_markdown(
+            report,
+            images=[
+                ("Accuracy by approach and model", accuracy.name),
+                ("Accuracy against cost", versus_cost.name),
+            ],
+        ),
+        encoding="utf-8",
+    )
+    data = out / "report.json"
+    data.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    return [markdown, data, accuracy, versus_cost]

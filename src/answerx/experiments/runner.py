@@ -1,0 +1,450 @@
+"""The experiment runner: every (item, target, approach, strategy, repetition) once, stored at once.
+
+:func:`run_experiment` (and ``answerx run CONFIG``) reads the datasets, opens
+the results store, and answers every unit of work with bounded concurrency:
+``config.concurrency`` units in flight overall, and per provider the
+concurrency and request/token rates of :class:`~answerx.experiments.calls.ProviderLimits`.
+Each finished unit is scored and committed at once, so a run killed at any
+moment resumes (``resume=RUN_ID``) without losing or repeating an item.
+
+A unit that fails (a provider error after every retry and fallback, a budget
+that ran out without an answer) is stored with its ``error`` or ``termination``
+and the run goes on; a resumed run retries the errored ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from rich.console import Console
+
+from answerx.agent.budget import Budget
+from answerx.agent.termination import StepLimitReached
+from answerx.errors import AnswerxError, ConfigError, redact
+from answerx.experiments.cache import ResponseCache
+from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManager, current_tally
+from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash, load_config
+from answerx.experiments.datasets import DatasetItem, load_datasets
+from answerx.experiments.prices import PriceTable, cost, load_prices
+from answerx.experiments.progress import RunProgress
+from answerx.experiments.records import ItemKey, ItemRecord, RunRecord
+from answerx.experiments.scoring import score
+from answerx.experiments.store import ResultStore
+from answerx.reasoning import StandardResponse, get_approach
+from answerx.reasoning.base import BaseReasoning
+
+__all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment"]
+
+ManagerFactory = Callable[[TargetSpec, ExperimentConfig], RunClientManager]
+
+
+class RunSummary(BaseModel):
+    """How a run (or the resumed part of it) went."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    status: str
+    db: str
+    total: int
+    skipped: int
+    done: int
+    errors: int
+    correct: int
+    scored: int
+    cache_hits: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One thing to do: ask one item of one approach, strategy and target, once."""
+
+    item: DatasetItem
+    target: TargetSpec
+    approach: str
+    strategy: str
+    repetition: int
+
+    @property
+    def key(self) -> ItemKey:
+        return (
+            self.approach,
+            self.strategy,
+            self.target.provider,
+            self.target.model,
+            self.item.uid,
+            self.repetition,
+        )
+
+
+def plan_units(config: ExperimentConfig, items: list[DatasetItem]) -> Iterator[Unit]:
+    """Every unit of the run, item by item, so a partial run covers every approach early."""
+    for repetition, item, target, approach, strategy in itertools.product(
+        range(config.repetitions), items, config.targets, config.approaches, config.strategies
+    ):
+        yield Unit(item, target, approach, strategy, repetition)
+
+
+def count_units(config: ExperimentConfig, items: list[DatasetItem]) -> int:
+    return (
+        config.repetitions
+        * len(items)
+        * len(config.targets)
+        * len(config.approaches)
+        * len(config.strategies)
+    )
+
+
+@dataclass
+class _Totals:
+    done: int = 0
+    errors: int = 0
+    correct: int = 0
+    scored: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_unknown: bool = False
+    started: float = field(default_factory=time.perf_counter)
+
+    def add(self, record: ItemRecord) -> None:
+        self.done += 1
+        self.errors += record.error is not None
+        if record.correct is not None:
+            self.scored += 1
+            self.correct += record.correct
+        self.cache_hits += record.cached
+        self.input_tokens += record.input_tokens
+        self.output_tokens += record.output_tokens
+        if record.cost_usd is None:
+            self.cost_unknown = True
+        else:
+            self.cost_usd += record.cost_usd
+
+    @property
+    def cost(self) -> float | None:
+        return None if self.cost_unknown else self.cost_usd
+
+
+class _Run:
+    """The state of one running experiment: managers, approaches, store, totals."""
+
+    def __init__(
+        self,
+        config: ExperimentConfig,
+        run: RunRecord,
+        store: ResultStore,
+        *,
+        cache: ResponseCache | None,
+        prices: PriceTable,
+        make_manager: ManagerFactory | None,
+    ) -> None:
+        self.config = config
+        self.run = run
+        self.store = store
+        self.cache = cache
+        self.prices = prices
+        self.totals = _Totals()
+        self._limits: dict[str, ProviderLimits] = {}
+        self._managers: dict[str, RunClientManager] = {}
+        self._approaches: dict[tuple[str, str, str, str], BaseReasoning[Any]] = {}
+        self._make_manager = make_manager or self._default_manager
+        limits = config.budget.model_dump().values()
+        self._budget: Budget | None = config.budget if any(v is not None for v in limits) else None
+
+    # ------------------------------------------------------------------ managers
+    def limits(self, provider: str) -> ProviderLimits:
+        if provider not in self._limits:
+            rate = self.config.rate_limits.get(provider)
+            self._limits[provider] = ProviderLimits(
+                concurrency=self.config.provider_concurrency.get(provider),
+                requests_per_minute=rate.requests_per_minute if rate else None,
+                tokens_per_minute=rate.tokens_per_minute if rate else None,
+            )
+        return self._limits[provider]
+
+    def _default_manager(self, target: TargetSpec, config: ExperimentConfig) -> RunClientManager:
+        return RunClientManager(
+            target.provider,
+            target.model,
+            base_url=target.base_url,
+            modes=target.modes,
+            max_tokens=config.max_tokens,
+            cache=self.cache,
+            limits=self.limits(target.provider),
+        )
+
+    def manager(self, target: TargetSpec) -> RunClientManager:
+        label = target.label
+        if label not in self._managers:
+            self._managers[label] = self._make_manager(target, self.config)
+        return self._managers[label]
+
+    def approach(self, unit: Unit) -> BaseReasoning[Any]:
+        key = (unit.approach, unit.strategy, unit.target.label, unit.item.task)
+        if key not in self._approaches:
+            settings: dict[str, Any] = {"temperature": self.config.temperature}
+            if self.config.max_tokens is not None:
+                settings["max_tokens"] = self.config.max_tokens
+            settings.update(self.config.approach_settings.get(unit.approach, {}))
+            self._approaches[key] = get_approach(
+                unit.approach,
+                self.manager(unit.target),
+                strategy=unit.strategy,
+                task=unit.item.task,
+                prompt_dir=self.config.prompt_dir,
+                budget=self._budget,
+                result_mode=True,
+                **settings,
+            )
+        return self._approaches[key]
+
+    # ------------------------------------------------------------------ one unit
+    async def answer(self, unit: Unit) -> ItemRecord:
+        """Ask, score and store one unit; never raises for a provider or budget failure."""
+        tally = ItemTally(repetition=unit.repetition)
+        token = current_tally().set(tally)
+        started = time.perf_counter()
+        response: StandardResponse | None = None
+        error: str | None = None
+        termination = "answer"
+        try:
+            approach = self.approach(unit)
+            item = unit.item
+            response = await approach.aexecute(
+                item.question, choices=item.choices, numbers=item.numbers
+            )
+        except StepLimitReached as exc:
+            termination = str(exc.termination)
+        except ConfigError:
+            raise  # a bad setting fails every unit alike: stop the run, say why
+        except AnswerxError as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # a bug must not lose the rest of the run
+            error = redact(f"internal error {type(exc).__name__}: {exc}")
+        finally:
+            current_tally().reset(token)
+        record = self._record(unit, response, tally, error, termination, started)
+        self.store.add_item(record)
+        self.totals.add(record)
+        return record
+
+    def _record(
+        self,
+        unit: Unit,
+        response: StandardResponse | None,
+        tally: ItemTally,
+        error: str | None,
+        termination: str,
+        started: float,
+    ) -> ItemRecord:
+        item = unit.item
+        common: dict[str, Any] = {
+            "run_id": self.run.run_id,
+            "approach": unit.approach,
+            "strategy": unit.strategy,
+            "provider": unit.target.provider,
+            "model": unit.target.model,
+            "item_id": item.uid,
+            "repetition": unit.repetition,
+            "dataset": item.dataset,
+            "task": item.task,
+            "question": item.question,
+            "gold": item.gold,
+            "choices": item.choices,
+            "numbers": item.numbers,
+            "prompt": json.dumps(tally.prompt, ensure_ascii=False) if tally.prompt else "",
+            "calls": tally.calls,
+            "cached": tally.all_cached,
+            "finished_at": datetime.now(UTC),
+        }
+        paid = tally.paid
+        price = (
+            0.0
+            if tally.all_cached
+            else self._cost(unit.target, paid.input_tokens, paid.output_tokens)
+        )
+        # One rule for every item, the same as a later `answerx score`: no answer
+        # (a failed call included) is wrong; no gold is unjudged.
+        verdict = score(
+            response.extracted_answer if response is not None else None,
+            item.gold,
+            item.task,
+            choices=item.choices,
+            numbers=item.numbers,
+        )
+        if response is None:
+            return ItemRecord(
+                **common,
+                input_tokens=paid.input_tokens,
+                output_tokens=paid.output_tokens,
+                cost_usd=price,
+                latency_s=time.perf_counter() - started,
+                termination=termination,
+                error=error,
+                correct=verdict.correct,
+                score_method=verdict.method,
+            )
+        meta = response.metadata
+        return ItemRecord(
+            **common,
+            raw_output=response.text,
+            extracted_answer=response.extracted_answer,
+            method=response.extraction.method,
+            confidence=meta.confidence,
+            stage=meta.stage,
+            mode=meta.instructor_mode,
+            attempts=meta.attempts,
+            fallbacks=meta.fallbacks,
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            cost_usd=price,
+            latency_s=response.generation_time,
+            termination=meta.termination,
+            correct=verdict.correct,
+            score_method=verdict.method,
+        )
+
+    def _cost(self, target: TargetSpec, input_tokens: int, output_tokens: int) -> float | None:
+        return cost(target.provider, target.model, input_tokens, output_tokens, prices=self.prices)
+
+
+def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:
+    if resume == "last":
+        runs = store.find_runs(digest)
+        if not runs:
+            raise ConfigError("--resume last: no earlier run of this configuration in the store")
+        run = runs[-1]
+    else:
+        run = store.get_run(resume)
+    if run.config_hash != digest:
+        raise ConfigError(
+            f"run {run.run_id} was made with a different configuration; resume it with the"
+            " same config file (only name, description, concurrency, rate limits, cache and"
+            " output may differ)"
+        )
+    return store.resume_run(run.run_id)
+
+
+async def arun_experiment(
+    config: ExperimentConfig,
+    *,
+    resume: str | None = None,
+    store: ResultStore | None = None,
+    progress: bool = False,
+    console: Console | None = None,
+    make_manager: ManagerFactory | None = None,
+    on_item: Callable[[ItemRecord], None] | None = None,
+) -> RunSummary:
+    """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`."""
+    items = load_datasets(config.datasets)
+    own_store = store is None
+    store = store or ResultStore(config.output.db)
+    cache = ResponseCache(Path(config.output.db).with_name("cache.db")) if config.cache else None
+    digest = config_hash(config)
+    if resume:
+        record = _resolve_resume(store, resume, digest)
+    else:
+        record = store.start_run(config.name, config.model_dump(mode="json"), digest)
+    done = store.done_keys(record.run_id)
+    total = count_units(config, items)
+    runner = _Run(
+        config, record, store, cache=cache, prices=load_prices(), make_manager=make_manager
+    )
+    todo = (u for u in plan_units(config, items) if u.key not in done)
+    status = "failed"
+    bar = RunProgress(total=total, skipped=len(done), enabled=progress, console=console)
+
+    async def worker() -> None:
+        for unit in todo:  # a shared generator: each worker takes the next unit
+            result = await runner.answer(unit)
+            bar.advance(runner.totals)
+            if on_item is not None:
+                on_item(result)
+
+    try:
+        with bar:
+            await asyncio.gather(*(worker() for _ in range(config.concurrency)))
+        status = "finished"
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status = "interrupted"
+        raise
+    finally:
+        store.finish_run(record.run_id, status)  # type: ignore[arg-type]
+        if cache is not None:
+            cache.close()
+        if own_store:
+            store.close()
+    t = runner.totals
+    return RunSummary(
+        run_id=record.run_id,
+        status=status,
+        db=str(config.output.db),
+        total=total,
+        skipped=len(done),
+        done=t.done,
+        errors=t.errors,
+        correct=t.correct,
+        scored=t.scored,
+        cache_hits=t.cache_hits,
+        input_tokens=t.input_tokens,
+        output_tokens=t.output_tokens,
+        cost_usd=t.cost,
+        elapsed_s=time.perf_counter() - t.started,
+    )
+
+
+def run_experiment(
+    config: ExperimentConfig | str | Path,
+    *,
+    overrides: dict[str, Any] | None = None,
+    resume: str | None = None,
+    progress: bool = False,
+    console: Console | None = None,
+    make_manager: ManagerFactory | None = None,
+) -> RunSummary:
+    """Run an experiment from a config (or a YAML path) and return its summary.
+
+    ``resume`` is a run id (or ``"last"``: the latest run of the same
+    configuration); finished items are skipped, errored ones retried. Ctrl-C
+    stops gracefully: every finished item is already stored, the run is marked
+    ``interrupted``, and ``KeyboardInterrupt`` propagates.
+
+    >>> summary = run_experiment("config/experiments/demo.yaml")   # doctest: +SKIP
+    >>> summary.run_id, summary.done, summary.correct               # doctest: +SKIP
+    ('20261121-143012-ab12', 60, 41)
+    """
+    if not isinstance(config, ExperimentConfig):
+        config = load_config(config, overrides)
+    elif overrides:
+        raise ConfigError("overrides apply to a config file; pass an updated ExperimentConfig")
+    with asyncio.Runner(loop_factory=_fast_loop()) as runner:
+        return runner.run(
+            arun_experiment(
+                config, resume=resume, progress=progress, console=console, make_manager=make_manager
+            )
+        )
+
+
+def _fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when installed (it comes with uvicorn[standard]): a run is
+    thousands of concurrent HTTP calls, where its faster socket I/O shows."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - optional
+        return None
+    return uvloop.new_event_loop

@@ -1,0 +1,609 @@
+"""The results store: experiment runs and their items in one SQLite file (``runs/answerx.db``).
+
+Why SQLite: one file, no server, and every finished item committed at once, so
+a run killed at any moment (even ``kill -9``) keeps everything it finished and
+resumes where it stopped.
+
+- **WAL mode** with ``synchronous=NORMAL``: readers (a report, the service) never
+  block the writer, and a commit survives the process dying; only an OS crash
+  or power loss may lose the last commits.
+- **Schema versioned** with ``PRAGMA user_version`` and append-only migrations
+  (:data:`MIGRATIONS`), applied when a store is opened.
+- **One row per item key** (run, approach, strategy, provider, model, item id,
+  repetition). :meth:`ResultStore.add_item` never duplicates: adding a key that
+  already finished is ignored, and adding a key whose stored row has an
+  ``error`` replaces that row. So a resumed run skips :meth:`ResultStore.done_keys`
+  (finished *without* error) and retries errored items, whose new result then
+  takes the old one's place.
+- **Threads**: one connection per store, opened with ``check_same_thread=False``
+  and guarded by a lock, so an asyncio runner (one thread) and a web service
+  (a thread pool) can both share one store. For parallel writers, open one
+  store per process: SQLite serialises them (``busy_timeout``).
+
+``error`` texts pass through :func:`answerx.errors.redact` before they are
+written, so an API key quoted in a provider's error message never reaches the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, cast
+
+from answerx import __version__
+from answerx.errors import ConfigError, redact
+from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
+
+__all__ = [
+    "DEFAULT_DB",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "ExportFormat",
+    "ResultStore",
+    "ScoreUpdate",
+    "new_run_id",
+]
+
+DEFAULT_DB = Path("runs/answerx.db")
+
+ExportFormat = Literal["csv", "jsonl", "parquet"]
+
+#: (item key, correct, score method): one scoring result for :meth:`ResultStore.update_scores`.
+ScoreUpdate = tuple[ItemKey, bool | None, str | None]
+
+_KEY_COLUMNS = ("approach", "strategy", "provider", "model", "item_id", "repetition")
+_ITEM_COLUMNS: tuple[str, ...] = tuple(ItemRecord.model_fields)
+_RUN_COLUMNS: tuple[str, ...] = tuple(RunRecord.model_fields)
+_JSON_COLUMNS = frozenset({"choices", "numbers"})
+_BOOL_COLUMNS = frozenset({"cached", "correct"})
+_TIME_COLUMNS = frozenset({"finished_at", "started_at"})
+_SUFFIX_FORMATS: Mapping[str, ExportFormat] = {
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+}
+_PAGE = 500  # rows read per query when iterating items
+_BUSY_TIMEOUT_MS = 10_000
+
+_M001 = """
+CREATE TABLE runs (
+    run_id          TEXT PRIMARY KEY,
+    name            TEXT NOT NULL,
+    config          TEXT NOT NULL,          -- JSON: the validated run configuration
+    config_hash     TEXT NOT NULL,
+    answerx_version TEXT NOT NULL,
+    started_at      TEXT NOT NULL,          -- ISO 8601, UTC
+    finished_at     TEXT,
+    status          TEXT NOT NULL
+);
+CREATE INDEX runs_config_hash ON runs (config_hash);
+CREATE TABLE items (
+    id               INTEGER PRIMARY KEY,   -- insertion order
+    run_id           TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    approach         TEXT NOT NULL,
+    strategy         TEXT NOT NULL,
+    provider         TEXT NOT NULL,
+    model            TEXT NOT NULL,
+    item_id          TEXT NOT NULL,
+    repetition       INTEGER NOT NULL,
+    dataset          TEXT NOT NULL,
+    task             TEXT NOT NULL,
+    question         TEXT NOT NULL,
+    gold             TEXT,
+    choices          TEXT,                  -- JSON list
+    numbers          TEXT,                  -- JSON list
+    prompt           TEXT NOT NULL,         -- JSON: the first request's messages
+    raw_output       TEXT NOT NULL,
+    extracted_answer TEXT,
+    method           TEXT NOT NULL,
+    confidence       REAL NOT NULL,
+    stage            TEXT,
+    mode             TEXT,
+    attempts         INTEGER NOT NULL,
+    fallbacks        INTEGER NOT NULL,
+    calls            INTEGER NOT NULL,
+    input_tokens     INTEGER NOT NULL,
+    output_tokens    INTEGER NOT NULL,
+    cost_usd         REAL,                  -- NULL: the model has no price
+    latency_s        REAL NOT NULL,
+    termination      TEXT NOT NULL,
+    error            TEXT,
+    cached           INTEGER NOT NULL,      -- 0/1
+    correct          INTEGER,               -- 0/1, NULL until scored
+    score_method     TEXT,
+    finished_at      TEXT
+);
+CREATE UNIQUE INDEX items_key
+    ON items (run_id, approach, strategy, provider, model, item_id, repetition);
+"""
+
+#: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
+MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_runs_and_items", _M001),)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A short, sortable run id: UTC time and 4 random hex digits (``20261121-143012-ab12``)."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def _utc_iso(value: datetime) -> str:
+    # Naive datetimes are taken as UTC; everything is stored in UTC.
+    aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return aware.isoformat()
+
+
+def _to_sql(column: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if column in _JSON_COLUMNS:
+        return json.dumps(value)
+    if column in _BOOL_COLUMNS:
+        return int(bool(value))
+    if column in _TIME_COLUMNS:
+        return _utc_iso(value)
+    return value
+
+
+def _from_sql(column: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if column in _JSON_COLUMNS:
+        return json.loads(value)
+    if column in _BOOL_COLUMNS:
+        return bool(value)
+    if column in _TIME_COLUMNS:
+        return datetime.fromisoformat(value)
+    return value
+
+
+class ResultStore:
+    """Experiment runs and items in a SQLite file; see the module docstring for guarantees.
+
+    >>> with ResultStore(":memory:") as store:
+    ...     run = store.start_run("demo", {"approaches": ["none"]}, "0" * 64)
+    ...     store.get_run(run.run_id).status
+    'running'
+    """
+
+    def __init__(self, path: str | Path = DEFAULT_DB) -> None:
+        self.path = Path(path)
+        in_memory = str(path) == ":memory:"
+        if not in_memory:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(
+                str(path),
+                timeout=_BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,  # autocommit: each statement commits; BEGIN when grouped
+                check_same_thread=False,  # shared across threads under self._lock
+            )
+            self._db.row_factory = sqlite3.Row
+            self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            if not in_memory:
+                self._set_wal()
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"cannot open results store {str(path)!r}: {exc}") from None
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def _set_wal(self) -> None:
+        # Switching a new file to WAL needs an exclusive lock, and SQLite answers
+        # "locked" at once (no busy handler) while another process is creating the
+        # same file, e.g. a report opened while a run starts: retry for a while.
+        deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def journal_mode(self) -> str:
+        """SQLite's journal mode for this file (``wal`` for a file store)."""
+        with self._lock:
+            return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        if self.schema_version == SCHEMA_VERSION:
+            return  # the usual case: no write lock taken, so readers open freely
+        with self._lock, self._transaction():  # one process migrates; the others wait
+            version = self.schema_version  # again, inside the lock
+            if version > SCHEMA_VERSION:
+                raise ConfigError(
+                    f"results store {str(self.path)!r} has schema version {version}, "
+                    f"newer than this answerx ({__version__}) knows ({SCHEMA_VERSION}): "
+                    "upgrade answerx"
+                )
+            for _name, sql in MIGRATIONS[version:]:
+                # Statement by statement: executescript() would COMMIT the open transaction.
+                for statement in sql.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # --- runs --------------------------------------------------------------------------
+
+    def create_run(self, record: RunRecord) -> RunRecord:
+        """Store a new run; a run id already in the store raises ConfigError."""
+        values = record.model_dump()
+        values["config"] = json.dumps(values["config"], sort_keys=True)
+        row = [_to_sql(c, values[c]) if c != "config" else values[c] for c in _RUN_COLUMNS]
+        with self._lock:
+            try:
+                self._db.execute(
+                    f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(_RUN_COLUMNS))})",
+                    row,
+                )
+            except sqlite3.IntegrityError:
+                raise ConfigError(f"a run with id {record.run_id!r} already exists") from None
+        return record
+
+    def start_run(
+        self, name: str, config: Mapping[str, Any], config_hash: str, *, run_id: str | None = None
+    ) -> RunRecord:
+        """Create a ``running`` run with a fresh id, now, and this answerx's version."""
+        for _ in range(5):  # a fresh id collides only within the same second, rarely
+            record = RunRecord(
+                run_id=run_id or new_run_id(),
+                name=name,
+                config=dict(config),
+                config_hash=config_hash,
+                answerx_version=__version__,
+                started_at=datetime.now(UTC),
+            )
+            try:
+                return self.create_run(record)
+            except ConfigError:
+                if run_id is not None:
+                    raise
+        raise ConfigError("could not find a free run id")  # pragma: no cover - 5 collisions
+
+    def get_run(self, run_id: str) -> RunRecord:
+        """The run ``run_id``, or the only run whose id starts with it; else ConfigError."""
+        with self._lock:
+            row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None and run_id:
+                matches = self._db.execute(
+                    "SELECT * FROM runs WHERE substr(run_id, 1, ?) = ? ORDER BY run_id",
+                    (len(run_id), run_id),
+                ).fetchall()
+                if len(matches) > 1:
+                    ids = ", ".join(m["run_id"] for m in matches[:10])
+                    raise ConfigError(f"run id {run_id!r} is ambiguous: it starts {ids}")
+                row = matches[0] if matches else None
+        if row is None:
+            raise ConfigError(
+                f"no run {run_id!r} in {self.path}; `answerx runs list` shows the runs there"
+            )
+        return self._run_from_row(row)
+
+    def list_runs(self) -> list[RunRecord]:
+        """Every run, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM runs ORDER BY started_at DESC, run_id DESC"
+            ).fetchall()
+        return [self._run_from_row(row) for row in rows]
+
+    def latest_run(self) -> RunRecord | None:
+        """The most recently started run, or None in an empty store."""
+        runs = self.list_runs()
+        return runs[0] if runs else None
+
+    def find_runs(self, config_hash: str) -> list[RunRecord]:
+        """The runs made with this config hash, newest first (to resume "the same config")."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM runs WHERE config_hash = ? ORDER BY started_at DESC, run_id DESC",
+                (config_hash,),
+            ).fetchall()
+        return [self._run_from_row(row) for row in rows]
+
+    def finish_run(self, run_id: str, status: RunStatus = "finished") -> RunRecord:
+        """Record how a run ended (``finished``, ``interrupted``, ``failed``) and when."""
+        finished = None if status == "running" else _utc_iso(datetime.now(UTC))
+        self._update_run(run_id, status, finished)
+        return self.get_run(run_id)
+
+    def resume_run(self, run_id: str) -> RunRecord:
+        """Mark a run as ``running`` again (its end time cleared) before resuming it."""
+        self._update_run(run_id, "running", None)
+        return self.get_run(run_id)
+
+    def _update_run(self, run_id: str, status: str, finished_at: str | None) -> None:
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                (status, finished_at, run_id),
+            )
+        if cursor.rowcount == 0:
+            self.get_run(run_id)  # raises the "no run" error
+
+    def delete_run(self, run_id: str) -> int:
+        """Delete a run and all its items; returns the number of items deleted."""
+        run_id = self.get_run(run_id).run_id
+        with self._lock, self._transaction():
+            deleted = self._db.execute("DELETE FROM items WHERE run_id = ?", (run_id,)).rowcount
+            self._db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+        return int(deleted)
+
+    @staticmethod
+    def _run_from_row(row: sqlite3.Row) -> RunRecord:
+        values = {c: _from_sql(c, row[c]) for c in _RUN_COLUMNS}
+        values["config"] = json.loads(row["config"])
+        return RunRecord.model_validate(values)
+
+    # --- items -------------------------------------------------------------------------
+
+    def add_item(self, item: ItemRecord) -> bool:
+        """Store one finished item, committed at once. Never duplicates a key.
+
+        Returns True when the item was written: a new key, or a key whose stored
+        row has an error (a retry replaces it). Returns False, writing nothing,
+        when the key already finished without error.
+        """
+        with self._lock:
+            return self._upsert(item) > 0
+
+    def add_items(self, items: Iterable[ItemRecord]) -> int:
+        """Store several items in one transaction (same rules as :meth:`add_item`);
+        returns how many were written."""
+        written = 0
+        with self._lock, self._transaction():
+            for item in items:
+                written += self._upsert(item)
+        return written
+
+    def _upsert(self, item: ItemRecord) -> int:
+        values = item.model_dump()
+        if values["error"] is not None:
+            values["error"] = redact(values["error"])
+        columns = ", ".join(_ITEM_COLUMNS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _ITEM_COLUMNS)
+        try:
+            cursor = self._db.execute(
+                f"INSERT INTO items ({columns}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))}) "
+                f"ON CONFLICT (run_id, {', '.join(_KEY_COLUMNS)}) "
+                f"DO UPDATE SET {updates} WHERE items.error IS NOT NULL",
+                [_to_sql(c, values[c]) for c in _ITEM_COLUMNS],
+            )
+        except sqlite3.IntegrityError as exc:
+            if "FOREIGN KEY" in str(exc):
+                raise ConfigError(f"no run {item.run_id!r}: create the run first") from None
+            raise
+        return int(cursor.rowcount)
+
+    def done_keys(self, run_id: str) -> set[ItemKey]:
+        """The keys of the run's items that finished without error (to skip on resume)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {', '.join(_KEY_COLUMNS)} FROM items WHERE run_id = ? AND error IS NULL",
+                (run_id,),
+            ).fetchall()
+        return {cast(ItemKey, tuple(row)) for row in rows}
+
+    def items(self, run_id: str, **filters: Any) -> Iterator[ItemRecord]:
+        """The run's items in the order they were stored, optionally filtered.
+
+        Each filter is an :class:`ItemRecord` field: ``approach="none"``,
+        ``correct=None`` (unscored), ``provider=["openai", "anthropic"]`` (any of).
+        Rows are read a page at a time, so a large run iterates in flat memory.
+        """
+        where, params = self._where(run_id, filters)
+        last = 0
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT * FROM items WHERE {where} AND id > ? ORDER BY id LIMIT {_PAGE}",
+                    [*params, last],
+                ).fetchall()
+            for row in rows:
+                yield self._item_from_row(row)
+            if len(rows) < _PAGE:
+                return
+            last = rows[-1]["id"]
+
+    def count_items(self, run_id: str, **filters: Any) -> int:
+        """How many of the run's items match the filters (as in :meth:`items`)."""
+        where, params = self._where(run_id, filters)
+        with self._lock:
+            return int(
+                self._db.execute(f"SELECT COUNT(*) FROM items WHERE {where}", params).fetchone()[0]
+            )
+
+    def update_scores(self, run_id: str, scores: Iterable[ScoreUpdate]) -> int:
+        """Set ``correct`` and ``score_method`` for items by key, in one transaction;
+        returns the number of items updated (keys not in the run are skipped)."""
+        updated = 0
+        sql = "UPDATE items SET correct = ?, score_method = ? WHERE run_id = ? AND " + " AND ".join(
+            f"{c} = ?" for c in _KEY_COLUMNS
+        )
+        with self._lock, self._transaction():
+            for key, correct, method in scores:
+                cursor = self._db.execute(sql, (_to_sql("correct", correct), method, run_id, *key))
+                updated += cursor.rowcount
+        return updated
+
+    def _where(self, run_id: str, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
+        clauses, params = ["run_id = ?"], [run_id]
+        for name, value in filters.items():
+            if name not in _ITEM_COLUMNS or name == "run_id":
+                raise ConfigError(
+                    f"cannot filter items by {name!r}; filter by one of: "
+                    + ", ".join(c for c in _ITEM_COLUMNS if c != "run_id")
+                )
+            if value is None:
+                clauses.append(f"{name} IS NULL")
+            elif isinstance(value, list | tuple | set | frozenset):
+                values = list(value)
+                clauses.append(f"{name} IN ({', '.join('?' * len(values))})" if values else "0")
+                params.extend(_to_sql(name, v) for v in values)
+            else:
+                clauses.append(f"{name} = ?")
+                params.append(_to_sql(name, value))
+        return " AND ".join(clauses), params
+
+    @staticmethod
+    def _item_from_row(row: sqlite3.Row) -> ItemRecord:
+        return ItemRecord.model_validate({c: _from_sql(c, row[c]) for c in _ITEM_COLUMNS})
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    # --- export ------------------------------------------------------------------------
+
+    def export(self, run_id: str, path: str | Path, format: ExportFormat | None = None) -> int:
+        """Write the run's items to ``path`` as CSV, JSONL or Parquet; returns the row count.
+
+        The format defaults to the file's suffix (``.csv``, ``.jsonl``, ``.parquet``).
+        Columns are the :class:`ItemRecord` fields. In CSV, lists are JSON, booleans
+        ``true``/``false`` and missing values empty; in JSONL each line is an
+        ItemRecord (``ItemRecord.model_validate_json`` reads it back); Parquet keeps
+        the types (lists, booleans, UTC timestamps).
+        """
+        target = Path(path)
+        fmt = format or _SUFFIX_FORMATS.get(target.suffix.lower())
+        if fmt not in ("csv", "jsonl", "parquet"):
+            raise ConfigError(
+                f"cannot tell the export format of {str(target)!r}: "
+                "use a .csv, .jsonl or .parquet file or give the format"
+            )
+        run_id = self.get_run(run_id).run_id
+        target.parent.mkdir(parents=True, exist_ok=True)
+        rows = self.items(run_id)
+        if fmt == "csv":
+            return _export_csv(rows, target)
+        if fmt == "jsonl":
+            return _export_jsonl(rows, target)
+        return _export_parquet(rows, target)
+
+
+class _Transaction:
+    """BEGIN … COMMIT, or ROLLBACK when the block raises (the connection is in autocommit)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
+
+def _csv_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return json.dumps(value)
+    if isinstance(value, datetime):
+        return _utc_iso(value)
+    return str(value)
+
+
+def _export_csv(rows: Iterable[ItemRecord], target: Path) -> int:
+    count = 0
+    with target.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(_ITEM_COLUMNS)
+        for item in rows:
+            writer.writerow([_csv_cell(getattr(item, c)) for c in _ITEM_COLUMNS])
+            count += 1
+    return count
+
+
+def _export_jsonl(rows: Iterable[ItemRecord], target: Path) -> int:
+    count = 0
+    with target.open("w", encoding="utf-8") as f:
+        for item in rows:
+            f.write(item.model_dump_json() + "\n")
+            count += 1
+    return count
+
+
+def _parquet_schema() -> Any:
+    import pyarrow as pa
+
+    types: dict[str, Any] = {
+        "repetition": pa.int64(),
+        "choices": pa.list_(pa.string()),
+        "numbers": pa.list_(pa.int64()),
+        "confidence": pa.float64(),
+        "attempts": pa.int64(),
+        "fallbacks": pa.int64(),
+        "calls": pa.int64(),
+        "input_tokens": pa.int64(),
+        "output_tokens": pa.int64(),
+        "cost_usd": pa.float64(),
+        "latency_s": pa.float64(),
+        "cached": pa.bool_(),
+        "correct": pa.bool_(),
+        "finished_at": pa.timestamp("us", tz="UTC"),
+    }
+    return pa.schema([(c, types.get(c, pa.string())) for c in _ITEM_COLUMNS])
+
+
+def _export_parquet(rows: Iterable[ItemRecord], target: Path) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = _parquet_schema()
+    count = 0
+    batch: list[dict[str, Any]] = []
+    with pq.ParquetWriter(target, schema) as writer:
+        for item in rows:
+            batch.append(item.model_dump())
+            if len(batch) >= _PAGE:
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                count, batch = count + len(batch), []
+        # Always one write, so even an empty run gives a file with the schema.
+        writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+        count += len(batch)
+    return count

@@ -1,0 +1,242 @@
+"""The experiment runner against the fake provider server: runs, resumes, cache, errors."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from runner_helpers import GoldModel, write_config
+
+from answerx.errors import ConfigError
+from answerx.experiments.config import load_config
+from answerx.experiments.runner import run_experiment
+from answerx.experiments.store import ResultStore
+from answerx.testing import FakeProviderServer, Reply
+
+
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CO_API_KEY"):
+        monkeypatch.setenv(name, "sk-test-runner-key")
+    monkeypatch.delenv("ANSWERX_PROMPT_DIR", raising=False)
+
+
+def test_three_approaches_on_two_providers_are_stored_scored_and_costed(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel(wrong=frozenset({"arith-02"})))
+    path = write_config(
+        tmp_path / "run.yaml",
+        fake_provider.openai_base_url,
+        approaches=["none", "chain_of_thought", "reasoning_as_planning"],
+        targets=[
+            {
+                "provider": "openai",
+                "model": "gpt-4o-mini",
+                "base_url": fake_provider.openai_base_url,
+            },
+            {
+                "provider": "anthropic",
+                "model": "claude-test",
+                "base_url": fake_provider.anthropic_base_url,
+            },
+        ],
+    )
+    config = load_config(path)
+    summary = run_experiment(config)
+
+    assert summary.status == "finished"
+    assert summary.done == summary.total == 4 * 3 * 2
+    assert summary.errors == 0
+    assert (summary.correct, summary.scored) == (24 - 6, 24)  # arith-02 wrong everywhere
+    assert summary.cost_usd is None  # claude-test has no price: unknown, never zero
+
+    with ResultStore(config.output.db) as store:
+        run = store.get_run(summary.run_id)
+        items = list(store.items(run.run_id))
+    assert run.status == "finished"
+    assert Counter((i.provider, i.approach) for i in items) == {
+        (p, a): 4
+        for p in ("openai", "anthropic")
+        for a in ("none", "chain_of_thought", "reasoning_as_planning")
+    }
+    one = next(i for i in items if i.provider == "openai" and i.item_id == "arithmetic/arith-01")
+    assert one.extracted_answer == "26" and one.correct is True
+    assert one.mode == "tools" and one.calls == 1
+    assert (one.input_tokens, one.output_tokens) == (40, 10)
+    assert one.cost_usd is not None and one.cost_usd > 0  # gpt-4o-mini is in the price table
+    assert "A baker fills 7 trays" in one.prompt
+    claude = [i for i in items if i.model == "claude-test"]
+    assert all(i.cost_usd is None for i in claude)
+
+
+def test_a_rerun_of_the_same_config_is_served_from_the_cache(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel())
+    config = load_config(write_config(tmp_path / "run.yaml", fake_provider.openai_base_url))
+    first = run_experiment(config)
+    requests = len(fake_provider.requests)
+    second = run_experiment(config)
+    assert len(fake_provider.requests) == requests  # nothing asked again
+    assert second.run_id != first.run_id
+    assert second.cache_hits == second.done == 8
+    assert second.cost_usd == 0.0
+    assert second.correct == first.correct == 8
+
+
+def test_no_cache_asks_again(fake_provider: FakeProviderServer, tmp_path: Path) -> None:
+    fake_provider.set_default(GoldModel())
+    path = write_config(tmp_path / "run.yaml", fake_provider.openai_base_url, cache=False)
+    run_experiment(load_config(path))
+    run_experiment(load_config(path))
+    assert len(fake_provider.requests) == 16
+
+
+def test_resume_skips_finished_items_and_retries_failed_ones(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    model = GoldModel()
+    failing = {"arith-03"}
+
+    def flaky(request):  # type: ignore[no-untyped-def]
+        if any(q.id in failing and q.question in str(request.messages) for q in model.items):
+            return Reply.error(400, "bad request for this item")
+        return model(request)
+
+    fake_provider.set_default(flaky)
+    config = load_config(write_config(tmp_path / "run.yaml", fake_provider.openai_base_url))
+    first = run_experiment(config)
+    assert first.errors == 2  # arith-03 for both approaches
+    with ResultStore(config.output.db) as store:
+        errored = [i for i in store.items(first.run_id) if i.error]
+    assert errored and all("bad request" in (i.error or "") for i in errored)
+
+    failing.clear()
+    fake_provider.requests.clear()
+    resumed = run_experiment(config, resume=first.run_id)
+    assert resumed.run_id == first.run_id
+    assert (resumed.skipped, resumed.done, resumed.errors) == (6, 2, 0)
+    with ResultStore(config.output.db) as store:
+        items = list(store.items(first.run_id))
+        assert store.get_run(first.run_id).status == "finished"
+    assert len(items) == 8 and all(i.error is None for i in items)
+
+
+def test_resume_refuses_a_different_configuration(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel())
+    path = write_config(tmp_path / "run.yaml", fake_provider.openai_base_url)
+    first = run_experiment(load_config(path))
+    other = load_config(path, {"approaches": ["none"]})
+    with pytest.raises(ConfigError, match="different configuration"):
+        run_experiment(other, resume=first.run_id)
+
+
+def test_an_unauthorised_provider_is_recorded_without_the_key(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(Reply.unauthorized())
+    config = load_config(write_config(tmp_path / "run.yaml", fake_provider.openai_base_url))
+    summary = run_experiment(config)
+    assert summary.errors == summary.done == 8
+    with ResultStore(config.output.db) as store:
+        items = list(store.items(summary.run_id))
+    assert all("OPENAI_API_KEY" in (i.error or "") for i in items)
+    assert not any("sk-test-runner-key" in i.model_dump_json() for i in items)
+
+
+def _wait_for_items(db: Path, at_least: int, timeout: float = 60.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if db.exists():
+            with ResultStore(db) as store:
+                runs = store.list_runs()
+                if runs and (n := store.count_items(runs[-1].run_id)) >= at_least:
+                    return n
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {at_least} items stored within {timeout} s")
+
+
+def _start_run(config_path: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-runner-key", "COLUMNS": "100"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "answerx.cli", "run", str(config_path), "-q", "--no-report"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.mark.slow
+def test_kill_9_in_the_middle_then_resume_loses_and_duplicates_nothing(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel(delay=0.15))
+    path = write_config(
+        tmp_path / "run.yaml",
+        fake_provider.openai_base_url,
+        datasets=[{"sample": "arithmetic", "limit": 10}],
+        concurrency=2,
+    )
+    config = load_config(path)
+    process = _start_run(path)
+    try:
+        stored = _wait_for_items(Path(config.output.db), 4)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+
+    with ResultStore(config.output.db) as store:
+        (run,) = store.list_runs()
+        before = {i.key for i in store.items(run.run_id)}
+    assert run.status == "running"  # killed: nobody marked it
+    assert stored <= len(before) < 20
+
+    summary = run_experiment(config, resume=run.run_id)
+    assert summary.skipped == len(before)
+    assert summary.skipped + summary.done == summary.total == 20
+    with ResultStore(config.output.db) as store:
+        items = list(store.items(run.run_id))
+        assert store.get_run(run.run_id).status == "finished"
+    keys = [i.key for i in items]
+    assert len(keys) == len(set(keys)) == 20  # nothing lost, nothing twice
+    assert all(i.correct for i in items)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_gracefully_and_keeps_the_finished_items(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel(delay=0.15))
+    path = write_config(
+        tmp_path / "run.yaml",
+        fake_provider.openai_base_url,
+        datasets=[{"sample": "arithmetic", "limit": 10}],
+        concurrency=2,
+    )
+    config = load_config(path)
+    process = _start_run(path)
+    try:
+        _wait_for_items(Path(config.output.db), 3)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert b"--resume last" in err
+    with ResultStore(config.output.db) as store:
+        (run,) = store.list_runs()
+        assert run.status == "interrupted"
+        kept = store.count_items(run.run_id)
+    assert 3 <= kept < 20
+    summary = run_experiment(config, resume="last")
+    assert summary.skipped == kept and summary.skipped + summary.done == 20

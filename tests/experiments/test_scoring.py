@@ -1,0 +1,379 @@
+"""Scoring: one deterministic verdict per task, the same on any thread, never a crash."""
+
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from answerx.errors import ConfigError
+from answerx.experiments.records import ItemRecord, RunRecord
+from answerx.experiments.scoring import (
+    ScoreResult,
+    _MathWorker,
+    check_game24,
+    infer_task,
+    normalize_text,
+    score,
+    score_items,
+    score_run,
+)
+from answerx.experiments.store import ResultStore
+
+CHOICES = ["Mercury", "Venus", "Earth", "Mars"]
+
+
+def verdict(correct: bool | None, method: str) -> ScoreResult:
+    return ScoreResult(correct=correct, method=method)  # type: ignore[arg-type]
+
+
+MATH = [
+    # (predicted, gold, correct)
+    (r"\frac{1}{2}", "0.5", True),
+    ("0.5", r"\frac{1}{2}", True),
+    (r"\dfrac{3}{4}", "0.75", True),
+    ("x=2", "2", True),
+    ("x = 2", "2", True),
+    (r"\boxed{2}", "2", True),
+    ("The answer is $2$.", "2", True),
+    (r"\{2, 1\}", r"\{1,2\}", True),
+    ("3,2", "2,3", True),  # an unordered answer list is a set
+    ("(0, 1]", "(0,1]", True),
+    ("(0,1]", "[0,1)", False),
+    (r"\frac{\sqrt2}{2}", r"\sqrt{2}/2", True),
+    ("(x+1)^2", "x^2+2x+1", True),
+    ("3.14159265358979", r"\pi", True),
+    ("50%", r"\frac{1}{2}", True),
+    ("3", "4", False),
+    ("x=3", "2", False),
+    ("1000", "1,000", True),
+]
+
+
+@pytest.mark.parametrize(("predicted", "gold", "correct"), MATH)
+def test_math_answers_are_compared_by_math_verify(predicted: str, gold: str, correct: bool) -> None:
+    assert score(predicted, gold, "math") == verdict(correct, "math_verify")
+
+
+def test_math_gold_that_math_verify_cannot_read_is_compared_as_text() -> None:
+    assert score("Paris", "Paris", "math").correct is True
+    assert score("", "", "math").method == "no_gold"
+
+
+NUMERIC = [
+    ("26", "26", True),
+    ("$1,234.50", "1234.5", True),
+    ("1234.5", "$1,234.50", True),
+    ("12 dollars", "12", True),
+    ("50%", "50", True),
+    ("1/2", "0.5", True),
+    (r"\frac{3}{4}", "0.75", True),
+    ("-3", "−3", True),
+    ("6.0", "6", True),
+    ("x = 7", "7", True),
+    ("0.3333333", "1/3", True),  # within the default 1e-6 tolerance
+    ("0.33", "1/3", False),
+    ("1000001", "1000000", True),  # relative: 1e-6 of a million is 1
+    ("1000002", "1000000", False),
+    ("25", "26", False),
+    ("twenty-six", "26", False),
+    ("1/0", "1", False),
+]
+
+
+@pytest.mark.parametrize(("predicted", "gold", "correct"), NUMERIC)
+def test_numbers_match_within_tolerance(predicted: str, gold: str, correct: bool) -> None:
+    assert score(predicted, gold, "numeric") == verdict(correct, "numeric")
+
+
+def test_a_wider_tolerance_accepts_a_rounded_answer() -> None:
+    assert score("0.33", "1/3", "numeric", tolerance=0.01).correct is True
+
+
+CHOICE = [
+    ("B", "B", True, "choice_letter"),
+    ("(B)", "B", True, "choice_letter"),
+    ("B.", "B", True, "choice_letter"),
+    ("b", "B", True, "choice_letter"),
+    ("(B) Venus", "B", True, "choice_letter"),
+    ("Option B", "B", True, "choice_letter"),
+    ("C", "B", False, "choice_letter"),
+    ("Venus", "B", True, "choice_text"),
+    ("venus", "B", True, "choice_text"),
+    ("Earth", "B", False, "choice_text"),
+    ("B", "Venus", True, "choice_letter"),  # a gold answer given as the option's text
+    ("A bit of both", "A", False, "choice_letter"),  # prose, not the letter A
+    ("Pluto", "B", False, "choice_letter"),
+]
+
+
+@pytest.mark.parametrize(("predicted", "gold", "correct", "method"), CHOICE)
+def test_choices_match_by_letter_or_option_text(
+    predicted: str, gold: str, correct: bool, method: str
+) -> None:
+    result = score(predicted, gold, "multiple_choice", choices=CHOICES)
+    assert result == verdict(correct, method)
+
+
+BOOLEAN = [
+    ("yes", "yes", True),
+    ("Yes, because the sum is even.", "yes", True),
+    ("True", "yes", True),
+    ("no", "False", True),
+    ("incorrect", "no", True),
+    ("no", "yes", False),
+    ("maybe", "yes", False),
+    ("nothing", "no", False),
+]
+
+
+@pytest.mark.parametrize(("predicted", "gold", "correct"), BOOLEAN)
+def test_booleans_match_in_any_spelling(predicted: str, gold: str, correct: bool) -> None:
+    assert score(predicted, gold, "boolean") == verdict(correct, "boolean")
+
+
+TEXT = [
+    ("Paris", "paris", True),
+    ("The Eiffel Tower!", "eiffel tower", True),
+    ("  an   apple ", "Apple", True),
+    ("The answer is Paris.", "Paris", True),
+    ("Lyon", "Paris", False),
+    ("Paris, France", "Paris", False),
+]
+
+
+@pytest.mark.parametrize(("predicted", "gold", "correct"), TEXT)
+def test_text_matches_after_squad_normalisation(predicted: str, gold: str, correct: bool) -> None:
+    assert score(predicted, gold, "text") == verdict(correct, "text")
+
+
+def test_normalize_text_drops_case_punctuation_articles_and_extra_spaces() -> None:
+    assert normalize_text("  The  Quick, brown FOX! ") == "quick brown fox"
+
+
+GAME24 = [
+    ("(7 - 8 / 8) * 4", [4, 7, 8, 8], True),
+    ("4 * (7 - 8 / 8) = 24", [4, 7, 8, 8], True),
+    ("8 / (3 - 8 / 3)", [3, 3, 8, 8], True),  # needs exact fractions: 8 / (1/3)
+    ("12 / (3 - 5 / 2)", [2, 3, 5, 12], True),
+    ("(4 × 6) × (1 ÷ 1)", [1, 1, 4, 6], True),
+    ("1 * 2 * 3 * 4", [1, 2, 3, 4], True),
+    ("1 + 2 + 3 + 4", [1, 2, 3, 4], False),  # 10, not 24
+    ("(7 - 8 / 8) * 4", [4, 7, 8, 9], False),  # wrong numbers
+    ("4 * 6", [4, 6, 6, 1], False),  # numbers left out
+    ("6 * 4 * 1 * 1 * 1", [1, 1, 4, 6], False),  # a number used twice
+    ("24", [1, 2, 3, 4], False),
+    ("8 / (3 - 3) + 8", [3, 3, 8, 8], False),  # division by zero
+    ("2 ** 4 + 8", [2, 4, 8], False),  # powers are not allowed
+    ("-(1 - 5) * 6 * 1", [1, 5, 6, 1], False),
+    ("__import__('os').system('true')", [1, 2, 3, 4], False),
+    ("().__class__.__bases__[0]", [1, 2, 3, 4], False),
+    ("(" * 5000 + "1" + ")" * 5000, [1], False),
+    ("1 + " * 10_000 + "1", [1] * 10_001, False),
+    ("", [1, 2, 3, 4], False),
+]
+
+
+@pytest.mark.parametrize(("expression", "numbers", "valid"), GAME24)
+def test_game24_uses_each_number_once_and_makes_24(
+    expression: str, numbers: list[int], valid: bool
+) -> None:
+    assert check_game24(expression, numbers) is valid
+    result = score(expression, None, "game24", numbers=numbers)
+    assert result.correct is (valid if expression else False)
+
+
+def test_game24_takes_the_numbers_from_a_reference_solution_when_none_are_given() -> None:
+    assert score("4 * (7 - 8 / 8)", "(7 - 8 / 8) * 4", "game24").correct is True
+    assert score("4 * 6 * 1 * 1", "(7 - 8 / 8) * 4", "game24").correct is False
+    assert score("4 * 6", None, "game24").method == "no_gold"
+
+
+def test_a_missing_answer_is_wrong_and_a_missing_gold_cannot_be_judged() -> None:
+    assert score(None, "4", "numeric") == verdict(False, "no_answer")
+    assert score("  ", "4", "math") == verdict(False, "no_answer")
+    assert score("4", None, "numeric") == verdict(None, "no_gold")
+    assert score(None, None, "game24", numbers=[1, 2, 3, 4]) == verdict(False, "no_answer")
+
+
+def test_an_unknown_task_is_a_config_error_naming_the_valid_ones() -> None:
+    with pytest.raises(ConfigError, match="numeric"):
+        score("4", "4", "arithmetic")
+
+
+@pytest.mark.parametrize(
+    ("gold", "choices", "numbers", "task"),
+    [
+        ("B", CHOICES, None, "multiple_choice"),
+        ("(C)", None, None, "multiple_choice"),
+        (None, None, [1, 2, 3, 4], "game24"),
+        ("Yes", None, None, "boolean"),
+        ("$1,234", None, None, "numeric"),
+        ("3/4", None, None, "numeric"),
+        (r"\frac{3}{4}", None, None, "math"),
+        ("x^2 + 1", None, None, "math"),
+        ("Paris", None, None, "text"),
+    ],
+)
+def test_auto_infers_the_task_from_gold_choices_and_numbers(
+    gold: str | None, choices: list[str] | None, numbers: list[int] | None, task: str
+) -> None:
+    assert infer_task(gold, choices, numbers) == task
+
+
+def test_auto_scores_with_the_inferred_task() -> None:
+    assert score("$1,234.00", "1234", "auto") == verdict(True, "numeric")
+    assert score("Venus", "B", "auto", choices=CHOICES) == verdict(True, "choice_text")
+    assert score(r"\frac{1}{2}", r"\dfrac{2}{4}", "auto").method == "math_verify"
+
+
+def all_tables() -> list[tuple[str | None, str | None, str, dict[str, object]]]:
+    cases: list[tuple[str | None, str | None, str, dict[str, object]]] = []
+    cases += [(p, g, "math", {}) for p, g, _ in MATH]
+    cases += [(p, g, "numeric", {}) for p, g, _ in NUMERIC]
+    cases += [(p, g, "multiple_choice", {"choices": CHOICES}) for p, g, _, _ in CHOICE]
+    cases += [(e, None, "game24", {"numbers": n}) for e, n, _ in GAME24[:8]]
+    return cases
+
+
+def test_scoring_from_worker_threads_gives_the_main_thread_verdicts() -> None:
+    cases = all_tables()
+    on_main = [score(p, g, t, **kw) for p, g, t, kw in cases]  # type: ignore[arg-type]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        off_main = list(pool.map(lambda c: score(c[0], c[1], c[2], **c[3]), cases))  # type: ignore[arg-type]
+    assert off_main == on_main
+
+
+@pytest.mark.parametrize("where", ["main thread", "worker thread"])
+def test_a_comparison_that_runs_too_long_is_cut_off_as_a_timeout(where: str) -> None:
+    # 9^(9^9) has 370 million digits: sympy would work on it for minutes.
+    def run() -> object:
+        return score("9^{9^{9}}", "2", "math", math_timeout_s=1)
+
+    started = time.monotonic()
+    if where == "main thread":
+        result = run()
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            result = pool.submit(run).result()
+    assert result == verdict(False, "math_verify_timeout")
+    assert time.monotonic() - started < 20
+
+
+def test_a_math_process_that_never_answers_is_killed_and_replaced() -> None:
+    silent = [sys.executable, "-c", "print('answerx-math:ready', flush=True); input(); input()"]
+    worker = _MathWorker(argv=silent, backstop_s=0.5)
+    try:
+        started = time.monotonic()
+        assert worker.check("1", "1", 1) == "timeout"
+        assert time.monotonic() - started < 5
+        assert worker.check("1", "1", 1) == "timeout"  # a fresh child, killed again
+    finally:
+        worker.stop()
+
+
+def score_on_a_thread(pair: tuple[str, str]) -> bool | None:
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: score(pair[0], pair[1], "math").correct).result()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX")
+def test_a_forked_process_starts_its_own_math_process() -> None:
+    import multiprocessing
+
+    assert score_on_a_thread((r"\frac{1}{2}", "0.5")) is True  # the parent's child is running
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.map(score_on_a_thread, [(r"\frac{1}{2}", "0.5"), ("3", "4")]) == [True, False]
+
+
+def test_without_a_child_process_math_is_compared_in_process() -> None:
+    worker = _MathWorker(argv=[str(Path("/nonexistent/python"))])
+    assert worker.check(r"\frac{1}{2}", "0.5", 5) == "equal"
+    assert worker.check("3", "4", 5) == "different"
+
+
+@settings(max_examples=150)
+@given(
+    text=st.text(max_size=60),
+    gold=st.sampled_from(["4", "B", "yes", "Paris", r"\frac{1}{2}", "(7 - 8 / 8) * 4"]),
+    task=st.sampled_from(["auto", "numeric", "multiple_choice", "boolean", "text", "game24"]),
+)
+def test_scoring_never_crashes_on_any_text(text: str, gold: str, task: str) -> None:
+    result = score(text, gold, task, choices=CHOICES if task == "multiple_choice" else None)
+    assert result.correct in (True, False, None)
+    assert score(text, gold, task) == score(text, gold, task)  # deterministic
+
+
+@settings(max_examples=40)
+@given(text=st.text(alphabet=st.sampled_from("0123456789x+-*/^{}()[]\\frac=.,$ "), max_size=40))
+def test_math_scoring_never_crashes_on_formula_like_text(text: str) -> None:
+    assert score(text, r"\frac{1}{2}", "math", math_timeout_s=2).correct in (True, False)
+
+
+def item(item_id: str, extracted: str | None, gold: str | None, **fields: object) -> ItemRecord:
+    return ItemRecord(
+        run_id="run-1",
+        approach="none",
+        strategy="two_stage",
+        provider="openai",
+        model="gpt-test",
+        item_id=item_id,
+        question="?",
+        extracted_answer=extracted,
+        gold=gold,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_score_items_returns_new_records_with_verdicts() -> None:
+    items = [
+        item("q1", "26", "26", task="numeric"),
+        item("q2", "C", "B", task="multiple_choice", choices=CHOICES),
+        item("q3", None, "yes", task="boolean"),
+        item("q4", "4 * 6", None, task="game24", numbers=[4, 6]),
+    ]
+    scored = score_items(items)
+    assert [(i.correct, i.score_method) for i in scored] == [
+        (True, "numeric"),
+        (False, "choice_letter"),
+        (False, "no_answer"),
+        (True, "game24"),
+    ]
+    assert items[0].correct is None  # the inputs are left as they were
+    assert scored[0].model_dump(exclude={"correct", "score_method"}) == items[0].model_dump(
+        exclude={"correct", "score_method"}
+    )
+
+
+def test_score_run_rescores_a_stored_run_without_any_model(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "runs.db") as store:
+        store.create_run(
+            RunRecord(
+                run_id="run-1",
+                name="demo",
+                config={},
+                config_hash="0" * 64,
+                answerx_version="test",
+                started_at=datetime(2025, 1, 1, tzinfo=UTC),
+            )
+        )
+        store.add_items(
+            [
+                item("q1", r"\frac{1}{2}", "0.5", task="math"),
+                item("q2", "Venus", "B", task="auto", choices=CHOICES),
+                item("q3", "41", "42", task="numeric"),
+            ]
+        )
+        score_run(store, "run-1")
+        stored = {i.item_id: (i.correct, i.score_method) for i in store.items("run-1")}
+    assert stored == {
+        "q1": (True, "math_verify"),
+        "q2": (True, "choice_text"),
+        "q3": (False, "numeric"),
+    }
