@@ -7,6 +7,7 @@ folders. One function hides the difference.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from string import Template
@@ -46,9 +47,16 @@ def prompt_template(name: str, prompt_dir: str | Path | None = None) -> Template
             raise ConfigError(f"prompt directory {str(folder)!r} does not exist")
         candidate = folder / f"{name}.txt"
         if candidate.is_file():
-            return Template(candidate.read_text(encoding="utf-8"))
+            return _read_template(candidate, candidate.stat().st_mtime_ns)
     try:
         path = data_file(f"prompts/{name}.txt")
     except ConfigError:
         raise ConfigError(f"no prompt template named {name!r}") from None
+    return _read_template(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_template(path: Path, mtime_ns: int) -> Template:
+    # Keyed by modification time: an edited template is read again, an unchanged one
+    # costs a stat() instead of a read per call (runs render prompts thousands of times).
     return Template(path.read_text(encoding="utf-8"))
