@@ -135,9 +135,11 @@ def main() -> None:
     args = parser.parse_args()
 
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        [sys.executable, __file__, "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         text=True,
-    )  # fmt: skip
+    )
     assert server.stdout is not None
     url = server.stdout.readline().strip()
     ideal = CONCURRENCY / LATENCY_S
@@ -147,24 +149,34 @@ def main() -> None:
             if args.only in (None, "rate"):
                 figures = _child("--measure", str(_config(folder, args.items, url)), url, "rate")
                 share = figures["rate"] / ideal
-                print(f"throughput, {args.items} items at concurrency {CONCURRENCY}, "
-                      f"{LATENCY_S * 1000:.0f} ms per request (ideal {ideal:.0f} items/s):")  # fmt: skip
-                print(f"  raw AsyncOpenAI baseline  {figures['raw_rate']:7.1f} items/s "
-                      f"({figures['raw_rate'] / ideal:.0%} of ideal)")  # fmt: skip
-                print(f"  answerx run_experiment    {figures['rate']:7.1f} items/s "
-                      f"({share:.0%} of ideal, {figures['rate'] / figures['raw_rate']:.0%} of raw)"
-                      f"  target >= 85% of ideal: {'PASS' if share >= 0.85 else 'FAIL'}")  # fmt: skip
+                print(
+                    f"throughput, {args.items} items at concurrency {CONCURRENCY}, "
+                    f"{LATENCY_S * 1000:.0f} ms per request (ideal {ideal:.0f} items/s):"
+                )
+                print(
+                    f"  raw AsyncOpenAI baseline  {figures['raw_rate']:7.1f} items/s "
+                    f"({figures['raw_rate'] / ideal:.0%} of ideal)"
+                )
+                print(
+                    f"  answerx run_experiment    {figures['rate']:7.1f} items/s "
+                    f"({share:.0%} of ideal, {figures['rate'] / figures['raw_rate']:.0%} of raw)"
+                    f"  target >= 85% of ideal: {'PASS' if share >= 0.85 else 'FAIL'}"
+                )
             if args.only in (None, "memory"):
                 small = _child("--measure", str(_config(folder, args.items, url)), url, "memory")
                 large = _child("--measure", str(_config(folder, args.large, url)), url, "memory")
                 ratio = large["peak_rss_mb"] / small["peak_rss_mb"]
                 print("memory, whole run in a fresh process (peak RSS / tracemalloc peak):")
                 for label, f in ((args.items, small), (args.large, large)):
-                    print(f"  {label:>6} items  {f['peak_rss_mb']:7.1f} MB / "
-                          f"{f['traced_peak_mb']:6.1f} MB   ({f['rate']:.0f} items/s)")  # fmt: skip
-                print(f"  ratio {ratio:.2f} (tracemalloc "
-                      f"{large['traced_peak_mb'] / small['traced_peak_mb']:.2f})"
-                      f"  target <= 1.3: {'PASS' if ratio <= 1.3 else 'FAIL'}")  # fmt: skip
+                    print(
+                        f"  {label:>6} items  {f['peak_rss_mb']:7.1f} MB / "
+                        f"{f['traced_peak_mb']:6.1f} MB   ({f['rate']:.0f} items/s)"
+                    )
+                print(
+                    f"  ratio {ratio:.2f} (tracemalloc "
+                    f"{large['traced_peak_mb'] / small['traced_peak_mb']:.2f})"
+                    f"  target <= 1.3: {'PASS' if ratio <= 1.3 else 'FAIL'}"
+                )
     finally:
         assert server.stdin is not None
         server.stdin.close()

@@ -15,9 +15,19 @@ import typer
 from answerx import __version__
 from answerx.cli import model
 from answerx.cli._common import EXIT_CODES_HELP, ExitCode
+from answerx.cli.ask import approaches_command, ask_command
 from answerx.cli.demo import demo_command
+from answerx.cli.experiments import (
+    RUN_HELP,
+    report_command,
+    run_command,
+    runs_app,
+    score_command,
+)
 from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
+from answerx.cli.serve import HELP as SERVE_HELP
+from answerx.cli.serve import serve_command
 
 __all__ = ["ExitCode", "app", "main"]
 
@@ -52,6 +62,13 @@ def _root(
 app.command("extract", help=EXTRACT_HELP)(extract_command)
 app.add_typer(model.app, name="model")
 app.command("demo")(demo_command)
+app.command("run", help=RUN_HELP)(run_command)
+app.add_typer(runs_app, name="runs")
+app.command("score")(score_command)
+app.command("report")(report_command)
+app.command("serve", help=SERVE_HELP)(serve_command)
+app.command("ask")(ask_command)
+app.command("approaches")(approaches_command)
 
 
 def main() -> None:

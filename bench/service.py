@@ -1,0 +1,424 @@
+"""Service benchmark: ``/v1/extract`` and ``/v1/extract/batch`` under load, as deployed.
+
+The service runs as a deployment would run it, in its own process tree:
+``python -m answerx serve --workers 2`` (uvicorn, access log off). The load comes
+from another process, a closed-loop async generator: ``--concurrency`` (32)
+connections, each sending its next request as soon as the previous answer is in.
+
+1. **Single extractions**: ``POST /v1/extract`` with the bundled example outputs
+   (``src/answerx/examples/outputs.jsonl``; ``--corpus`` uses the 3,000 outputs of
+   ``../shared/data/corpus`` instead), cycled. Requests/s and p50/p90/p99 latency.
+   Target: >= 1,500 requests/s with p99 <= 50 ms.
+2. **Batches**: ``POST /v1/extract/batch`` with 500 items per request, 4 in flight.
+   Target: >= 20,000 extractions/s.
+3. **The generator's own ceiling**: the same generator against a trivial ASGI app
+   (no framework, a fixed answer) served by uvicorn the same way, and the
+   generator's CPU use in every phase: a generator below one core, able to go
+   much faster against the trivial app, is not what limits the figures.
+
+The generator is aiohttp (installed with Instructor, a dependency of answerx).
+``--generator httpx`` runs the same loop on ``httpx.AsyncClient``, which cannot
+serve as the generator: httpcore's connection pool scans every connection for
+every request, so at 32 connections it tops out near 400 requests/s at 100 % of a
+core (wrk, the other option, is not installed here).
+
+Every answer is checked once against ``answerx.extract`` in this process before
+the load starts. Prints PASS/FAIL per target and exits 0 either way: a
+measurement, not a test.
+
+    python bench/service.py                    # about a minute
+    python bench/service.py --duration 20 --corpus
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import platform
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "src" / "answerx" / "examples" / "outputs.jsonl"
+TARGET_RPS = 1500.0
+TARGET_P99_MS = 50.0
+TARGET_BATCH_EPS = 20_000.0
+JSON_HEADERS = {"content-type": "application/json"}
+
+
+# --------------------------------------------------------------------------- the trivial app
+
+
+async def trivial_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A fixed JSON answer with no framework: the generator's ceiling (phase 3)."""
+    if scope["type"] != "http":
+        return
+    while (await receive()).get("more_body"):
+        pass
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", b"11")],
+        }
+    )
+    await send({"type": "http.response.body", "body": b'{"ok":true}'})
+
+
+# --------------------------------------------------------------------------- the generator
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    url: str
+    bodies: list[bytes]
+    concurrency: int
+    duration: float
+    warmup: float
+    generator: str = "aiohttp"
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    requests: int  # measured (after the warm-up)
+    errors: int
+    seconds: float
+    latencies: list[float]
+    cpu_seconds: float  # the generator's, while measuring
+    sent: int  # every request, the warm-up's included
+    server_cpu_ms: float | None = None  # server CPU per request, from /proc
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds
+
+    def quantile_ms(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    @property
+    def cpu_share(self) -> float:
+        """The generator's CPU time per second of wall time (1.0 = one core)."""
+        return self.cpu_seconds / self.seconds
+
+
+def generate(spec: LoadSpec) -> LoadResult:
+    """Run in the generator's own process: warm up, then measure for ``spec.duration``."""
+    return asyncio.run(_generate(spec))
+
+
+async def _generate(spec: LoadSpec) -> LoadResult:
+    if spec.generator == "httpx":
+        limits = httpx.Limits(max_connections=spec.concurrency)
+        async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+
+            async def post_httpx(body: bytes) -> bool:
+                response = await client.post(spec.url, content=body, headers=JSON_HEADERS)
+                return response.status_code == 200
+
+            return await _drive(spec, post_httpx)
+    import aiohttp  # installed with Instructor
+
+    connector = aiohttp.TCPConnector(limit=spec.concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def post_aiohttp(body: bytes) -> bool:
+            async with session.post(spec.url, data=body, headers=JSON_HEADERS) as response:
+                await response.read()
+                return response.status == 200
+
+        return await _drive(spec, post_aiohttp)
+
+
+async def _drive(spec: LoadSpec, post: Any) -> LoadResult:
+    latencies: list[float] = []
+    errors = sent = 0
+
+    async def worker(start: int, until: float, record: bool) -> None:
+        nonlocal errors, sent
+        n = start
+        while time.perf_counter() < until:
+            body = spec.bodies[n % len(spec.bodies)]
+            n += 1
+            began = time.perf_counter()
+            ok = await post(body)
+            sent += 1
+            if record:
+                latencies.append(time.perf_counter() - began)
+                errors += not ok
+
+    async def phase(seconds: float, record: bool) -> None:
+        until = time.perf_counter() + seconds
+        await asyncio.gather(*(worker(i, until, record) for i in range(spec.concurrency)))
+
+    await phase(spec.warmup, record=False)
+    before, started = _cpu(), time.perf_counter()
+    await phase(spec.duration, record=True)
+    seconds, cpu = time.perf_counter() - started, _cpu() - before
+    return LoadResult(len(latencies), errors, seconds, latencies, cpu, sent)
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_load(spec: LoadSpec) -> LoadResult:
+    """``generate`` in a separate (spawned) process."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(generate, (spec,))
+
+
+# --------------------------------------------------------------------------- servers
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) used so far by ``pid`` and its children (Linux /proc).
+
+    Other work on a shared machine slows the wall-clock figures; the server's own
+    CPU time per request does not depend on it.
+    """
+    tick = os.sysconf("SC_CLK_TCK")
+    total, found = 0.0, False
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended meanwhile
+        # fields[1] is the parent pid; [11], [12] user and system ticks
+        if stat.parent.name == str(pid) or fields[1] == str(pid):
+            total += (int(fields[11]) + int(fields[12])) / tick
+            found = True
+    return total if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    pid: int
+
+    def load(self, path: str, bodies: list[bytes], concurrency: int, args: Any) -> LoadResult:
+        """Run the load against ``path``; add the server's CPU time per request."""
+        spec = LoadSpec(
+            self.url + path, bodies, concurrency, args.duration, args.warmup, args.generator
+        )
+        before = tree_cpu_seconds(self.pid)
+        result = run_load(spec)
+        after = tree_cpu_seconds(self.pid)
+        if before is None or after is None:
+            return result
+        return replace(result, server_cpu_ms=1000 * (after - before) / result.sent)
+
+
+@contextmanager
+def running(command: Sequence[str], port: int, env: dict[str, str]) -> Iterator[Server]:
+    """Start ``command`` (a server on ``port``), wait for it to answer, stop it after."""
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"the server exited with {proc.returncode}: {' '.join(command)}")
+            try:
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit("the server did not answer within 120 s")
+            time.sleep(0.2)
+        yield Server(url, proc.pid)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def load_items(use_corpus: bool) -> list[dict[str, Any]]:
+    """Request bodies of /v1/extract: the bundled examples, or the shared corpus."""
+    if use_corpus:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from corpus import CORPUS_FILES, corpus_dir, load  # bench/corpus.py
+
+        if corpus_dir() is None:
+            raise SystemExit("no corpus (set ANSWERX_CORPUS or add ../shared/data/corpus)")
+        items = [item for name in CORPUS_FILES for item in load(name)]
+        return [
+            {"raw_output": i.raw_output, "task": i.task}
+            | ({"choices": i.choices} if i.choices else {})
+            for i in items
+        ]
+    rows = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
+    return [
+        {"raw_output": r["raw_output"], "task": r.get("task", "auto")}
+        | {k: r[k] for k in ("choices", "numbers") if r.get(k)}
+        for r in rows
+    ]
+
+
+def check_answers(url: str, items: list[dict[str, Any]]) -> None:
+    """Every distinct item once through the service, compared with answerx.extract here."""
+    import answerx
+
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for item in items[:200]:
+            served = client.post("/v1/extract", json=item)
+            served.raise_for_status()
+            local = answerx.extract(
+                item["raw_output"],
+                item.get("task", "auto"),
+                choices=item.get("choices"),
+                numbers=item.get("numbers"),
+            )
+            if served.json() != local.model_dump(mode="json"):
+                raise SystemExit(f"the service and answerx.extract disagree on {item!r:.200}")
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def _row(name: str, result: LoadResult, per_request: int = 1) -> str:
+    cpu = result.server_cpu_ms
+    capacity = f"{2000 / cpu * per_request:,.0f}" if cpu else "n/a"
+    return (
+        f"| {name} | {result.rps * per_request:,.0f} | {result.quantile_ms(0.5):.1f} | "
+        f"{result.quantile_ms(0.9):.1f} | {result.quantile_ms(0.99):.1f} | "
+        f"{result.requests:,} | {result.errors} | {result.cpu_share:.2f} | "
+        f"{cpu or float('nan'):.3f} | {capacity} |"
+    )
+
+
+def _batches(items: list[dict[str, Any]], size: int) -> list[bytes]:
+    count = max(1, min(len(items) // size, 8))
+    return [
+        json.dumps({"items": [items[(b * size + i) % len(items)] for i in range(size)]}).encode()
+        for b in range(count)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured per phase")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--batch-concurrency", type=int, default=4)
+    parser.add_argument("--corpus", action="store_true", help="the shared corpus as inputs")
+    parser.add_argument("--generator", choices=("aiohttp", "httpx"), default="aiohttp")
+    parser.add_argument("--skip-trivial", action="store_true", help="skip phase 3")
+    args = parser.parse_args()
+
+    import uvicorn
+
+    items = load_items(args.corpus)
+    singles = [json.dumps(item).encode() for item in items]
+    batches = _batches(items, args.batch_size)
+    env = {**os.environ, "ANSWERX_MAX_BATCH": str(max(1000, args.batch_size))}
+    env["ANSWERX_MAX_BODY_BYTES"] = str(max(1_048_576, *(len(b) for b in batches)))
+    env.pop("ANSWERX_API_TOKEN", None)
+    wrk = shutil.which("wrk")
+    print(
+        f"Machine: {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} before the "
+        f"run), Python {platform.python_version()}, uvicorn {uvicorn.__version__} "
+        f"({'httptools' if _has('httptools') else 'h11'}, "
+        f"{'uvloop' if _has('uvloop') else 'asyncio'} loop), {args.workers} workers; "
+        f"generator {args.generator} at concurrency {args.concurrency}; "
+        f"wrk {'at ' + wrk if wrk else 'not installed'}."
+    )
+    print(
+        f"Inputs: {len(items):,} {'corpus' if args.corpus else 'example'} outputs, "
+        f"mean {statistics.mean(len(i['raw_output']) for i in items):,.0f} characters; "
+        f"batches of {args.batch_size} ({statistics.mean(map(len, batches)) / 1e3:,.0f} kB)."
+    )
+
+    serve = [sys.executable, "-m", "answerx", "serve", "--workers", str(args.workers)]
+    port = _free_port()
+    with running([*serve, "--port", str(port)], port, env) as server:
+        check_answers(server.url, items)
+        single = server.load("/v1/extract", singles, args.concurrency, args)
+        batch = server.load("/v1/extract/batch", batches, args.batch_concurrency, args)
+    trivial = None
+    if not args.skip_trivial:
+        port = _free_port()
+        uvicorn_cmd = [
+            sys.executable, "-m", "uvicorn", "--app-dir", "bench", "service:trivial_app",
+            "--port", str(port), "--workers", str(args.workers), "--no-access-log",
+            "--log-level", "warning",
+        ]  # fmt: skip
+        with running(uvicorn_cmd, port, env) as server:
+            trivial = server.load("/", singles, args.concurrency, args)
+
+    print()
+    print(
+        "| phase | per second | p50 ms | p90 ms | p99 ms | requests | errors | generator CPU "
+        "| server CPU ms / request | per second on 2 free cores (from server CPU) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(_row("`/v1/extract` (requests)", single))
+    print(_row(f"`/v1/extract/batch` of {args.batch_size} (extractions)", batch, args.batch_size))
+    if trivial is not None:
+        print(_row("trivial ASGI app (requests; the generator's ceiling)", trivial))
+    eps = batch.rps * args.batch_size
+    p99 = single.quantile_ms(0.99)
+    print()
+    print(
+        f"/v1/extract: {single.rps:,.0f} requests/s (target >= {TARGET_RPS:,.0f}): "
+        f"{_verdict(single.rps >= TARGET_RPS and single.errors == 0)}; "
+        f"p99 {p99:.1f} ms (target <= {TARGET_P99_MS:.0f}): {_verdict(p99 <= TARGET_P99_MS)}"
+    )
+    print(
+        f"/v1/extract/batch: {eps:,.0f} extractions/s (target >= {TARGET_BATCH_EPS:,.0f}): "
+        f"{_verdict(eps >= TARGET_BATCH_EPS and batch.errors == 0)}"
+    )
+    if trivial is not None:
+        print(
+            f"generator: {trivial.rps:,.0f} requests/s against the trivial app "
+            f"({trivial.rps / single.rps:.1f}x the /v1/extract rate); "
+            f"{single.cpu_share:.2f} of a core during /v1/extract"
+        )
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+if __name__ == "__main__":
+    main()

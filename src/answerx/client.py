@@ -1,0 +1,392 @@
+"""A small Python client of the answerx HTTP service (``answerx serve``).
+
+:class:`Client` (sync) and :class:`AsyncClient` have one method per endpoint and
+return answerx's own models, so code written against :func:`answerx.extract`
+moves to the service by swapping one call::
+
+    from answerx.client import Client
+
+    with Client("http://127.0.0.1:8000", token=None) as client:
+        extraction = client.extract("... so the answer is 42.", task="numeric")
+        assert extraction.answer == "42"
+
+Any non-2xx answer raises :class:`ServiceError` with the server's message;
+a service that cannot be reached raises it too (``status_code`` None). The
+LLM endpoints' models are imported only when those methods are first called
+(they load Instructor and the provider SDKs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from answerx.errors import AnswerxError
+from answerx.extraction.models import Extraction
+from answerx.service.schemas import (
+    ApproachesResponse,
+    BatchResponse,
+    ExtractRequest,
+    HealthResponse,
+    TasksResponse,
+)
+
+if TYPE_CHECKING:
+    from answerx.reasoning.response import StandardResponse
+    from answerx.service.llm_schemas import StructuredResponse
+
+__all__ = ["DEFAULT_URL", "AsyncClient", "BatchItem", "Client", "ServiceError"]
+
+DEFAULT_URL: Final = "http://127.0.0.1:8000"
+_DEFAULT_TIMEOUT: Final = 120.0  # the LLM endpoints may take their ANSWERX_LLM_TIMEOUT_S (60 s)
+
+M = TypeVar("M", bound=BaseModel)
+
+#: One item of :meth:`Client.extract_batch`: a raw output, or the fields of ``/v1/extract``.
+BatchItem = str | Mapping[str, Any] | ExtractRequest
+
+
+class ServiceError(AnswerxError):
+    """The service answered with an error, or could not be reached.
+
+    ``status_code`` is the HTTP status (None when no answer came), ``error_type``
+    the service's stable error name (``validation_error``, ``unauthorized``, ...),
+    ``message`` its explanation and ``retry_after`` its ``Retry-After`` in seconds.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None,
+        error_type: str,
+        retry_after: float | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.error_type = error_type
+        self.message = message
+        self.retry_after = retry_after
+        prefix = f"{status_code} {error_type}" if status_code is not None else error_type
+        super().__init__(f"{prefix}: {message}")
+
+
+# --------------------------------------------------------------------------- shared
+
+
+def _headers(token: str | None) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"} if token else {}
+
+
+def _extract_body(
+    raw_output: str, task: str, choices: Sequence[str] | None, numbers: Sequence[float] | None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"raw_output": raw_output, "task": task}
+    if choices is not None:
+        body["choices"] = list(choices)
+    if numbers is not None:
+        body["numbers"] = list(numbers)
+    return body
+
+
+def _batch_body(items: Iterable[BatchItem], task: str) -> dict[str, Any]:
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append({"raw_output": item, "task": task})
+        elif isinstance(item, ExtractRequest):
+            out.append(item.model_dump(exclude_none=True))
+        else:
+            out.append(dict(item))
+    return {"items": out}
+
+
+def _without_none(**fields: Any) -> dict[str, Any]:
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def _parse(response: httpx.Response, model: type[M]) -> M:
+    _raise_for_error(response)
+    return model.model_validate_json(response.content)
+
+
+def _raise_for_error(response: httpx.Response) -> None:
+    if response.is_success:
+        return
+    error_type, message = "http_error", response.reason_phrase or "error"
+    try:
+        error = response.json()["error"]
+        error_type, message = str(error["type"]), str(error["message"])
+    except (ValueError, KeyError, TypeError):
+        pass  # not the service's JSON (a proxy in between, say): keep the HTTP reason
+    raise ServiceError(
+        message,
+        status_code=response.status_code,
+        error_type=error_type,
+        retry_after=_retry_after(response),
+    )
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        return float(response.headers["retry-after"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _unreachable(base_url: str, exc: httpx.TransportError) -> ServiceError:
+    kind = "timeout" if isinstance(exc, httpx.TimeoutException) else "connection_error"
+    return ServiceError(
+        f"no answer from {base_url}: {type(exc).__name__}", status_code=None, error_type=kind
+    )
+
+
+def _structured_response() -> type[StructuredResponse]:
+    from answerx.service.llm_schemas import StructuredResponse
+
+    return StructuredResponse
+
+
+def _standard_response() -> type[StandardResponse]:
+    from answerx.reasoning.response import StandardResponse
+
+    return StandardResponse
+
+
+# --------------------------------------------------------------------------- sync
+
+
+class Client:
+    """The answerx service, from synchronous code. Use it as a context manager, or
+    call :meth:`close`.
+
+    ``token`` is sent as ``Authorization: Bearer``; ``timeout`` (seconds) bounds
+    each request, so leave it above the server's ``ANSWERX_LLM_TIMEOUT_S``.
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        token: str | None = None,
+        *,
+        timeout: float = _DEFAULT_TIMEOUT,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.Client(
+            base_url=self.base_url, headers=_headers(token), timeout=timeout, transport=transport
+        )
+
+    def __repr__(self) -> str:  # never shows the token
+        return f"Client({self.base_url!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connections."""
+        self._http.close()
+
+    def _request(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        try:
+            return self._http.request(method, path, json=body)
+        except httpx.TransportError as exc:
+            raise _unreachable(self.base_url, exc) from exc
+
+    def extract(
+        self,
+        raw_output: str,
+        task: str = "auto",
+        *,
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[float] | None = None,
+    ) -> Extraction:
+        """``POST /v1/extract``: what :func:`answerx.extract` would return, from the service."""
+        body = _extract_body(raw_output, task, choices, numbers)
+        return _parse(self._request("POST", "/v1/extract", body), Extraction)
+
+    def extract_batch(self, items: Iterable[BatchItem], *, task: str = "auto") -> BatchResponse:
+        """``POST /v1/extract/batch``: one result per item, in order; an item's own error
+        is in its ``error``. A plain string item is a raw output of ``task``."""
+        body = _batch_body(items, task)
+        return _parse(self._request("POST", "/v1/extract/batch", body), BatchResponse)
+
+    def extract_structured(
+        self,
+        raw_output: str,
+        *,
+        provider: str,
+        model: str | None = None,
+        approach: str = "none",
+        question: str | None = None,
+        task: str | None = None,
+        choices: Sequence[str] | None = None,
+    ) -> StructuredResponse:
+        """``POST /v1/extract/structured``: the LLM's split of ``raw_output`` (with the
+        server's credentials for ``provider``) and the call's ``CallInfo``."""
+        body = _without_none(
+            raw_output=raw_output, provider=provider, model=model, approach=approach,
+            question=question, task=task, choices=list(choices) if choices else None,
+        )  # fmt: skip
+        response = self._request("POST", "/v1/extract/structured", body)
+        return _parse(response, _structured_response())
+
+    def ask(
+        self,
+        question: str,
+        *,
+        provider: str,
+        model: str | None = None,
+        approach: str = "chain_of_thought",
+        strategy: str = "structured",
+        task: str = "auto",
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[float] | None = None,
+    ) -> StandardResponse:
+        """``POST /v1/ask``: the approach's :class:`StandardResponse` for ``question``."""
+        body = _without_none(
+            question=question, provider=provider, model=model, approach=approach,
+            strategy=strategy, task=task, choices=list(choices) if choices else None,
+            numbers=list(numbers) if numbers else None,
+        )  # fmt: skip
+        return _parse(self._request("POST", "/v1/ask", body), _standard_response())
+
+    def approaches(self) -> ApproachesResponse:
+        """``GET /v1/approaches``: approach, strategy and provider names."""
+        return _parse(self._request("GET", "/v1/approaches"), ApproachesResponse)
+
+    def tasks(self) -> TasksResponse:
+        """``GET /v1/tasks``: the task names."""
+        return _parse(self._request("GET", "/v1/tasks"), TasksResponse)
+
+    def health(self) -> HealthResponse:
+        """``GET /healthz``: the service is up (raises :class:`ServiceError` if not)."""
+        return _parse(self._request("GET", "/healthz"), HealthResponse)
+
+
+# --------------------------------------------------------------------------- async
+
+
+class AsyncClient:
+    """:class:`Client` for asyncio code: the same methods, awaited.
+
+    ``async with AsyncClient(url) as client: await client.extract(...)``.
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        token: str | None = None,
+        *,
+        timeout: float = _DEFAULT_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url, headers=_headers(token), timeout=timeout, transport=transport
+        )
+
+    def __repr__(self) -> str:  # never shows the token
+        return f"AsyncClient({self.base_url!r})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+
+    async def _request(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        try:
+            return await self._http.request(method, path, json=body)
+        except httpx.TransportError as exc:
+            raise _unreachable(self.base_url, exc) from exc
+
+    async def extract(
+        self,
+        raw_output: str,
+        task: str = "auto",
+        *,
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[float] | None = None,
+    ) -> Extraction:
+        """Async :meth:`Client.extract`."""
+        body = _extract_body(raw_output, task, choices, numbers)
+        return _parse(await self._request("POST", "/v1/extract", body), Extraction)
+
+    async def extract_batch(
+        self, items: Iterable[BatchItem], *, task: str = "auto"
+    ) -> BatchResponse:
+        """Async :meth:`Client.extract_batch`."""
+        body = _batch_body(items, task)
+        return _parse(await self._request("POST", "/v1/extract/batch", body), BatchResponse)
+
+    async def extract_structured(
+        self,
+        raw_output: str,
+        *,
+        provider: str,
+        model: str | None = None,
+        approach: str = "none",
+        question: str | None = None,
+        task: str | None = None,
+        choices: Sequence[str] | None = None,
+    ) -> StructuredResponse:
+        """Async :meth:`Client.extract_structured`."""
+        body = _without_none(
+            raw_output=raw_output, provider=provider, model=model, approach=approach,
+            question=question, task=task, choices=list(choices) if choices else None,
+        )  # fmt: skip
+        response = await self._request("POST", "/v1/extract/structured", body)
+        return _parse(response, _structured_response())
+
+    async def ask(
+        self,
+        question: str,
+        *,
+        provider: str,
+        model: str | None = None,
+        approach: str = "chain_of_thought",
+        strategy: str = "structured",
+        task: str = "auto",
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[float] | None = None,
+    ) -> StandardResponse:
+        """Async :meth:`Client.ask`."""
+        body = _without_none(
+            question=question, provider=provider, model=model, approach=approach,
+            strategy=strategy, task=task, choices=list(choices) if choices else None,
+            numbers=list(numbers) if numbers else None,
+        )  # fmt: skip
+        return _parse(await self._request("POST", "/v1/ask", body), _standard_response())
+
+    async def approaches(self) -> ApproachesResponse:
+        """Async :meth:`Client.approaches`."""
+        return _parse(await self._request("GET", "/v1/approaches"), ApproachesResponse)
+
+    async def tasks(self) -> TasksResponse:
+        """Async :meth:`Client.tasks`."""
+        return _parse(await self._request("GET", "/v1/tasks"), TasksResponse)
+
+    async def health(self) -> HealthResponse:
+        """Async :meth:`Client.health`."""
+        return _parse(await self._request("GET", "/healthz"), HealthResponse)

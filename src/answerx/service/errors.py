@@ -1,0 +1,276 @@
+"""Every error the service answers, as JSON ``{"error": {"type", "message"}}``.
+
+- 400 ``invalid_json``: the body is not JSON at all.
+- 401 ``unauthorized``: missing or wrong bearer token.
+- 404 ``not_found``, 405 ``method_not_allowed``: no such endpoint or method.
+- 413 ``payload_too_large``: the body is over ``ANSWERX_MAX_BODY_BYTES``;
+  ``batch_too_large``: a batch has more than ``ANSWERX_MAX_BATCH`` items.
+- 422 ``validation_error``: JSON of the wrong shape (an unknown task, a missing
+  field ...); ``invalid_request``: an unknown provider, bad choices.
+- 429 ``too_many_requests``: the LLM endpoints are at their concurrency limit;
+  ``provider_rate_limited``: the provider rate-limits the server (both with
+  ``Retry-After``).
+- 502 ``provider_error``, ``provider_auth_error``, ``provider_not_configured``:
+  the provider failed, refused the server's credentials, or has none here.
+- 504 ``timeout``, ``provider_timeout``: no answer within the deadline.
+- 500 ``internal_error``: a bug; a fixed message, nothing more (and
+  ``extraction_error`` if extraction itself ever fails on an input).
+
+A bug's exception reaches the log as its type name only, a provider's error as
+its redacted message; a client gets no stack trace, no key, no request body.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from answerx.errors import (
+    AnswerxError,
+    ConfigError,
+    InputError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderRateLimited,
+    ProviderTimeout,
+    redact,
+)
+from answerx.service.schemas import ErrorResponse
+
+__all__ = [
+    "ERROR_RESPONSES",
+    "ApiError",
+    "ErrorBoundaryMiddleware",
+    "answerx_error_response",
+    "error_body",
+    "error_response",
+    "error_responses",
+    "install_exception_handlers",
+    "send_error",
+    "validation_message",
+]
+
+log = logging.getLogger("answerx.service")
+
+_JSON = "application/json"
+_STATUS_TYPES: Final = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "too_many_requests",
+}
+_MAX_PROBLEMS = 5  # a message lists this many validation problems, then "and N more"
+_ECHO_LIMIT = 40  # a wrong value this short is quoted back ("got 'algebra'")
+
+_DESCRIPTIONS: Final = {
+    400: "The body is not valid JSON.",
+    401: "Missing or wrong bearer token (when the server has ANSWERX_API_TOKEN).",
+    413: "The body is larger than ANSWERX_MAX_BODY_BYTES, or a batch has more items than "
+    "ANSWERX_MAX_BATCH.",
+    422: "The JSON does not match the request schema (an unknown task, a missing field ...).",
+    429: "Too many LLM requests at once, or the provider rate-limited the server; see Retry-After.",
+    502: "The provider failed, refused the server's credentials, or has none on this server.",
+    504: "The provider did not answer within ANSWERX_LLM_TIMEOUT_S.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` entries for these error statuses."""
+    return {s: {"model": ErrorResponse, "description": _DESCRIPTIONS[s]} for s in statuses}
+
+
+#: The errors every endpoint with a JSON body may answer.
+ERROR_RESPONSES: Final = error_responses(400, 401, 413, 422)
+
+
+class ApiError(Exception):
+    """An error the service answers as it is: status, type, message and extra headers."""
+
+    def __init__(
+        self,
+        status: int,
+        type: str,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.status = status
+        self.type = type
+        self.message = message
+        self.headers = headers or {}
+        super().__init__(f"{status} {type}: {message}")
+
+
+def error_body(type: str, message: str) -> bytes:
+    """The JSON body of an error response."""
+    return json.dumps({"error": {"type": type, "message": message}}).encode()
+
+
+def error_response(
+    status: int, type: str, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    """An error as a Starlette response."""
+    return Response(error_body(type, message), status, headers=headers, media_type=_JSON)
+
+
+async def send_error(
+    send: Send,
+    status: int,
+    type: str,
+    message: str,
+    headers: Iterable[tuple[bytes, bytes]] = (),
+) -> None:
+    """Send an error response from pure ASGI middleware."""
+    body = error_body(type, message)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", _JSON.encode()),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def validation_message(errors: Sequence[Any]) -> str:
+    """One sentence for pydantic's errors: ``field: problem (got 'x'); ...``.
+
+    A wrong value is quoted only when it is a short string (an unknown task
+    name, say): a client's raw output is never echoed back at length.
+    """
+    parts: list[str] = []
+    for err in errors[:_MAX_PROBLEMS]:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        text = f"{loc}: {err.get('msg', 'invalid value')}"
+        given = err.get("input")
+        short = isinstance(given, str) and len(given) <= _ECHO_LIMIT
+        if err.get("type") == "literal_error" and short:
+            text += f" (got {given!r})"
+        parts.append(text)
+    if len(errors) > _MAX_PROBLEMS:
+        parts.append(f"and {len(errors) - _MAX_PROBLEMS} more")
+    return "; ".join(parts)
+
+
+def _is_bad_json(errors: Sequence[Any]) -> bool:
+    return any(err.get("type") == "json_invalid" for err in errors)
+
+
+async def _on_validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    if _is_bad_json(errors):
+        return error_response(400, "invalid_json", "the request body is not valid JSON")
+    return error_response(422, "validation_error", validation_message(errors))
+
+
+async def _on_http_exception(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    type_ = _STATUS_TYPES.get(exc.status_code, "http_error")
+    message = exc.detail if isinstance(exc.detail, str) else type_.replace("_", " ")
+    return error_response(exc.status_code, type_, message, dict(exc.headers or {}))
+
+
+async def _on_api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.type, exc.message, exc.headers)
+
+
+async def _on_answerx_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, AnswerxError)
+    return answerx_error_response(exc)
+
+
+def answerx_error_response(exc: AnswerxError) -> Response:
+    """The status and message for an error of answerx's own tree."""
+    if isinstance(exc, ConfigError | InputError):
+        return error_response(422, "invalid_request", redact(str(exc)))
+    if isinstance(exc, ProviderError):
+        return _provider_error_response(exc)
+    log.warning("extraction failed: %s", type(exc).__name__)
+    return error_response(500, "extraction_error", "extraction failed on this input")
+
+
+def _provider_error_response(exc: ProviderError) -> Response:
+    where = f"{exc.provider}/{exc.model}" if exc.model else exc.provider
+    # The operator needs the (already redacted) detail; the client does not need
+    # to learn how the server's credentials are set up.
+    log.warning("provider call failed: %s: %s", type(exc).__name__, redact(str(exc)))
+    if isinstance(exc, ProviderAuthError):
+        return error_response(
+            502,
+            "provider_auth_error",
+            f"{where} refused this server's credentials; the server's operator must fix them",
+        )
+    if isinstance(exc, ProviderTimeout):
+        return error_response(504, "provider_timeout", f"{where} did not answer in time")
+    if isinstance(exc, ProviderRateLimited):
+        headers = {}
+        if exc.retry_after is not None and math.isfinite(exc.retry_after):
+            headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        return error_response(
+            429, "provider_rate_limited", f"{where} is rate limiting this server", headers
+        )
+    return error_response(502, "provider_error", redact(str(exc)))
+
+
+def install_exception_handlers(app: FastAPI) -> None:
+    """Answer validation errors, HTTP errors and answerx's errors as JSON."""
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.add_exception_handler(HTTPException, _on_http_exception)
+    app.add_exception_handler(ApiError, _on_api_error)
+    app.add_exception_handler(AnswerxError, _on_answerx_error)
+
+
+class ErrorBoundaryMiddleware:
+    """The last line: any other exception becomes a 500 with a fixed message.
+
+    Starlette's own handler would re-raise it after answering, and uvicorn would
+    then log its traceback, which may quote request data or a provider's reply:
+    here only the exception's type name is logged.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:  # the boundary: every bug stops here
+            log.error(
+                "internal error on %s %s: %s",
+                scope.get("method"),
+                scope.get("path"),
+                type(exc).__name__,
+            )
+            if not started:
+                await send_error(send, 500, "internal_error", "internal server error")

@@ -1,0 +1,87 @@
+"""The service's settings: a frozen pydantic model, read from ``ANSWERX_*`` variables.
+
+=========================  ===========================================  =========
+variable                   meaning                                      default
+=========================  ===========================================  =========
+``ANSWERX_API_TOKEN``      bearer token every request must carry        none
+                           (``/healthz``, ``/readyz`` and the docs
+                           excepted); unset: no authentication
+``ANSWERX_MAX_BODY_BYTES`` largest request body, in bytes               1048576
+``ANSWERX_MAX_BATCH``      most items in one ``/v1/extract/batch``      1000
+``ANSWERX_LLM_TIMEOUT_S``  seconds an LLM endpoint waits for its        60
+                           provider calls, retries included
+``ANSWERX_LLM_CONCURRENCY`` LLM requests served at once per worker;     16
+                           beyond it: 429 with ``Retry-After``
+``ANSWERX_RETRY_AFTER_S``  the ``Retry-After`` sent with such a 429     1
+=========================  ===========================================  =========
+
+Provider credentials are never settings of the service: each provider reads its
+key from its own environment variable (``config/providers.yaml``), on the server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from answerx.errors import ConfigError
+
+__all__ = ["ENV_VARS", "ServiceSettings"]
+
+#: Field name -> the environment variable that sets it.
+ENV_VARS: Final[Mapping[str, str]] = {
+    "api_token": "ANSWERX_API_TOKEN",
+    "max_body_bytes": "ANSWERX_MAX_BODY_BYTES",
+    "max_batch": "ANSWERX_MAX_BATCH",
+    "llm_timeout_s": "ANSWERX_LLM_TIMEOUT_S",
+    "llm_concurrency": "ANSWERX_LLM_CONCURRENCY",
+    "retry_after_s": "ANSWERX_RETRY_AFTER_S",
+}
+
+
+class ServiceSettings(BaseModel):
+    """Limits and authentication of one service instance (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    api_token: SecretStr | None = Field(
+        default=None, description="Bearer token required on every API request; None: open."
+    )
+    max_body_bytes: int = Field(default=1_048_576, ge=1, description="Largest request body.")
+    max_batch: int = Field(default=1000, ge=1, description="Most items in one batch request.")
+    llm_timeout_s: float = Field(
+        default=60.0, gt=0, description="Deadline of one LLM endpoint request, retries included."
+    )
+    llm_concurrency: int = Field(
+        default=16, ge=1, description="LLM requests in flight at once (per worker process)."
+    )
+    retry_after_s: int = Field(
+        default=1, ge=0, description="Retry-After (seconds) of a 429 for a full LLM queue."
+    )
+
+    @property
+    def auth_required(self) -> bool:
+        """Whether requests must carry the bearer token."""
+        return self.api_token is not None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ServiceSettings:
+        """Settings from ``ANSWERX_*`` variables (``os.environ`` by default).
+
+        An empty ``ANSWERX_API_TOKEN`` counts as unset. A malformed value raises
+        :class:`~answerx.errors.ConfigError` naming the variable (never its value,
+        which may be the token).
+        """
+        env = os.environ if environ is None else environ
+        values = {field: env[var] for field, var in ENV_VARS.items() if env.get(var, "").strip()}
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{ENV_VARS.get(str(err['loc'][0]), err['loc'][0])}: {err['msg']}"
+                for err in exc.errors(include_input=False, include_url=False)
+            )
+            raise ConfigError(f"invalid service settings: {problems}") from None

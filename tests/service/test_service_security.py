@@ -1,0 +1,362 @@
+"""Authentication, the body limit and the bind check, over real HTTP."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from answerx.cli import app as cli
+from answerx.errors import ConfigError
+from answerx.service import ServiceSettings
+from answerx.service.server import check_bind, is_loopback, serve
+
+TOKEN = "s3cret-token-for-tests"
+
+
+# --------------------------------------------------------------------------- authentication
+
+
+@pytest.fixture
+def secured(start_service: Any) -> str:
+    return str(start_service(api_token=TOKEN))
+
+
+def test_without_a_token_configured_every_endpoint_is_open(http: httpx.Client) -> None:
+    assert http.post("/v1/extract", json={"raw_output": "#### 3"}).status_code == 200
+    assert http.get("/metrics").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("headers", "message"),
+    [
+        ({}, "this server needs a bearer token"),
+        ({"authorization": "Bearer wrong-token"}, "the bearer token is wrong"),
+        ({"authorization": f"Bearer {TOKEN}x"}, "the bearer token is wrong"),
+        ({"authorization": f"Basic {TOKEN}"}, "this server needs a bearer token"),
+        ({"authorization": "Bearer"}, "this server needs a bearer token"),
+    ],
+    ids=["missing", "wrong", "longer", "basic-scheme", "empty"],
+)
+@pytest.mark.parametrize("path", ["/v1/extract", "/v1/extract/batch", "/metrics", "/v1/tasks"])
+def test_a_missing_or_wrong_token_is_a_401(
+    secured: str, headers: dict[str, str], message: str, path: str
+) -> None:
+    method = "GET" if path in ("/metrics", "/v1/tasks") else "POST"
+    response = httpx.request(method, secured + path, headers=headers, json={"items": []})
+
+    assert response.status_code == 401
+    assert response.json() == {"error": {"type": "unauthorized", "message": message}}
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert TOKEN not in response.text
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer"])
+def test_the_right_token_passes(secured: str, scheme: str) -> None:
+    response = httpx.post(
+        secured + "/v1/extract",
+        json={"raw_output": "#### 3"},
+        headers={"authorization": f"{scheme} {TOKEN}"},
+    )
+
+    assert response.status_code == 200 and response.json()["answer"] == "3"
+
+
+def test_health_readiness_and_docs_need_no_token(secured: str) -> None:
+    for path in ("/healthz", "/readyz", "/openapi.json", "/docs"):
+        assert httpx.get(secured + path).status_code == 200, path
+
+
+def test_the_schema_declares_the_bearer_scheme_when_a_token_is_set(secured: str) -> None:
+    schema = httpx.get(secured + "/openapi.json").json()
+
+    assert schema["components"]["securitySchemes"] == {
+        "bearer": {"type": "http", "scheme": "bearer"}
+    }
+    assert schema["paths"]["/v1/extract"]["post"]["security"] == [{"bearer": []}]
+    assert "security" not in schema["paths"]["/healthz"]["get"]
+
+
+def test_the_token_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hmac
+
+    from answerx.service import auth
+
+    calls: list[tuple[bytes, bytes]] = []
+    real = hmac.compare_digest
+
+    def spy(a: bytes, b: bytes) -> bool:
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(auth.hmac, "compare_digest", spy)
+    from fastapi.testclient import TestClient
+
+    from answerx.service import create_app
+
+    with TestClient(create_app(ServiceSettings(api_token=TOKEN))) as client:
+        client.get("/v1/tasks", headers={"authorization": "Bearer nope"})
+
+    assert calls == [(b"nope", TOKEN.encode())]
+
+
+def test_settings_never_show_the_token() -> None:
+    settings = ServiceSettings.from_env({"ANSWERX_API_TOKEN": TOKEN})
+
+    assert settings.auth_required
+    assert TOKEN not in repr(settings) and TOKEN not in str(settings.model_dump())
+
+
+def test_an_empty_token_variable_means_no_authentication() -> None:
+    assert not ServiceSettings.from_env({"ANSWERX_API_TOKEN": ""}).auth_required
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"ANSWERX_MAX_BATCH": "many"}, "ANSWERX_MAX_BATCH"),
+        ({"ANSWERX_LLM_CONCURRENCY": "0"}, "ANSWERX_LLM_CONCURRENCY"),
+        ({"ANSWERX_LLM_TIMEOUT_S": "-1"}, "ANSWERX_LLM_TIMEOUT_S"),
+    ],
+)
+def test_a_malformed_setting_is_a_config_error_naming_the_variable(
+    env: dict[str, str], named: str
+) -> None:
+    with pytest.raises(ConfigError, match=named):
+        ServiceSettings.from_env(env)
+
+
+# --------------------------------------------------------------------------- body limit
+
+
+def _chunks(total: int, size: int = 64 * 1024) -> Iterator[bytes]:
+    """A JSON body of ``total`` bytes, sent chunked (no Content-Length)."""
+    yield b'{"raw_output": "'
+    sent = 16
+    while sent < total - 2:
+        piece = min(size, total - 2 - sent)
+        yield b"x" * piece
+        sent += piece
+    yield b'"}'
+
+
+@pytest.fixture
+def small_limit(start_service: Any) -> str:
+    return str(start_service(max_body_bytes=10_000))
+
+
+def test_a_body_over_the_limit_is_a_413_before_it_is_read(small_limit: str) -> None:
+    body = {"raw_output": "x" * 20_000}
+
+    response = httpx.post(small_limit + "/v1/extract", json=body)
+
+    assert response.status_code == 413
+    assert response.json() == {
+        "error": {
+            "type": "payload_too_large",
+            "message": "the request body is larger than the limit of 10000 bytes",
+        }
+    }
+
+
+@pytest.mark.parametrize("path", ["/v1/extract", "/v1/extract/batch"])
+def test_a_chunked_body_without_content_length_is_stopped_at_the_limit(
+    small_limit: str, path: str
+) -> None:
+    response = httpx.post(
+        small_limit + path,
+        content=_chunks(50_000, size=4096),
+        headers={"content-type": "application/json"},
+    )
+
+    assert response.status_code == 413
+    assert response.json()["error"]["type"] == "payload_too_large"
+
+
+def test_a_chunked_body_under_the_limit_is_served(small_limit: str) -> None:
+    response = httpx.post(
+        small_limit + "/v1/extract",
+        content=_chunks(5_000, size=1000),
+        headers={"content-type": "application/json"},
+    )
+
+    assert response.status_code == 200
+
+
+def test_a_body_longer_than_its_content_length_claims_is_never_read_past_it(
+    small_limit: str,
+) -> None:
+    # The Content-Length claims a small body; the rest is not part of the request
+    # at all, so the server answers the small one (and not with the rest inside).
+    port = int(small_limit.rsplit(":", 1)[1])
+    body = b'{"raw_output": "#### 4"}'
+    lie = (
+        b"POST /v1/extract HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n"
+        + body + b"x" * 50_000
+    )  # fmt: skip
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(lie)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+
+    head, _, payload = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200")
+    assert b'"answer":"4"' in payload
+
+
+def test_the_default_limit_is_one_megabyte() -> None:
+    assert ServiceSettings().max_body_bytes == 1_048_576
+
+
+# --------------------------------------------------------------------------- bind check
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.1.2.3", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.10", False),
+        ("example.org", False),
+    ],
+)
+def test_loopback_hosts(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_an_open_bind_without_a_token_is_refused() -> None:
+    with pytest.raises(ConfigError, match="ANSWERX_API_TOKEN") as caught:
+        check_bind("0.0.0.0", ServiceSettings(), allow_unauthenticated=False)
+
+    assert "--allow-unauthenticated" in str(caught.value)
+
+
+def test_an_open_bind_is_allowed_with_a_token_or_the_flag() -> None:
+    check_bind("0.0.0.0", ServiceSettings(api_token=TOKEN), allow_unauthenticated=False)
+    check_bind("0.0.0.0", ServiceSettings(), allow_unauthenticated=True)
+    check_bind("127.0.0.1", ServiceSettings(), allow_unauthenticated=False)
+
+
+def test_serve_refuses_before_starting_anything(
+    clean_provider_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("uvicorn was started"))
+
+    with pytest.raises(ConfigError):
+        serve("0.0.0.0", 0)
+
+
+def test_the_serve_command_exits_2_with_the_reason(clean_provider_env: None) -> None:
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "0"])
+
+    assert result.exit_code == 2
+    assert "refusing to listen on 0.0.0.0" in result.output
+
+
+def test_the_serve_command_starts_uvicorn_with_the_factory(
+    clean_provider_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    started: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.update(app=app, **kw))
+    monkeypatch.setenv("ANSWERX_API_TOKEN", TOKEN)
+
+    result = CliRunner().invoke(
+        cli, ["serve", "--host", "0.0.0.0", "--port", "9001", "--workers", "2"]
+    )
+
+    assert result.exit_code == 0, result.output
+    assert started["app"] == "answerx.service.app:create_app" and started["factory"] is True
+    assert (started["host"], started["port"], started["workers"]) == ("0.0.0.0", 9001, 2)
+    assert started["access_log"] is False
+
+
+# --------------------------------------------------------------------------- the error boundary
+
+
+def test_a_bug_is_a_plain_500_and_only_its_type_name_is_logged(
+    clean_provider_env: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from answerx.service import create_app
+
+    app = create_app(ServiceSettings())
+
+    async def broken() -> None:
+        raise RuntimeError(f"cannot reach db with password {TOKEN}")
+
+    app.add_api_route("/broken", broken)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/broken")
+
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": {"type": "internal_error", "message": "internal server error"}
+    }
+    assert "internal error on GET /broken: RuntimeError" in caplog.text
+    assert TOKEN not in caplog.text and TOKEN not in response.text
+    assert not any(record.exc_info for record in caplog.records)
+
+
+# --------------------------------------------------------------------------- answerx serve
+
+
+@pytest.mark.slow
+def test_answerx_serve_runs_the_service_in_a_child_process(clean_provider_env: None) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "ANSWERX_API_TOKEN": TOKEN}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "answerx", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            try:
+                health = httpx.get(url + "/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "answerx serve did not answer in 60 s"
+                time.sleep(0.2)
+        refused = httpx.post(url + "/v1/extract", json={"raw_output": "#### 3"})
+        served = httpx.post(
+            url + "/v1/extract",
+            json={"raw_output": "#### 3"},
+            headers={"authorization": f"Bearer {TOKEN}"},
+        )
+    finally:
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=30)
+
+    assert health.json()["status"] == "ok"
+    assert (refused.status_code, served.json()["answer"]) == (401, "3")
+    assert "Uvicorn running on" in output and TOKEN not in output
+    assert "server" not in {name.lower() for name in served.headers}  # no version banner
