@@ -132,9 +132,7 @@ def test_anthropic_with_markdown_json_is_refused_when_the_manager_is_built(
     clean_provider_env: None,
 ) -> None:
     with pytest.raises(ConfigError, match="md_json"):
-        InstructorClientManager(
-            "anthropic", "m", api_key=FAKE_KEY, modes=["tools", "md_json"]
-        )
+        InstructorClientManager("anthropic", "m", api_key=FAKE_KEY, modes=["tools", "md_json"])
 
 
 @pytest.mark.parametrize("option", ["max_retries", "transient_retries"])
