@@ -74,6 +74,9 @@ class ProviderError(AnswerxError):
         self.provider = provider
         self.model = model
         self.status_code = status_code
+        # The failed call's CallInfo (answerx.structured.CallInfo) when a manager raised
+        # it: the attempts and tokens spent before the failure.
+        self.call_info: object | None = None
         where = f"{provider}/{model}" if model else provider
         super().__init__(f"{where}: {redact(message)}")
 

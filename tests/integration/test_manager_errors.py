@@ -16,8 +16,9 @@ from answerx.errors import (
     ProviderRequestError,
     ProviderTimeout,
     ProviderUnavailable,
+    StructuredOutputError,
 )
-from answerx.structured import InstructorClientManager
+from answerx.structured import CallInfo, InstructorClientManager
 from answerx.structured.models import ReasoningExtraction
 from answerx.testing import FakeProviderServer, Reply
 
@@ -284,3 +285,16 @@ def test_a_refused_connection_raises_unavailable(make_manager: Any, provider: st
 
     assert "connection failed" in str(caught.value)
     assert "after 3 attempts" in str(caught.value)
+
+
+def test_a_failed_call_carries_what_its_attempts_cost(
+    make_manager: Any, fake_provider: FakeProviderServer
+) -> None:
+    fake_provider.set_default(Reply.invalid_json(usage=(21, 4)))
+    manager = make_manager("openai", max_retries=1)
+    with pytest.raises(StructuredOutputError) as caught:
+        manager.create([{"role": "user", "content": "2+2?"}], ReasoningExtraction)
+    info = caught.value.call_info
+    assert isinstance(info, CallInfo)
+    assert info.mode is None and info.attempts == len(fake_provider.chat_requests)
+    assert info.usage.input_tokens == 21 * info.attempts

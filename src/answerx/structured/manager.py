@@ -356,8 +356,8 @@ class InstructorClientManager:
             if error is not None:
                 # Raised outside the except block, so that neither __cause__ nor
                 # __context__ keeps the SDK exception (which may quote the key).
-                raise error
-        raise self._all_modes_failed(tally)
+                raise self._with_info(error, tally, started)
+        raise self._with_info(self._all_modes_failed(tally), tally, started)
 
     async def acreate(
         self,
@@ -380,8 +380,8 @@ class InstructorClientManager:
             if error is not None:
                 # Raised outside the except block, so that neither __cause__ nor
                 # __context__ keeps the SDK exception (which may quote the key).
-                raise error
-        raise self._all_modes_failed(tally)
+                raise self._with_info(error, tally, started)
+        raise self._with_info(self._all_modes_failed(tally), tally, started)
 
     def _attempt(
         self,
@@ -477,7 +477,8 @@ class InstructorClientManager:
         else:
             tally.close_mode("text", None)
             return text, self._info(tally, "text", started)
-        raise error  # outside the except block: no SDK exception in the chain
+        # Outside the except block: no SDK exception in the chain.
+        raise self._with_info(error, tally, started)
 
     async def acomplete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Async :meth:`complete_text`."""
@@ -500,7 +501,8 @@ class InstructorClientManager:
         else:
             tally.close_mode("text", None)
             return text, self._info(tally, "text", started)
-        raise error  # outside the except block: no SDK exception in the chain
+        # Outside the except block: no SDK exception in the chain.
+        raise self._with_info(error, tally, started)
 
     def _text_call(self, sdk: Any, messages: Messages, kw: dict[str, Any]) -> Any:
         kwargs = self._provider_options(kw)
@@ -526,6 +528,7 @@ class InstructorClientManager:
         question: str | None = None,
         task: str | None = None,
         choices: Sequence[str] | None = None,
+        numbers: Sequence[int | float] | None = None,
         **kw: Any,
     ) -> tuple[ReasoningExtraction, CallInfo]:
         """Ask the model to separate the reasoning from the final answer of ``raw_output``.
@@ -533,7 +536,9 @@ class InstructorClientManager:
         ``task`` (and ``choices``) bind the expected answer shape into the response
         model, so a wrong shape is re-asked; ``kw`` goes to the provider.
         """
-        model_cls, messages = _extraction_request(raw_output, approach, question, task, choices)
+        model_cls, messages = _extraction_request(
+            raw_output, approach, question, task, choices, numbers
+        )
         return self.create(messages, model_cls, **kw)
 
     async def aextract_structured(
@@ -544,10 +549,13 @@ class InstructorClientManager:
         question: str | None = None,
         task: str | None = None,
         choices: Sequence[str] | None = None,
+        numbers: Sequence[int | float] | None = None,
         **kw: Any,
     ) -> tuple[ReasoningExtraction, CallInfo]:
         """Async :meth:`extract_structured`."""
-        model_cls, messages = _extraction_request(raw_output, approach, question, task, choices)
+        model_cls, messages = _extraction_request(
+            raw_output, approach, question, task, choices, numbers
+        )
         return await self.acreate(messages, model_cls, **kw)
 
     # ------------------------------------------------------------------ retries and failures
@@ -642,7 +650,13 @@ class InstructorClientManager:
             provider=self.provider, model=self.model,
         )  # fmt: skip
 
-    def _info(self, tally: _Tally, mode: str, started: float) -> CallInfo:
+    def _with_info(self, error: ProviderError, tally: _Tally, started: float) -> ProviderError:
+        """``error`` carrying the failed call's CallInfo: the tokens its attempts used
+        were paid for, so callers that sum usage (approaches, runs) keep counting them."""
+        error.call_info = self._info(tally, None, started)
+        return error
+
+    def _info(self, tally: _Tally, mode: str | None, started: float) -> CallInfo:
         first_failure = next((m.reason for m in tally.modes if not m.ok), None)
         return CallInfo(
             provider=self.provider, model=self.model, mode=mode, modes_tried=tuple(tally.modes),
@@ -685,8 +699,11 @@ def _extraction_request(
     question: str | None,
     task: str | None,
     choices: Sequence[str] | None,
+    numbers: Sequence[int | float] | None = None,
 ) -> tuple[type[ReasoningExtraction], list[dict[str, str]]]:
-    model_cls = get_extraction_model(approach, task=task, choices=choices)
+    model_cls = get_extraction_model(approach, task=task, choices=choices, numbers=numbers)
     template = prompt_template("extraction")
-    fields = extraction_prompt_fields(raw_output, question=question, task=task, choices=choices)
+    fields = extraction_prompt_fields(
+        raw_output, question=question, task=task, choices=choices, numbers=numbers
+    )
     return model_cls, [{"role": "user", "content": template.substitute(fields)}]
