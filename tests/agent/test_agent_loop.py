@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ FINAL_PROMPT = prompt_template("final_attempt").template.strip()
 FORCE_PROMPT = prompt_template("force_answer").template.strip()
 SEARCHING = "I should look this up. <search>author of Dune</search>"
 FOUND = "<information>Dune (1965) is a novel by Frank Herbert.</information>"
+MakeManager = Callable[..., InstructorClientManager]  # the make_manager fixture of conftest.py
 
 
 class SearchTool:
@@ -141,6 +143,20 @@ def test_outside_result_mode_a_failed_final_attempt_raises_step_limit_reached(
         )
 
     assert raised.value.termination == Termination.EXCEED_CALLS
+
+
+def test_a_final_call_that_fails_is_recorded_without_a_reply_and_still_counted(
+    make_manager: MakeManager, fake_provider: FakeProviderServer
+) -> None:
+    manager = make_manager("openai", transient_retries=0)
+    fake_provider.enqueue(Reply.text(SEARCHING, usage=(40, 8)), Reply.server_error())
+
+    record = run_agent_loop(manager, OPENING, step=SearchTool(), budget=Budget(max_calls=1))
+
+    assert (record.prediction, record.termination) == (None, "exceed available llm calls")
+    assert (record.final_attempt, record.calls) == (True, 2)  # the failed call was made
+    assert record.usage == Usage(input_tokens=40, output_tokens=8)
+    assert record.messages[-1] == {"role": "user", "content": FINAL_PROMPT}  # no reply
 
 
 def test_a_token_budget_counts_like_a_call_budget(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from answerx.errors import ConfigError
 from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
+from answerx.structured.providers import get_provider, unsupported_options
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
 MakeManager = Callable[..., InstructorClientManager]  # the make_manager fixture of conftest.py
@@ -51,13 +51,10 @@ FORCE_PROMPT = (
 
 
 def sent_temperature(provider: str) -> int | None:
-    """The temperature a final call sends: 0, or none for Anthropic SDKs without sampling
-    parameters (SDK 2.x speaks API version 2026-10-21, which rejects them)."""
-    if provider == "anthropic":
-        from anthropic.resources.messages import Messages
-
-        if "temperature" not in inspect.signature(Messages.create).parameters:
-            return None
+    """The temperature a final call sends: 0, or none where the manager drops it because
+    the provider's installed SDK takes no sampling parameters (anthropic 2.x)."""
+    if "temperature" in unsupported_options(get_provider(provider).sdk):
+        return None
     return 0
 
 
@@ -153,7 +150,10 @@ def test_a_failed_final_call_gives_no_prediction_and_no_key(
 
     final = final_attempt(manager, CONVERSATION, reason=Termination.TIMEOUT)
 
-    assert (final.prediction, final.info, final.text) == (None, None, "")
+    assert (final.prediction, final.text) == (None, "")
+    # What the failed call used is kept, so callers that sum usage count it too.
+    assert final.info is not None
+    assert (final.info.mode, final.info.attempts) == (None, 1)
     assert final.termination == Termination.TIMEOUT
     assert final.error is not None and "0123456789abcdef" not in final.error
     assert final.messages(CONVERSATION)[-1] == {"role": "user", "content": FINAL_PROMPT}

@@ -10,16 +10,20 @@ import pytest
 from reasoning_script import (
     CRITIQUE,
     EXPAND,
+    FINAL_ATTEMPT,
     PLAN,
     PROPOSE,
     SCORE,
     SKELETON,
     VERIFY,
     ScriptedModel,
+    last_user_text,
     reported_usage,
 )
 
+from answerx.agent import Budget
 from answerx.reasoning import APPROACHES, StandardResponse, get_approach
+from answerx.reasoning.single import MultiCallReasoning
 from answerx.structured import APPROACHES as MODEL_APPROACHES
 from answerx.structured import InstructorClientManager, Usage
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
@@ -28,7 +32,7 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
 )
 
-MULTI_CALL = ("reflection", "chain_of_verification", "skeleton_of_thought", "tree_of_thought")
+MULTI_CALL = [name for name, cls in APPROACHES.items() if issubclass(cls, MultiCallReasoning)]
 VARIANTS = [(name, False) for name in APPROACHES] + [(name, True) for name in MULTI_CALL]
 
 
@@ -44,8 +48,12 @@ def _script_every_step(model: ScriptedModel) -> None:
 
 def test_the_registry_covers_every_approach_of_the_extraction_models() -> None:
     assert tuple(APPROACHES) == MODEL_APPROACHES
+    assert sorted(MULTI_CALL) == [
+        "chain_of_verification", "reflection", "skeleton_of_thought", "tree_of_thought",
+    ]  # fmt: skip
 
 
+@pytest.mark.parametrize("run", ["execute", "aexecute"])
 @pytest.mark.parametrize("strategy", ["structured", "two_stage"])
 @pytest.mark.parametrize(("approach", "multi_call"), VARIANTS)
 def test_every_approach_and_strategy_answers_with_the_real_usage_and_mode(
@@ -55,13 +63,16 @@ def test_every_approach_and_strategy_answers_with_the_real_usage_and_mode(
     approach: str,
     multi_call: bool,
     strategy: str,
+    run: str,
 ) -> None:
     _script_every_step(model)
     settings: dict[str, Any] = {"multi_call": True} if multi_call else {}
+    reasoning = get_approach(approach, manager, strategy=strategy, **settings)
 
-    response = get_approach(approach, manager, strategy=strategy, **settings).execute(
-        "What is 2 + 2?"
-    )
+    if run == "execute":
+        response = reasoning.execute("What is 2 + 2?")
+    else:
+        response = asyncio.run(reasoning.aexecute("What is 2 + 2?"))
 
     assert isinstance(response, StandardResponse)
     assert response.extracted_answer == "4"
@@ -103,21 +114,27 @@ MODEL_APPROACHES_MODEL_NAMES = {
 }
 
 
-@pytest.mark.parametrize("approach", list(APPROACHES))
+@pytest.mark.parametrize(("approach", "multi_call"), VARIANTS)
 def test_a_tools_rejection_records_the_fallback_mode_actually_used(
     manager: InstructorClientManager,
     fake_provider: FakeProviderServer,
     model: ScriptedModel,
     approach: str,
+    multi_call: bool,
 ) -> None:
+    _script_every_step(model)
     model.reject_tools = True
+    settings: dict[str, Any] = {"multi_call": True} if multi_call else {}
 
-    response = get_approach(approach, manager).execute("What is 2 + 2?")
+    response = get_approach(approach, manager, **settings).execute("What is 2 + 2?")
 
     meta = response.metadata
     assert response.extracted_answer == "4"
     assert (meta.instructor_mode, meta.modes_tried) == ("json_schema", ("tools", "json_schema"))
-    assert (meta.calls, meta.attempts, meta.fallbacks) == (1, 2, 1)
+    # One structured answer step (the critique finds nothing to fix): one fallback,
+    # one extra HTTP request; every other call is free text.
+    assert (meta.fallbacks, meta.attempts) == (1, meta.calls + 1)
+    assert meta.attempts == len(fake_provider.chat_requests)
     assert response.usage == reported_usage(fake_provider)  # the 400 reported no usage
 
 
@@ -201,24 +218,83 @@ def test_execute_works_inside_a_running_event_loop(
     assert asyncio.run(notebook_cell()).extracted_answer == "4"
 
 
+def _extraction_always_fails(request: RecordedRequest) -> Reply:
+    """Tools refused (no usage), JSON modes answered with invalid JSON that still costs
+    tokens, free text that the rules cannot read, and a final attempt that answers."""
+    if request.has_tools:
+        return Reply.reject_tools()
+    if request.response_format is not None:
+        return Reply.invalid_json(usage=(30, 7))
+    if FINAL_ATTEMPT in last_user_text(request):
+        return Reply.text("<answer>4</answer>", usage=(5, 1))
+    return Reply.text("I would rather not say.", usage=(20, 6))
+
+
+@pytest.mark.parametrize("run", ["execute", "aexecute"])
 def test_two_stage_keeps_the_rules_result_when_every_extraction_mode_fails(
-    manager: InstructorClientManager, fake_provider: FakeProviderServer
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, run: str
 ) -> None:
-    def provider(request: RecordedRequest) -> Reply:
-        if request.has_tools:
-            return Reply.reject_tools()
-        if request.response_format is not None:
-            return Reply.invalid_json()
-        return Reply.text("I would rather not say.", usage=(20, 6))
+    fake_provider.set_default(_extraction_always_fails)
+    approach = get_approach("chain_of_thought", manager, strategy="two_stage")
 
-    fake_provider.set_default(provider)
-
-    response = get_approach("chain_of_thought", manager, strategy="two_stage").execute("2 + 2?")
+    if run == "execute":
+        response = approach.execute("2 + 2?")
+    else:
+        response = asyncio.run(approach.aexecute("2 + 2?"))
 
     meta = response.metadata
     assert (response.extracted_answer, meta.termination) == (None, "answer not found")
     assert (meta.stage, response.extraction.method) == ("deterministic", "none")
     assert "no mode produced a valid object" in meta.structured_extraction_error  # type: ignore[attr-defined]
+    # The failed extraction call counts: its requests, its modes and the tokens it used.
     assert meta.calls == 2  # the text call and the failed extraction call
-    # The manager raises without a CallInfo: only the text call's tokens are known.
-    assert response.usage == Usage(input_tokens=20, output_tokens=6)
+    assert meta.attempts == len(fake_provider.chat_requests) == 4  # text, tools, schema, json
+    assert (meta.instructor_mode, meta.modes_tried) == (None, ("tools", "json_schema", "json"))
+    assert response.usage == Usage(input_tokens=20 + 30 + 30, output_tokens=6 + 7 + 7)
+
+
+def test_the_budget_counts_the_tokens_of_a_failed_extraction(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    fake_provider.set_default(_extraction_always_fails)
+    # The draft's 26 tokens leave room; with the failed extraction's 74 the critique has none.
+    approach = get_approach(
+        "reflection", manager, strategy="two_stage", multi_call=True,
+        budget=Budget(max_tokens=50),
+    )  # fmt: skip
+
+    response = approach.execute("2 + 2?")
+
+    meta = response.metadata
+    assert (meta.stage, meta.budget_exhausted) == ("final_attempt", "max_tokens")  # type: ignore[attr-defined]
+    assert not any(CRITIQUE in last_user_text(r) for r in fake_provider.chat_requests)
+    assert (response.extracted_answer, meta.calls) == ("4", 3)
+    assert response.usage == Usage(input_tokens=20 + 60 + 5, output_tokens=6 + 14 + 1)
+
+
+@pytest.mark.parametrize(
+    ("stated", "answer"),
+    [
+        ("(10 - 4) * (13 - 9)", "(10 - 4) * (13 - 9)"),
+        ("(10 - 4) * 4", None),  # 24, but not with the given numbers: refused in every mode
+    ],
+)
+def test_two_stage_extraction_of_a_game_of_24_is_bound_to_the_numbers(
+    manager: InstructorClientManager,
+    fake_provider: FakeProviderServer,
+    model: ScriptedModel,
+    stated: str,
+    answer: str | None,
+) -> None:
+    model.default = "Combining them somehow gives twenty-four, I believe."
+    model.structured = {"full_reasoning_text": "Combine.", "answer_value": stated, "confidence": 1}
+
+    response = get_approach("chain_of_thought", manager, strategy="two_stage").execute(
+        "Make 24 from 4, 9, 10 and 13.", numbers=[4, 9, 10, 13]
+    )
+
+    assert response.extraction.task == "game24"
+    assert response.extracted_answer == answer
+    extraction_request = fake_provider.chat_requests[1]
+    assert extraction_request.has_tools
+    assert "uses each of 4, 9, 10, 13 once" in extraction_request.text

@@ -37,17 +37,19 @@ def test_a_call_budget_hit_ends_with_the_final_attempt_on_the_conversation_so_fa
     model.on(FINAL_ATTEMPT, "My best answer: <answer>4</answer>")
     approach = get_approach(
         "reflection", manager, strategy="two_stage", multi_call=True, rounds=5,
-        budget=Budget(max_calls=2),
+        budget=Budget(max_calls=2), temperature=0.8, max_tokens=300,
     )  # fmt: skip
 
     response = approach.execute("What is 2 + 2?")
 
     # draft, critique, then no room for the revision: the final attempt instead.
     assert model.log == ["default", CRITIQUE, FINAL_ATTEMPT]
-    final = fake_provider.chat_requests[-1]
+    *steps, final = fake_provider.chat_requests
     assert [m["role"] for m in final.messages] == ["user", "assistant", "user", "assistant", "user"]
     assert final.messages[3]["content"] == "Wrong.\n<verdict>revise</verdict>"
-    assert final.json["temperature"] == 0
+    # The steps sample at the caller's temperature; the last word is at 0.
+    assert [r.json["temperature"] for r in steps] == [0.8, 0.8]
+    assert (final.json["temperature"], final.json["max_tokens"]) == (0, 300)
     assert response.extracted_answer == "4"
     meta = response.metadata
     assert (meta.stage, meta.termination, meta.calls) == ("final_attempt", "answer", 3)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from answerx.cli import app
 from answerx.reasoning import APPROACHES
-from answerx.testing import FakeProviderServer, Reply
+from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
@@ -40,8 +40,7 @@ def test_ask_prints_the_reasoning_answer_method_mode_tokens_and_time(
     out = result.stdout
     assert "2 + 2 = 4." in out  # the reasoning
     assert "chain_of_thought · structured · openai/gpt-test" in out
-    rows = [line.rstrip() for line in out.splitlines()]
-    lines = {row.split()[0]: row for row in rows if row and row[0].isalpha()}
+    lines = _rows(out)
     assert lines["answer"].split()[-1] == "4"
     assert "structured_llm (stage structured, confidence 0.90)" in lines["extracted"]
     assert lines["mode"].split()[-1] == "tools"
@@ -49,6 +48,50 @@ def test_ask_prints_the_reasoning_answer_method_mode_tokens_and_time(
     assert lines["time"].endswith(" s")
     assert lines["termination"].split()[-1] == "answer"
     assert fake.chat_requests[0].model == "gpt-test"
+
+
+def _rows(out: str) -> dict[str, str]:
+    """The summary rows under the reasoning panel, by their first word."""
+    rows = [line.rstrip() for line in out.splitlines()]
+    return {row.split()[0]: row for row in rows if row and row[0].isalpha()}
+
+
+def test_ask_two_stage_says_the_rules_found_the_answer_without_a_structured_call(
+    fake: FakeProviderServer,
+) -> None:
+    result = runner.invoke(app, ["ask", "What is 2 + 2?", *OPENAI, "--strategy", "two_stage"])
+
+    assert result.exit_code == 0, result.output
+    lines = _rows(result.stdout)
+    assert "<answer>4</answer>" in result.stdout  # the free-text reply, verbatim
+    assert "answer_block (stage deterministic, confidence 0.95)" in lines["extracted"]
+    assert lines["mode"].endswith("text only (no structured call)")
+    assert "1 (HTTP requests 1, fallbacks 0)" in lines["calls"]
+
+
+def test_ask_shows_the_mode_fallback_and_a_structured_call_that_failed_in_every_mode(
+    fake: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.reject_tools = True
+    fell_back = runner.invoke(app, ["ask", "What is 2 + 2?", *OPENAI])
+
+    def every_mode_fails(request: RecordedRequest) -> Reply:
+        if request.has_tools:
+            return Reply.reject_tools()
+        if request.response_format is not None:
+            return Reply.invalid_json()
+        return Reply.text("I would rather not say.")
+
+    fake.set_default(every_mode_fails)
+    failed = runner.invoke(app, ["ask", "What is 2 + 2?", *OPENAI, "--strategy", "two_stage"])
+
+    assert _rows(fell_back.stdout)["mode"].endswith("json_schema (tried tools → json_schema)")
+    lines = _rows(failed.stdout)
+    assert lines["mode"].endswith("none: every mode failed (tools → json_schema → json)")
+    assert lines["answer"].endswith("(none)")
+    assert lines["termination"].endswith("answer not found")
+    requests = len(fake.chat_requests) - 2  # after the first command's two
+    assert f"2 (HTTP requests {requests}, fallbacks 1)" in lines["calls"]
 
 
 def test_ask_json_prints_the_whole_standard_response(fake: FakeProviderServer) -> None:
@@ -86,6 +129,25 @@ def test_ask_passes_choices_settings_budget_and_prompt_dir(
     )
 
 
+def test_ask_passes_game_of_24_numbers_and_a_time_limit(
+    fake: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.default = "<answer>(10 - 4) * (13 - 9)</answer>"
+
+    result = runner.invoke(app, [
+        "ask", "Make 24.", *OPENAI, "-n", "4,9,10,13", "--strategy", "two_stage",
+        "--time-limit", "30", "--json",
+    ])  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert (payload["extraction"]["task"], payload["extracted_answer"]) == (
+        "game24", "(10 - 4) * (13 - 9)"
+    )  # fmt: skip
+    assert payload["parameters"]["budget"] == {"time_limit_s": 30.0}
+    assert "4, 9, 10, 13" in fake.chat_requests[0].text
+
+
 def test_ask_reads_the_question_from_stdin(fake: FakeProviderServer) -> None:
     result = runner.invoke(app, ["ask", "-", *OPENAI, "--json"], input="What is 2 + 2?\n")
 
@@ -100,6 +162,8 @@ def test_ask_reads_the_question_from_stdin(fake: FakeProviderServer) -> None:
         (["--strategy", "guess"], "valid strategies: structured, two_stage"),
         (["--set", "multi_call"], "--set: expected KEY=VALUE"),
         (["-a", "reflection", "--set", "rounds=2"], "only apply with multi_call=True"),
+        (["-n", "4,nine"], "--numbers: expected numbers like '4,9,10,13'"),
+        (["-c", "[1, 2]"], "--choices: the JSON list must hold strings"),
     ],
 )
 def test_ask_usage_errors_exit_2_with_the_valid_choices(

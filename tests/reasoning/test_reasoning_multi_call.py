@@ -23,10 +23,11 @@ from reasoning_script import (
     reported_usage,
 )
 
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, ProviderAuthError
 from answerx.reasoning import get_approach
 from answerx.structured import InstructorClientManager
-from answerx.testing import FakeProviderServer
+from answerx.structured.providers import unsupported_options
+from answerx.testing import FakeProviderServer, Reply
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
@@ -113,9 +114,8 @@ def test_chain_of_verification_answers_each_question_without_the_baseline(
         "chain_of_verification", manager, strategy="two_stage", multi_call=True, max_questions=3
     ).execute(question)
 
-    assert model.log[:2] == ["default", PLAN]
-    assert model.log[2:5] == [VERIFY] * 3  # at most max_questions
-    assert model.log[5:] == [VERIFIED]
+    # baseline, plan, the checks (at most max_questions), the verified answer
+    assert model.log == ["default", PLAN, VERIFY, VERIFY, VERIFY, VERIFIED]
     assert response.extracted_answer == "391"
     checks = fake_provider.chat_requests[2:5]
     for check in checks:
@@ -130,6 +130,26 @@ def test_chain_of_verification_answers_each_question_without_the_baseline(
     assert response.metadata.verification_questions == [  # type: ignore[attr-defined]
         "What is 17 * 20?", "What is 17 * 3?", "What is 340 + 51?",
     ]  # fmt: skip
+
+
+def test_the_temperature_reaches_every_step_and_extraction_runs_at_zero(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.on(PLAN, "1. What is 2 + 2?\n2. Is 4 even?")
+    model.on(VERIFY, "Yes.")
+    model.on(VERIFIED, "Having checked it, I am sure of my sum now.")  # the rules find nothing
+
+    response = get_approach(
+        "chain_of_verification", manager, strategy="two_stage", multi_call=True,
+        temperature=0.3, max_tokens=200,
+    ).execute("What is 2 + 2?")  # fmt: skip
+
+    assert model.log == ["default", PLAN, VERIFY, VERIFY, VERIFIED, "structured"]
+    assert response.metadata.stage == "structured_llm"
+    *steps, extraction = fake_provider.chat_requests
+    assert [(r.json["temperature"], r.json["max_tokens"]) for r in steps] == [(0.3, 200)] * 5
+    # Extraction copies the answer, it does not create one: temperature 0, same max_tokens.
+    assert (extraction.json["temperature"], extraction.json["max_tokens"]) == (0, 200)
 
 
 # --------------------------------------------------------------------------- skeleton
@@ -154,7 +174,7 @@ def test_skeleton_of_thought_expands_its_points_concurrently(
         response = asyncio.run(approach.aexecute("What is 2 + 2?"))
     elapsed = time.perf_counter() - started
 
-    assert model.log[0] == SKELETON and model.log[1:4] == [EXPAND] * 3
+    assert model.log == [SKELETON, EXPAND, EXPAND, EXPAND, "default"]  # outline, points, answer
     assert elapsed < 3 * delay  # three expansions of `delay` each, at the same time
     expansions = fake_provider.chat_requests[1:4]
     assert max(r.received_at for r in expansions) - min(r.received_at for r in expansions) < delay
@@ -166,6 +186,21 @@ def test_skeleton_of_thought_expands_its_points_concurrently(
     assert response.extracted_answer == "4"
     assert response.metadata.skeleton_points == ["Read the numbers", "Add them", "Check the sum"]  # type: ignore[attr-defined]
     assert response.usage == reported_usage(fake_provider)
+
+
+def test_a_failed_call_in_a_concurrent_batch_ends_the_approach_after_the_others(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.on(SKELETON, "1. One\n2. Two\n3. Three")
+    model.on(EXPAND, "Expanded.", delay=0.2)
+    fake_provider.enqueue(Reply.unauthorized(), when=lambda r: "point 2" in last_user_text(r))
+
+    approach = get_approach("skeleton_of_thought", manager, strategy="two_stage", multi_call=True)
+    with pytest.raises(ProviderAuthError, match="OPENAI_API_KEY"):
+        approach.execute("What is 2 + 2?")
+
+    assert model.log == [SKELETON, EXPAND, EXPAND]  # the other points were still expanded
+    assert len(fake_provider.chat_requests) == 4  # and no answer step followed
 
 
 # --------------------------------------------------------------------------- tree of thought
@@ -248,12 +283,17 @@ def test_a_multi_call_conversation_works_through_every_providers_sdk(
     provider: str,
 ) -> None:
     model.on(CRITIQUE, "Wrong.\n<verdict>revise</verdict>", "<verdict>correct</verdict>")
+    manager = make_manager(provider)
 
-    response = get_approach("reflection", make_manager(provider), multi_call=True).execute(
+    response = get_approach("reflection", manager, multi_call=True, temperature=0.3).execute(
         "What is 2 + 2?"
     )
 
     assert model.log == ["structured", CRITIQUE, "structured", CRITIQUE]
     assert (response.extracted_answer, response.metadata.calls) == ("4", 4)
     assert response.usage == reported_usage(fake_provider)
-    assert response.metadata.instructor_mode == make_manager(provider).modes[0]
+    assert response.metadata.instructor_mode == manager.modes[0]
+    # The setting reaches every call; the manager drops it where the SDK takes none.
+    dropped = "temperature" in unsupported_options(manager.spec.sdk)
+    sent = {r.json.get("temperature") for r in fake_provider.chat_requests}
+    assert sent == ({None} if dropped else {0.3})

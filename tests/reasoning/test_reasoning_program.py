@@ -77,6 +77,8 @@ def test_the_structured_strategy_runs_the_code_field(
     ("code", "termination", "message"),
     [
         ("while True:\n    pass", "timeout", "no result within 0.5 s"),
+        ("x = bytearray(2**34)\nprint(x[0])", "memory_limit", "memory limit of 128 MB"),
+        ("import os\nprint(os.environ['OPENAI_API_KEY'])", "error", "KeyError: 'OPENAI_API_KEY'"),
         ("raise ValueError('boom')", "error", "ValueError: boom"),
         ("print('many')", "ok", "which is not a single number"),
         ("x = 1", "ok", "the program printed nothing"),
@@ -85,14 +87,16 @@ def test_the_structured_strategy_runs_the_code_field(
 def test_a_failed_run_falls_back_to_the_stated_answer_and_says_why(
     manager: InstructorClientManager,
     model: ScriptedModel,
+    monkeypatch: pytest.MonkeyPatch,
     code: str,
     termination: str,
     message: str,
 ) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-should-never-leak-0123456789")
     model.default = _program(code, stated="391")
     approach = get_approach(
         "program_of_thought", manager, strategy="two_stage", task="numeric",
-        execute_code=True, code_time_limit_s=0.5,
+        execute_code=True, code_time_limit_s=0.5, code_memory_limit_mb=128,
     )  # fmt: skip
 
     response = approach.execute("What is 17 * 23?")
@@ -101,6 +105,7 @@ def test_a_failed_run_falls_back_to_the_stated_answer_and_says_why(
     meta = response.metadata.model_dump()
     assert meta["sandbox_termination"] == termination
     assert message in meta["sandbox_message"]
+    assert "sk-live" not in response.model_dump_json()
 
 
 def test_the_program_sees_no_api_key_of_the_environment(

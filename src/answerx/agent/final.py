@@ -15,15 +15,15 @@ conversation so far (the conversation itself is never modified):
 
 :func:`raise_if_unanswered` turns a :class:`FinalAnswer` without a prediction
 into :class:`StepLimitReached`. A provider error in the last call is not raised:
-it gives a :class:`FinalAnswer` without prediction (``info`` None, ``error`` set),
-so a run records why it stopped rather than losing the item.
+it gives a :class:`FinalAnswer` without prediction (``error`` set, ``info`` the
+failed call's ``call_info``: the tokens it used still count), so a run records
+why it stopped rather than losing the item.
 
 The manager may be any object with ``complete_text`` (``acomplete_text`` for the
 async variants) returning ``(text, CallInfo)``, such as
 :class:`answerx.structured.InstructorClientManager`; ``kw`` goes to the provider
-(``max_tokens``, …), except ``temperature``, which is always 0. The manager
-leaves it out for Anthropic, whose SDK 2.x removed the sampling parameters, so
-Claude's final call runs at the API's default. Two user messages
+(``max_tokens``, …), except ``temperature``, which is always 0 (the manager
+itself leaves it out where a provider's SDK takes none). Two user messages
 in a row (a tool result, then the final prompt) are accepted by
 OpenAI-compatible servers and Cohere; Anthropic joins consecutive turns of one
 role.
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -86,7 +87,9 @@ class FinalAnswer(BaseModel):
     text: str = Field(description="The model's whole reply to the final prompt ('' if none).")
     extraction: Extraction = Field(description="answerx.extract() of that reply.")
     termination: Termination
-    info: CallInfo | None = Field(description="The final call's CallInfo (None if it failed).")
+    info: CallInfo | None = Field(
+        description="The final call's CallInfo; when it failed, what it used (None if unknown)."
+    )
     prompt: str = Field(default="", description="The final prompt as sent (the last message).")
     error: str | None = Field(default=None, description="The provider error, when the call failed.")
 
@@ -94,7 +97,7 @@ class FinalAnswer(BaseModel):
         """``conversation`` followed by the final prompt and, if the call succeeded, the reply:
         the transcript a result record keeps."""
         turns = [*conversation, {"role": "user", "content": self.prompt}]
-        if self.info is not None:
+        if self.error is None:
             turns.append({"role": "assistant", "content": self.text})
         return turns
 
@@ -116,13 +119,12 @@ def final_attempt(
     ``timeout`` or ``answer not found``); it becomes the termination when the
     reply holds no answer. The call is one beyond the budget: that is the point.
     """
-    _check_reason(reason)
-    prompt, request = _request("final_attempt", messages, prompt_dir)
+    last = _LastCall.final_attempt(messages, reason, prompt_dir, task, choices, numbers)
     try:
-        text, info = manager.complete_text(request, **_final_kw(manager, kw))
+        text, info = manager.complete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
-        return _failed(prompt, reason, exc, task, choices, numbers)
-    return _read_final(prompt, text, info, reason, task, choices, numbers)
+        return last.failed(exc)
+    return last.read(text, info)
 
 
 async def afinal_attempt(
@@ -137,13 +139,12 @@ async def afinal_attempt(
     **kw: Any,
 ) -> FinalAnswer:
     """Async :func:`final_attempt`."""
-    _check_reason(reason)
-    prompt, request = _request("final_attempt", messages, prompt_dir)
+    last = _LastCall.final_attempt(messages, reason, prompt_dir, task, choices, numbers)
     try:
-        text, info = await manager.acomplete_text(request, **_final_kw(manager, kw))
+        text, info = await manager.acomplete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
-        return _failed(prompt, reason, exc, task, choices, numbers)
-    return _read_final(prompt, text, info, reason, task, choices, numbers)
+        return last.failed(exc)
+    return last.read(text, info)
 
 
 def force_answer(
@@ -157,13 +158,12 @@ def force_answer(
     **kw: Any,
 ) -> FinalAnswer:
     """The context limit is reached: ask for the most likely answer in an ``<answer>`` block."""
-    prompt, request = _request("force_answer", messages, prompt_dir)
-    reason = Termination.TOKEN_LIMIT_FORMAT_ERROR
+    last = _LastCall.force_answer(messages, prompt_dir, task, choices, numbers)
     try:
-        text, info = manager.complete_text(request, **_final_kw(manager, kw))
+        text, info = manager.complete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
-        return _failed(prompt, reason, exc, task, choices, numbers)
-    return _read_forced(prompt, text, info, task, choices, numbers)
+        return last.failed(exc)
+    return last.read(text, info)
 
 
 async def aforce_answer(
@@ -177,13 +177,12 @@ async def aforce_answer(
     **kw: Any,
 ) -> FinalAnswer:
     """Async :func:`force_answer`."""
-    prompt, request = _request("force_answer", messages, prompt_dir)
-    reason = Termination.TOKEN_LIMIT_FORMAT_ERROR
+    last = _LastCall.force_answer(messages, prompt_dir, task, choices, numbers)
     try:
-        text, info = await manager.acomplete_text(request, **_final_kw(manager, kw))
+        text, info = await manager.acomplete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
-        return _failed(prompt, reason, exc, task, choices, numbers)
-    return _read_forced(prompt, text, info, task, choices, numbers)
+        return last.failed(exc)
+    return last.read(text, info)
 
 
 def raise_if_unanswered(final: FinalAnswer) -> FinalAnswer:
@@ -198,18 +197,81 @@ def raise_if_unanswered(final: FinalAnswer) -> FinalAnswer:
 
 
 # --------------------------------------------------------------------------- helpers
-def _check_reason(reason: Termination) -> None:
-    if reason not in FINAL_ATTEMPT_REASONS:
-        valid = ", ".join(repr(str(r)) for r in sorted(FINAL_ATTEMPT_REASONS))
-        raise ConfigError(f"a final attempt is made for {valid}, not {str(reason)!r}")
-
-
-def _final_kw(manager: object, kw: dict[str, Any]) -> dict[str, Any]:
-    """``kw`` at temperature 0: the last word should not depend on sampling luck.
-
-    The manager drops it where the provider's SDK no longer takes one (Anthropic).
-    """
+def _at_temperature_zero(kw: dict[str, Any]) -> dict[str, Any]:
+    """``kw`` at temperature 0: the last word should not depend on sampling luck."""
     return {**kw, "temperature": 0}
+
+
+@dataclass(frozen=True, slots=True)
+class _LastCall:
+    """One final attempt or forced answer: the request to send, and how to read its reply.
+
+    ``reason`` is the termination when the reply gives no answer (or the call fails).
+    """
+
+    forced: bool
+    prompt: str
+    request: list[dict[str, Any]]
+    reason: Termination
+    task: str
+    choices: Sequence[str] | None
+    numbers: Sequence[int | float] | None
+
+    @classmethod
+    def final_attempt(
+        cls,
+        messages: Messages,
+        reason: Termination,
+        prompt_dir: str | Path | None,
+        task: str,
+        choices: Sequence[str] | None,
+        numbers: Sequence[int | float] | None,
+    ) -> _LastCall:
+        if reason not in FINAL_ATTEMPT_REASONS:
+            valid = ", ".join(repr(str(r)) for r in sorted(FINAL_ATTEMPT_REASONS))
+            raise ConfigError(f"a final attempt is made for {valid}, not {str(reason)!r}")
+        prompt, request = _request("final_attempt", messages, prompt_dir)
+        return cls(False, prompt, request, reason, task, choices, numbers)
+
+    @classmethod
+    def force_answer(
+        cls,
+        messages: Messages,
+        prompt_dir: str | Path | None,
+        task: str,
+        choices: Sequence[str] | None,
+        numbers: Sequence[int | float] | None,
+    ) -> _LastCall:
+        prompt, request = _request("force_answer", messages, prompt_dir)
+        reason = Termination.TOKEN_LIMIT_FORMAT_ERROR
+        return cls(True, prompt, request, reason, task, choices, numbers)
+
+    def read(self, text: str, info: CallInfo) -> FinalAnswer:
+        """The answer of the reply ``text`` (every deterministic rule reads it)."""
+        extraction = extract(text, self.task, choices=self.choices, numbers=self.numbers)
+        prediction: str | None
+        if not self.forced:
+            prediction = extraction.answer
+            termination = Termination.ANSWER if extraction.found else self.reason
+        elif extraction.method == "answer_block":
+            prediction, termination = extraction.answer, Termination.TOKEN_LIMIT_ANSWER
+        else:  # no usable block: the whole reply is the prediction, as DeepResearch keeps it
+            prediction, termination = text.strip() or None, Termination.TOKEN_LIMIT_FORMAT_ERROR
+        return FinalAnswer(
+            prediction=prediction, text=text, extraction=extraction,
+            termination=termination, info=info, prompt=self.prompt,
+        )  # fmt: skip
+
+    def failed(self, exc: ProviderError) -> FinalAnswer:
+        """No answer: the call failed (what it used is kept in ``info``)."""
+        log.warning("final call failed: %s", exc)  # ProviderError messages are already redacted
+        return FinalAnswer(
+            prediction=None, text="",
+            extraction=extract("", self.task, choices=self.choices, numbers=self.numbers),
+            termination=self.reason,
+            info=exc.call_info if isinstance(exc.call_info, CallInfo) else None,
+            prompt=self.prompt, error=str(exc),
+        )  # fmt: skip
 
 
 def _request(
@@ -219,68 +281,3 @@ def _request(
     # may quote a "$" that a strict substitute() would reject.
     prompt = prompt_template(name, prompt_dir).safe_substitute().strip()
     return prompt, [*messages, {"role": "user", "content": prompt}]
-
-
-def _read_final(
-    prompt: str,
-    text: str,
-    info: CallInfo,
-    reason: Termination,
-    task: str,
-    choices: Sequence[str] | None,
-    numbers: Sequence[int | float] | None,
-) -> FinalAnswer:
-    extraction = extract(text, task, choices=choices, numbers=numbers)
-    return FinalAnswer(
-        prediction=extraction.answer,
-        text=text,
-        extraction=extraction,
-        termination=Termination.ANSWER if extraction.found else reason,
-        info=info,
-        prompt=prompt,
-    )
-
-
-def _read_forced(
-    prompt: str,
-    text: str,
-    info: CallInfo,
-    task: str,
-    choices: Sequence[str] | None,
-    numbers: Sequence[int | float] | None,
-) -> FinalAnswer:
-    extraction = extract(text, task, choices=choices, numbers=numbers)
-    if extraction.method == "answer_block":
-        prediction: str | None = extraction.answer
-        termination = Termination.TOKEN_LIMIT_ANSWER
-    else:  # no usable block: the whole reply is the prediction, as DeepResearch keeps it
-        prediction = text.strip() or None
-        termination = Termination.TOKEN_LIMIT_FORMAT_ERROR
-    return FinalAnswer(
-        prediction=prediction,
-        text=text,
-        extraction=extraction,
-        termination=termination,
-        info=info,
-        prompt=prompt,
-    )
-
-
-def _failed(
-    prompt: str,
-    reason: Termination,
-    exc: ProviderError,
-    task: str,
-    choices: Sequence[str] | None,
-    numbers: Sequence[int | float] | None,
-) -> FinalAnswer:
-    log.warning("final call failed: %s", exc)  # ProviderError messages are already redacted
-    return FinalAnswer(
-        prediction=None,
-        text="",
-        extraction=extract("", task, choices=choices, numbers=numbers),
-        termination=reason,
-        info=None,
-        prompt=prompt,
-        error=str(exc),
-    )

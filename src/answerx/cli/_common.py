@@ -1,4 +1,5 @@
-"""What every ``answerx`` command shares: exit codes, consoles, and the error boundary.
+"""What every ``answerx`` command shares: exit codes, consoles, the error boundary,
+and the parsing of the ``--choices``/``--numbers`` options.
 
 Commands stay thin: they parse options, call one library function, and print.
 :func:`command_boundary` is the one place where library errors become a short
@@ -7,6 +8,7 @@ message on stderr and an exit code, never a traceback.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -20,7 +22,16 @@ from rich.markup import escape
 
 from answerx.errors import AnswerxError, ConfigError, InputError
 
-__all__ = ["EXIT_CODES_HELP", "ExitCode", "command_boundary", "fail", "stderr", "stdout"]
+__all__ = [
+    "EXIT_CODES_HELP",
+    "ExitCode",
+    "command_boundary",
+    "fail",
+    "parse_choices",
+    "parse_numbers",
+    "stderr",
+    "stdout",
+]
 
 
 class ExitCode(IntEnum):
@@ -94,6 +105,34 @@ def command_boundary() -> Iterator[None]:
     except OSError as exc:
         name = exc.filename if exc.filename is not None else "stream"
         fail(f"{name}: {exc.strerror or exc}", ExitCode.IO)
+
+
+def parse_choices(values: list[str] | None) -> list[str] | None:
+    """``--choices``: the option texts, repeated (``-c Paris -c Rome``) or one JSON list;
+    None when not given. A bad JSON list exits with a usage error."""
+    if not values:
+        return None
+    if len(values) == 1 and values[0].lstrip().startswith("["):
+        try:
+            parsed = json.loads(values[0])
+        except json.JSONDecodeError as exc:
+            fail(f"--choices: not a JSON list: {exc.msg}", ExitCode.USAGE)
+        if not isinstance(parsed, list) or not all(isinstance(v, str) for v in parsed):
+            fail("--choices: the JSON list must hold strings", ExitCode.USAGE)
+        return parsed
+    return values
+
+
+def parse_numbers(value: str | None) -> list[int | float] | None:
+    """``--numbers``: ``'4,9,10,13'``, ``'4 9 10 13'`` or a JSON list; None when not given.
+    Anything else exits with a usage error."""
+    if value is None:
+        return None
+    parts = value.strip().strip("[]").replace(",", " ").split()
+    try:
+        return [float(p) if "." in p else int(p) for p in parts] or None
+    except ValueError:
+        fail(f"--numbers: expected numbers like '4,9,10,13', got {value!r}", ExitCode.USAGE)
 
 
 def _silence_stdout() -> None:

@@ -17,8 +17,15 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
-from answerx.cli.extract import _parse_choices, _parse_numbers
+from answerx.cli._common import (
+    ExitCode,
+    command_boundary,
+    fail,
+    parse_choices,
+    parse_numbers,
+    stderr,
+    stdout,
+)
 
 if TYPE_CHECKING:
     from answerx.reasoning import StandardResponse
@@ -116,7 +123,7 @@ def ask_command(
         if manager.spec.autostart and manager.base_url is None:
             stderr().print(f"{provider}/{manager.model}: starting the local model …")
         response = reasoning.execute(
-            text, choices=_parse_choices(choices), numbers=_parse_numbers(numbers)
+            text, choices=parse_choices(choices), numbers=parse_numbers(numbers)
         )
         if as_json:
             sys.stdout.write(response.model_dump_json(indent=2) + "\n")
@@ -161,13 +168,7 @@ def _print_response(response: StandardResponse) -> None:
     table.add_row("answer", escape(answer) if answer is not None else "[red](none)[/]")
     how = f"{response.extraction.method} (stage {meta.stage}, confidence {meta.confidence:.2f})"
     table.add_row("extracted by", escape(how))
-    if meta.instructor_mode is None:
-        mode = "text only (no structured call)"
-    else:
-        mode = meta.instructor_mode
-        if len(meta.modes_tried) > 1:
-            mode += f" (tried {' → '.join(meta.modes_tried)})"
-    table.add_row("mode", escape(mode))
+    table.add_row("mode", escape(_mode_text(meta.instructor_mode, meta.modes_tried)))
     table.add_row(
         "calls", f"{meta.calls} (HTTP requests {meta.attempts}, fallbacks {meta.fallbacks})"
     )
@@ -175,3 +176,12 @@ def _print_response(response: StandardResponse) -> None:
     table.add_row("time", f"{response.generation_time:.2f} s")
     table.add_row("termination", escape(meta.termination))
     out.print(table)
+
+
+def _mode_text(mode: str | None, tried: tuple[str, ...]) -> str:
+    """The Instructor mode of the last structured call, and the modes it went through."""
+    if mode is None and not tried:
+        return "text only (no structured call)"
+    if mode is None:  # the structured call failed in every mode (two-stage keeps the rules')
+        return f"none: every mode failed ({' → '.join(tried)})"
+    return f"{mode} (tried {' → '.join(tried)})" if len(tried) > 1 else mode

@@ -35,6 +35,8 @@ from answerx.cli._common import (
     ExitCode,
     command_boundary,
     fail,
+    parse_choices,
+    parse_numbers,
     stderr,
     stdout,
 )
@@ -182,7 +184,7 @@ def extract_command(
                 )
             raw = sys.stdin.read() if text == "-" else text
             result = extract(
-                raw, task, choices=_parse_choices(choices), numbers=_parse_numbers(numbers)
+                raw, task, choices=parse_choices(choices), numbers=parse_numbers(numbers)
             )
             default = OutputFormat.table if sys.stdout.isatty() else OutputFormat.json
             _print_single(result, fmt or default)
@@ -209,30 +211,6 @@ def extract_command(
 
 
 # --------------------------------------------------------------------------- single text
-def _parse_choices(values: list[str] | None) -> list[str] | None:
-    if not values:
-        return None
-    if len(values) == 1 and values[0].lstrip().startswith("["):
-        try:
-            parsed = json.loads(values[0])
-        except json.JSONDecodeError as exc:
-            fail(f"--choices: not a JSON list: {exc.msg}", ExitCode.USAGE)
-        if not isinstance(parsed, list) or not all(isinstance(v, str) for v in parsed):
-            fail("--choices: the JSON list must hold strings", ExitCode.USAGE)
-        return parsed
-    return values
-
-
-def _parse_numbers(value: str | None) -> list[int | float] | None:
-    if value is None:
-        return None
-    parts = value.strip().strip("[]").replace(",", " ").split()
-    try:
-        return [float(p) if "." in p else int(p) for p in parts] or None
-    except ValueError:
-        fail(f"--numbers: expected numbers like '4,9,10,13', got {value!r}", ExitCode.USAGE)
-
-
 def _payload(e: Extraction) -> dict[str, Any]:
     # raw_output and reasoning are the caller's own input, echoed back: left out.
     return e.model_dump(mode="json", exclude={"raw_output", "reasoning"})

@@ -7,6 +7,10 @@ SDK clients, threads for concurrent requests, no event loop needed: it also
 works inside a notebook's running loop) and :meth:`~BaseReasoning.aexecute`
 (async clients, ``asyncio.gather``). Each request maps to its sync and async
 function once (``_call``); :func:`perform` and :func:`aperform` differ by an ``await``.
+
+A batch is performed whole: :func:`perform_batch` returns every request's
+:class:`Done` or exception, so the caller can count the calls that failed too
+(a :class:`~answerx.errors.ProviderError` carries the failed call's ``call_info``).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ __all__ = [
     "Message",
     "ReasoningManager",
     "Request",
+    "Settled",
     "StructuredCall",
     "TextCall",
     "aperform_batch",
@@ -74,6 +79,7 @@ class ReasoningManager(Protocol):
         question: str | None = None,
         task: str | None = None,
         choices: Sequence[str] | None = None,
+        numbers: Sequence[int | float] | None = None,
         **kw: Any,
     ) -> tuple[ReasoningExtraction, CallInfo]: ...
 
@@ -85,6 +91,7 @@ class ReasoningManager(Protocol):
         question: str | None = None,
         task: str | None = None,
         choices: Sequence[str] | None = None,
+        numbers: Sequence[int | float] | None = None,
         **kw: Any,
     ) -> tuple[ReasoningExtraction, CallInfo]: ...
 
@@ -121,6 +128,7 @@ class ExtractCall:
     question: str
     task: str | None
     choices: tuple[str, ...] | None
+    numbers: tuple[int | float, ...] | None
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -166,10 +174,14 @@ Batch = tuple[Request, ...]
 
 class Done(NamedTuple):
     """A performed request: its value and the CallInfo of the LLM call (None for code runs,
-    or a final attempt whose call failed)."""
+    or a final attempt whose call failed without one)."""
 
     value: Any
     info: CallInfo | None
+
+
+Settled = Done | Exception
+"""How one request of a batch ended: performed, or the exception it raised."""
 
 
 # --------------------------------------------------------------------------- performing
@@ -190,8 +202,11 @@ def _call(manager: ReasoningManager, request: Request) -> _Call:
             return _Call(manager.complete_text, manager.acomplete_text, (messages,), {**options})
         case StructuredCall(_, messages, model, options):
             return _Call(manager.create, manager.acreate, (messages, model), {**options})
-        case ExtractCall(_, raw, approach, question, task, choices, options):
-            kwargs = {"question": question, "task": task, "choices": choices, **options}
+        case ExtractCall(_, raw, approach, question, task, choices, numbers, options):
+            kwargs = {
+                "question": question, "task": task, "choices": choices, "numbers": numbers,
+                **options,
+            }  # fmt: skip
             return _Call(
                 manager.extract_structured, manager.aextract_structured, (raw, approach), kwargs
             )
@@ -227,25 +242,31 @@ async def aperform(manager: ReasoningManager, request: Request) -> Done:
     return _done(request, await call.async_(*call.args, **call.kwargs))
 
 
-def perform_batch(manager: ReasoningManager, batch: Batch) -> list[Done]:
+def perform_batch(manager: ReasoningManager, batch: Batch) -> list[Settled]:
     """Perform a batch; several requests run in threads at once (the sync SDK clients
-    are thread-safe). The first failure is raised after every request has ended."""
+    are thread-safe). Each request's failure is returned in its place, after every
+    request has ended."""
     if len(batch) == 1:
-        return [perform(manager, batch[0])]
+        try:
+            return [perform(manager, batch[0])]
+        except Exception as exc:
+            return [exc]
     with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="answerx-step") as pool:
         futures = [pool.submit(perform, manager, request) for request in batch]
-    return _all_or_first_error([f.exception() or f.result() for f in futures])
+    return _settled([f.exception() or f.result() for f in futures])
 
 
-async def aperform_batch(manager: ReasoningManager, batch: Batch) -> list[Done]:
-    """Perform a batch concurrently (``asyncio.gather``); the first failure is raised
-    after every request has ended."""
+async def aperform_batch(manager: ReasoningManager, batch: Batch) -> list[Settled]:
+    """Async :func:`perform_batch`: several requests run with ``asyncio.gather``."""
     if len(batch) == 1:
-        return [await aperform(manager, batch[0])]
+        try:
+            return [await aperform(manager, batch[0])]
+        except Exception as exc:
+            return [exc]
     outcomes = await asyncio.gather(
         *(aperform(manager, request) for request in batch), return_exceptions=True
     )
-    return _all_or_first_error(outcomes)
+    return _settled(outcomes)
 
 
 # --------------------------------------------------------------------------- shared
@@ -264,8 +285,10 @@ def _final_kwargs(request: FinalCall) -> dict[str, Any]:
     return kwargs
 
 
-def _all_or_first_error(outcomes: Sequence[Done | BaseException]) -> list[Done]:
+def _settled(outcomes: Sequence[Done | BaseException]) -> list[Settled]:
+    """``outcomes`` as they are, except that an interrupt or a cancellation (not an
+    ``Exception``) is raised: it must stop the approach, not be handed to it."""
     for outcome in outcomes:
-        if isinstance(outcome, BaseException):
+        if not isinstance(outcome, Done | Exception):
             raise outcome
-    return [outcome for outcome in outcomes if isinstance(outcome, Done)]
+    return [outcome for outcome in outcomes if isinstance(outcome, Done | Exception)]

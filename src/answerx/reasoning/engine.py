@@ -2,11 +2,14 @@
 
 An approach is a generator of :data:`Steps`: it yields a :data:`Batch` of
 requests (:mod:`answerx.reasoning.calls`) and receives their values, in order;
-it returns an :class:`Answer`. :func:`governed` wraps it: before each batch it
+it returns an :class:`Answer`; a failed request's error is raised inside it at
+its ``yield`` (it may catch it). :func:`governed` wraps it: before each batch it
 checks the :class:`~answerx.agent.BudgetTracker`, after each it records the
-calls' :class:`CallInfo`, and when the budget runs out it ends the approach and
-asks for the final attempt instead. :func:`drive` and :func:`adrive` feed
-requests to the manager, sync or async: the step logic exists once.
+calls' :class:`CallInfo`, of failed calls too (a
+:class:`~answerx.errors.ProviderError` carries its ``call_info``), so usage and
+attempts sum over every call the approach made; when the budget runs out it ends
+the approach and asks for the final attempt instead. :func:`drive` and
+:func:`adrive` feed requests to the manager, sync or async: the step logic exists once.
 
 Budget rules: calls and provider tokens are checked before every batch (a call
 under way is not interrupted; nor is the wall clock enforced mid-call — the
@@ -25,7 +28,7 @@ from typing import Any, TypeVar
 from answerx.agent.budget import BudgetTracker
 from answerx.agent.final import FinalAnswer
 from answerx.agent.termination import Termination
-from answerx.errors import StructuredOutputError
+from answerx.errors import ProviderError
 from answerx.extraction.models import Extraction
 from answerx.reasoning.calls import (
     Batch,
@@ -34,13 +37,14 @@ from answerx.reasoning.calls import (
     ExtractCall,
     FinalCall,
     Message,
+    Settled,
     StructuredCall,
     TextCall,
 )
 from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import Stage, Strategy
 from answerx.reasoning.settings import ApproachSettings
-from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
+from answerx.structured.callinfo import CallInfo
 from answerx.structured.models import AnswerSpec, ReasoningExtraction
 
 __all__ = [
@@ -133,25 +137,26 @@ def governed(run: Run, steps: Steps[Answer], tracker: BudgetTracker) -> Steps[Ou
             steps.close()
             reason, run.extras["budget_exhausted"] = limit
             [done] = yield (_final_call(run, reason),)
+            if isinstance(done, Exception):
+                raise done  # not a provider failure (final_attempt keeps those): a bug
             if done.info is not None:
                 tracker.record(done.info)
             run.transcript.append(("final attempt", done.value.text))
             return Outcome(None, final=done.value, last_structured=last_structured)
-        try:
-            dones: list[Done] = yield batch
-        except Exception as exc:  # handed to the steps, which may handle it
-            if isinstance(exc, StructuredOutputError):
-                # Every mode failed: its usage is unknown, but the call was made.
-                tracker.record(_failed_call_info(exc))
-            outcome = exc
-            continue
-        for request, done in zip(batch, dones, strict=True):
-            if done.info is not None:
-                tracker.record(done.info)
+        settled: list[Settled] = yield batch
+        failure: Exception | None = None
+        for request, result in zip(batch, settled, strict=True):
+            info = result.info if isinstance(result, Done) else _failed_call_info(result)
+            if info is not None:
+                tracker.record(info)
                 if isinstance(request, StructuredCall | ExtractCall):
-                    last_structured = done.info
-            _note(run, request, done.value)
-        outcome = [done.value for done in dones]
+                    last_structured = info
+            if isinstance(result, Done):
+                _note(run, request, result.value)
+            elif failure is None:
+                failure = result
+        # The steps get every value, or the batch's first failure raised inside them.
+        outcome = failure or [result.value for result in settled if isinstance(result, Done)]
 
 
 def _stop_reason(batch: Batch, tracker: BudgetTracker) -> tuple[Termination, str] | None:
@@ -181,20 +186,22 @@ def _final_call(run: Run, reason: Termination) -> FinalCall:
     # (unless it is the question itself).
     if len(messages) > 1 and messages[-1].get("role") == "user":
         messages = messages[:-1]
-    options = {k: v for k, v in run.options.items() if k != "temperature"}  # it uses 0
     return FinalCall(
         step="final attempt", messages=tuple(messages), reason=reason, task=run.task,
         choices=run.spec.choices, numbers=run.spec.numbers,
-        prompt_dir=run.prompts.prompt_dir, options=options,
+        # The caller's options (max_tokens, …); final_attempt sets temperature 0 itself.
+        prompt_dir=run.prompts.prompt_dir, options=run.options,
     )  # fmt: skip
 
 
-def _failed_call_info(exc: StructuredOutputError) -> CallInfo:
-    tried = tuple(ModeAttempt(mode=mode, ok=False, reason=reason) for mode, reason in exc.failures)
-    return CallInfo(
-        provider=exc.provider, model=exc.model or "", mode=None, modes_tried=tried,
-        attempts=len(tried), usage=Usage(),
-    )  # fmt: skip
+def _failed_call_info(exc: Exception) -> CallInfo | None:
+    """What a failed call used: the manager's ``call_info``; None when no call was made."""
+    if not isinstance(exc, ProviderError):
+        return None  # not a provider call's failure (a bug, a bad setting)
+    if isinstance(exc.call_info, CallInfo):
+        return exc.call_info
+    # A manager that attaches none (a test double): the call was made, its cost unknown.
+    return CallInfo(provider=exc.provider, model=exc.model or "", mode=None, attempts=1)
 
 
 def _note(run: Run, request: Any, value: Any) -> None:
@@ -215,8 +222,9 @@ def render_structured(obj: ReasoningExtraction) -> str:
 # --------------------------------------------------------------------------- drivers
 
 
-def drive(steps: Steps[T], perform: Callable[[Batch], list[Done]]) -> T:
-    """Run ``steps`` to the end, performing each batch with ``perform`` (sync)."""
+def drive(steps: Steps[T], perform: Callable[[Batch], list[Settled]]) -> T:
+    """Run ``steps`` to the end, performing each batch with ``perform`` (sync), which
+    returns each request's value or exception (see :func:`governed`)."""
     outcome: list[Any] | Exception | None = None
     while True:
         try:
@@ -224,13 +232,10 @@ def drive(steps: Steps[T], perform: Callable[[Batch], list[Done]]) -> T:
         except StopIteration as stop:
             result: T = stop.value
             return result
-        try:
-            outcome = perform(batch)
-        except Exception as exc:  # handed to the steps, which may handle it
-            outcome = exc
+        outcome = perform(batch)
 
 
-async def adrive(steps: Steps[T], perform: Callable[[Batch], Awaitable[list[Done]]]) -> T:
+async def adrive(steps: Steps[T], perform: Callable[[Batch], Awaitable[list[Settled]]]) -> T:
     """Async :func:`drive`."""
     outcome: list[Any] | Exception | None = None
     while True:
@@ -239,10 +244,7 @@ async def adrive(steps: Steps[T], perform: Callable[[Batch], Awaitable[list[Done
         except StopIteration as stop:
             result: T = stop.value
             return result
-        try:
-            outcome = await perform(batch)
-        except Exception as exc:  # handed to the steps, which may handle it
-            outcome = exc
+        outcome = await perform(batch)
 
 
 def advance(steps: Steps[Any], outcome: list[Any] | Exception | None) -> Batch:

@@ -6,8 +6,10 @@
   (bound to the task), so reasoning and answer come back in one object;
 - ``two_stage``: a free-text call, then :func:`answerx.extract` on the reply, then
   ``extract_structured`` only when the rules found nothing or only a weak answer
-  (confidence below the ``min_confidence`` setting). If that structured call fails
-  in every mode, the rules' answer (possibly none) stands.
+  (confidence below the ``min_confidence`` setting); it gets the task, the choices
+  and the game-of-24 numbers, bound into its response model. If that structured
+  call fails in every mode, the rules' answer (possibly none) stands, and the
+  failed call still counts in the response's usage, attempts and calls.
 """
 
 from __future__ import annotations
@@ -66,8 +68,9 @@ def read_reply(run: Run, reply: str) -> Steps[Answer]:
     request = ExtractCall(
         step="structured extraction", raw_output=reply, approach=run.approach,
         question=run.question, task=None if run.task == "auto" else run.task,
+        choices=run.spec.choices, numbers=run.spec.numbers,
         # Temperature 0: extraction copies the answer, it does not create one.
-        choices=run.spec.choices, options={**run.options, "temperature": 0},
+        options={**run.options, "temperature": 0},
     )  # fmt: skip
     try:
         [obj] = yield (request,)
