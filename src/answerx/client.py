@@ -56,6 +56,8 @@ class ServiceError(AnswerxError):
     ``status_code`` is the HTTP status (None when no answer came), ``error_type``
     the service's stable error name (``validation_error``, ``unauthorized``, ...),
     ``message`` its explanation and ``retry_after`` its ``Retry-After`` in seconds.
+    ``detail`` is the whole error object; after a failed provider call it also
+    holds ``attempts`` and ``usage`` (the tokens that call used, billed all the same).
     """
 
     def __init__(
@@ -65,11 +67,13 @@ class ServiceError(AnswerxError):
         status_code: int | None,
         error_type: str,
         retry_after: float | None = None,
+        detail: Mapping[str, Any] | None = None,
     ) -> None:
         self.status_code = status_code
         self.error_type = error_type
         self.message = message
         self.retry_after = retry_after
+        self.detail: Mapping[str, Any] = detail if detail is not None else {}
         prefix = f"{status_code} {error_type}" if status_code is not None else error_type
         super().__init__(f"{prefix}: {message}")
 
@@ -104,6 +108,38 @@ def _batch_body(items: Iterable[BatchItem], task: str) -> dict[str, Any]:
     return {"items": out}
 
 
+def _structured_body(
+    raw_output: str,
+    provider: str,
+    model: str | None,
+    approach: str,
+    question: str | None,
+    task: str | None,
+    choices: Sequence[str] | None,
+) -> dict[str, Any]:
+    return _without_none(
+        raw_output=raw_output, provider=provider, model=model, approach=approach,
+        question=question, task=task, choices=list(choices) if choices else None,
+    )  # fmt: skip
+
+
+def _ask_body(
+    question: str,
+    provider: str,
+    model: str | None,
+    approach: str,
+    strategy: str,
+    task: str,
+    choices: Sequence[str] | None,
+    numbers: Sequence[float] | None,
+) -> dict[str, Any]:
+    return _without_none(
+        question=question, provider=provider, model=model, approach=approach,
+        strategy=strategy, task=task, choices=list(choices) if choices else None,
+        numbers=list(numbers) if numbers else None,
+    )  # fmt: skip
+
+
 def _without_none(**fields: Any) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value is not None}
 
@@ -117,9 +153,11 @@ def _raise_for_error(response: httpx.Response) -> None:
     if response.is_success:
         return
     error_type, message = "http_error", response.reason_phrase or "error"
+    detail: dict[str, Any] = {}
     try:
         error = response.json()["error"]
         error_type, message = str(error["type"]), str(error["message"])
+        detail = dict(error)
     except (ValueError, KeyError, TypeError):
         pass  # not the service's JSON (a proxy in between, say): keep the HTTP reason
     raise ServiceError(
@@ -127,6 +165,7 @@ def _raise_for_error(response: httpx.Response) -> None:
         status_code=response.status_code,
         error_type=error_type,
         retry_after=_retry_after(response),
+        detail=detail,
     )
 
 
@@ -235,10 +274,7 @@ class Client:
     ) -> StructuredResponse:
         """``POST /v1/extract/structured``: the LLM's split of ``raw_output`` (with the
         server's credentials for ``provider``) and the call's ``CallInfo``."""
-        body = _without_none(
-            raw_output=raw_output, provider=provider, model=model, approach=approach,
-            question=question, task=task, choices=list(choices) if choices else None,
-        )  # fmt: skip
+        body = _structured_body(raw_output, provider, model, approach, question, task, choices)
         response = self._request("POST", "/v1/extract/structured", body)
         return _parse(response, _structured_response())
 
@@ -255,11 +291,7 @@ class Client:
         numbers: Sequence[float] | None = None,
     ) -> StandardResponse:
         """``POST /v1/ask``: the approach's :class:`StandardResponse` for ``question``."""
-        body = _without_none(
-            question=question, provider=provider, model=model, approach=approach,
-            strategy=strategy, task=task, choices=list(choices) if choices else None,
-            numbers=list(numbers) if numbers else None,
-        )  # fmt: skip
+        body = _ask_body(question, provider, model, approach, strategy, task, choices, numbers)
         return _parse(self._request("POST", "/v1/ask", body), _standard_response())
 
     def approaches(self) -> ApproachesResponse:
@@ -352,10 +384,7 @@ class AsyncClient:
         choices: Sequence[str] | None = None,
     ) -> StructuredResponse:
         """Async :meth:`Client.extract_structured`."""
-        body = _without_none(
-            raw_output=raw_output, provider=provider, model=model, approach=approach,
-            question=question, task=task, choices=list(choices) if choices else None,
-        )  # fmt: skip
+        body = _structured_body(raw_output, provider, model, approach, question, task, choices)
         response = await self._request("POST", "/v1/extract/structured", body)
         return _parse(response, _structured_response())
 
@@ -372,11 +401,7 @@ class AsyncClient:
         numbers: Sequence[float] | None = None,
     ) -> StandardResponse:
         """Async :meth:`Client.ask`."""
-        body = _without_none(
-            question=question, provider=provider, model=model, approach=approach,
-            strategy=strategy, task=task, choices=list(choices) if choices else None,
-            numbers=list(numbers) if numbers else None,
-        )  # fmt: skip
+        body = _ask_body(question, provider, model, approach, strategy, task, choices, numbers)
         return _parse(await self._request("POST", "/v1/ask", body), _standard_response())
 
     async def approaches(self) -> ApproachesResponse:

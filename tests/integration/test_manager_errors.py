@@ -298,3 +298,17 @@ def test_a_failed_call_carries_what_its_attempts_cost(
     assert isinstance(info, CallInfo)
     assert info.mode is None and info.attempts == len(fake_provider.chat_requests)
     assert info.usage.input_tokens == 21 * info.attempts
+
+
+def test_a_fallback_reason_quoting_the_key_is_redacted(
+    make_manager: Any, fake_provider: FakeProviderServer
+) -> None:
+    key = "plainsecretwithoutshape"  # no key shape: only redacting the manager key hides it
+    fake_provider.enqueue(
+        Reply.reject_tools(message=f"tools are not supported for key {key}"), Reply.json(GOOD)
+    )
+    manager = make_manager("openai", api_key=key)
+    result, info = manager.create(MESSAGES, ReasoningExtraction)
+    assert result.answer_value == "4" and info.fell_back
+    assert key not in info.model_dump_json()
+    assert "tools are not supported" in (info.fallback_reason or "")

@@ -152,14 +152,7 @@ def test_the_async_client_mirrors_the_sync_one(service: str) -> None:
 
 
 @pytest.fixture
-def llm_service(
-    clean_provider_env: None,
-    fake_provider: FakeProviderServer,
-    monkeypatch: pytest.MonkeyPatch,
-    start_service: StartService,
-) -> str:
-    for name, value in fake_provider.env(api_key=SECRET_KEY).items():
-        monkeypatch.setenv(name, value)
+def llm_service(fake_env: FakeProviderServer, start_service: StartService) -> str:
     return start_service()
 
 
@@ -197,6 +190,21 @@ def test_async_structured_extraction(llm_service: str, fake_provider: FakeProvid
             return result.extraction.answer_value
 
     assert asyncio.run(main()) == "7"
+
+
+def test_a_failed_provider_call_raises_with_its_cost(
+    llm_service: str, fake_provider: FakeProviderServer
+) -> None:
+    fake_provider.enqueue(Reply.unauthorized(f"Incorrect API key provided: {SECRET_KEY}"))
+
+    with Client(llm_service) as client, pytest.raises(ServiceError) as caught:
+        client.ask("What is 2 + 2?", provider="openai", approach="none")
+
+    error = caught.value
+    assert (error.status_code, error.error_type) == (502, "provider_auth_error")
+    assert error.detail["attempts"] == 1
+    assert error.detail["usage"] == {"input_tokens": 0, "output_tokens": 0}
+    assert SECRET_KEY not in str(error) and SECRET_KEY not in str(error.detail)
 
 
 def test_the_client_imports_without_the_server_or_the_provider_sdks() -> None:

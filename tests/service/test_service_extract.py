@@ -12,6 +12,7 @@ import answerx
 from answerx.examples import load_examples
 from answerx.extraction import TASKS
 from answerx.structured import APPROACHES
+from conftest import samples
 
 EXAMPLES = load_examples()
 
@@ -115,6 +116,59 @@ def test_a_raw_output_is_never_echoed_in_an_error(http: httpx.Client) -> None:
 
     assert response.status_code == 422
     assert "PRIVATE-REASONING" not in response.text
+
+
+def test_a_long_unknown_field_name_is_quoted_only_in_part(http: httpx.Client) -> None:
+    response = http.post("/v1/extract", json={"raw_output": "4", "k" * 5000: 1})
+
+    assert response.status_code == 422
+    assert error_of(response)["message"] == "k" * 37 + "...: Extra inputs are not permitted"
+
+
+@pytest.mark.parametrize("path", ["/v1/extract", "/v1/extract/batch"])
+def test_a_lone_surrogate_is_refused_not_a_500(http: httpx.Client, path: str) -> None:
+    # JSON can spell a lone surrogate; it is not text, and no answer could quote it.
+    item = b'{"raw_output": "The answer is \\ud800 4"}'
+    body = b'{"items": [' + item + b"]}" if path.endswith("batch") else item
+
+    response = http.post(path, content=body, headers={"content-type": "application/json"})
+
+    assert response.status_code in (400, 422)
+    assert error_of(response)["type"] in ("invalid_json", "validation_error")
+
+
+def test_json_nested_too_deep_is_a_400(http: httpx.Client) -> None:
+    response = http.post(
+        "/v1/extract", content=b"[" * 100_000, headers={"content-type": "application/json"}
+    )
+
+    assert response.status_code == 400
+    assert error_of(response)["type"] == "invalid_json"
+
+
+@pytest.mark.parametrize("path", ["/v1/extract", "/v1/extract/batch"])
+@pytest.mark.parametrize("content_type", [None, "text/plain"])
+def test_a_body_not_sent_as_json_is_a_415(
+    http: httpx.Client, path: str, content_type: str | None
+) -> None:
+    headers = {"content-type": content_type} if content_type else {}
+    body = b'{"items": []}' if path.endswith("batch") else b'{"raw_output": "4"}'
+
+    response = http.post(path, content=body, headers=headers)
+
+    assert response.status_code == 415
+    assert error_of(response) == {
+        "type": "unsupported_media_type",
+        "message": "send the request body as JSON, with Content-Type: application/json",
+    }
+
+
+def test_a_json_media_type_with_parameters_is_json(http: httpx.Client) -> None:
+    for content_type in ("application/json; charset=utf-8", "application/vnd.answerx+json"):
+        response = http.post(
+            "/v1/extract/batch", content=b'{"items": []}', headers={"content-type": content_type}
+        )
+        assert response.status_code == 200, content_type
 
 
 # --------------------------------------------------------------------------- /v1/extract/batch
@@ -235,16 +289,6 @@ def test_unknown_paths_and_methods_are_json_errors(http: httpx.Client) -> None:
 # --------------------------------------------------------------------------- metrics
 
 
-def _samples(text: str, name: str) -> dict[str, float]:
-    """``{labels: value}`` of one metric in the Prometheus text format."""
-    found = {}
-    for line in text.splitlines():
-        if line.startswith(name + "{"):
-            labels, value = line[len(name) :].rsplit(" ", 1)
-            found[labels] = float(value)
-    return found
-
-
 def test_metrics_count_requests_latency_and_extraction_methods(http: httpx.Client) -> None:
     http.post("/v1/extract", json={"raw_output": "\\boxed{4}", "task": "math"})
     http.post("/v1/extract", json={"raw_output": "\\boxed{5}", "task": "math"})
@@ -257,14 +301,14 @@ def test_metrics_count_requests_latency_and_extraction_methods(http: httpx.Clien
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     text = response.text
-    requests = _samples(text, "answerx_http_requests_total")
+    requests = samples(text, "answerx_http_requests_total")
     assert requests['{endpoint="/v1/extract",method="POST",status="200"}'] == 2
     assert requests['{endpoint="/v1/extract",method="POST",status="422"}'] == 1
     assert requests['{endpoint="/v1/extract/batch",method="POST",status="200"}'] == 1
     assert requests['{endpoint="other",method="GET",status="404"}'] == 1
-    latency = _samples(text, "answerx_http_request_duration_seconds_count")
+    latency = samples(text, "answerx_http_request_duration_seconds_count")
     assert latency['{endpoint="/v1/extract"}'] == 3
-    methods = _samples(text, "answerx_extractions_total")
+    methods = samples(text, "answerx_extractions_total")
     assert methods['{method="boxed",task="math"}'] == 2
     assert methods['{method="final_answer_phrase",task="numeric"}'] == 1
 
@@ -273,8 +317,8 @@ def test_two_apps_keep_separate_metrics(start_service: Any) -> None:
     first, second = start_service(), start_service()
     httpx.post(first + "/v1/extract", json={"raw_output": "\\boxed{4}"})
 
-    first_count = _samples(httpx.get(first + "/metrics").text, "answerx_extractions_total")
-    second_count = _samples(httpx.get(second + "/metrics").text, "answerx_extractions_total")
+    first_count = samples(httpx.get(first + "/metrics").text, "answerx_extractions_total")
+    second_count = samples(httpx.get(second + "/metrics").text, "answerx_extractions_total")
 
     assert sum(first_count.values()) == 1 and second_count == {}
 
@@ -311,6 +355,14 @@ def test_the_openapi_schema_has_every_endpoint_with_an_example(http: httpx.Clien
         if method == "POST":
             body = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
             assert components[body.rsplit("/", 1)[-1]]["examples"], f"{path} request example"
+    for path in ("/v1/extract/structured", "/v1/ask"):
+        for status in ("429", "502", "504"):
+            error = schema["paths"][path]["post"]["responses"][status]
+            assert error["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/ProviderErrorResponse"
+            }
+    detail = components["ProviderErrorDetail"]["properties"]
+    assert {"type", "message", "attempts", "usage"} <= set(detail)
     batch = components["BatchRequest"]
     assert batch["properties"]["items"]["items"]["anyOf"][0] == {
         "$ref": "#/components/schemas/ExtractRequest"

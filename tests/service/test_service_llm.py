@@ -1,12 +1,13 @@
 """The LLM endpoints over real HTTP, against the fake provider server (real SDKs, no network).
 
 The service runs in the test process, so it reads the provider settings that
-``fake_env`` puts in the environment, as a deployed server reads its own.
+``fake_env`` (conftest) puts in the environment, as a deployed server reads its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
@@ -18,7 +19,7 @@ from answerx.service.errors import ApiError
 from answerx.service.llm import LLMGateway
 from answerx.service.metrics import ServiceMetrics
 from answerx.testing import FakeProviderServer, Reply
-from conftest import SECRET_KEY, StartService
+from conftest import SECRET_KEY, StartService, samples
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
@@ -41,28 +42,8 @@ STRUCTURED = {
 
 
 @pytest.fixture
-def fake_env(
-    clean_provider_env: None, fake_provider: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
-) -> FakeProviderServer:
-    """The fake provider, with the SDKs' URL and key variables pointing at it."""
-    for name, value in fake_provider.env(api_key=SECRET_KEY).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("ANSWERX_PROMPT_DIR", raising=False)
-    return fake_provider
-
-
-@pytest.fixture
 def llm_service(fake_env: FakeProviderServer, start_service: StartService) -> str:
     return start_service()
-
-
-def _samples(text: str, name: str) -> dict[str, float]:
-    found = {}
-    for line in text.splitlines():
-        if line.startswith(name + "{"):
-            labels, value = line[len(name) :].rsplit(" ", 1)
-            found[labels] = float(value)
-    return found
 
 
 # --------------------------------------------------------------------------- /v1/extract/structured
@@ -99,12 +80,12 @@ def test_structured_extraction_counts_tokens_and_requests_in_the_metrics(
 
     text = httpx.get(llm_service + "/metrics").text
 
-    tokens = _samples(text, "answerx_llm_tokens_total")
+    tokens = samples(text, "answerx_llm_tokens_total")
     assert tokens['{direction="input",model="gpt-test",provider="openai"}'] == 200
     assert tokens['{direction="output",model="gpt-test",provider="openai"}'] == 50
-    calls = _samples(text, "answerx_llm_requests_total")
+    calls = samples(text, "answerx_llm_requests_total")
     assert calls['{endpoint="structured",outcome="ok",provider="openai"}'] == 2
-    methods = _samples(text, "answerx_extractions_total")
+    methods = samples(text, "answerx_extractions_total")
     assert methods['{method="structured_llm",task="numeric"}'] == 2
 
 
@@ -162,14 +143,22 @@ def test_the_local_provider_is_not_started_from_a_request(llm_service: str) -> N
     assert "ANSWERX_LOCAL_URL" in response.json()["error"]["message"]
 
 
+#: A key of no known shape: only the manager's redaction of the key it holds can hide it.
+UNSHAPED_KEY = "Zq7uXkP4mWc9RtY2bN8sLd3FvH6j"
+
+
+@pytest.mark.parametrize("key", [SECRET_KEY, UNSHAPED_KEY], ids=["sk-shaped", "unshaped"])
 def test_a_refused_key_is_a_502_and_the_key_appears_nowhere(
     llm_service: str,
     fake_env: FakeProviderServer,
+    monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
     capfd: pytest.CaptureFixture[str],
+    key: str,
 ) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", key)
     # Real providers quote (part of) the key they refused.
-    fake_env.enqueue(Reply.unauthorized(f"Incorrect API key provided: {SECRET_KEY}"))
+    fake_env.enqueue(Reply.unauthorized(f"Incorrect API key provided: {key}"))
     caplog.set_level(logging.DEBUG)
 
     response = httpx.post(llm_service + "/v1/extract/structured", json=STRUCTURED)
@@ -179,14 +168,63 @@ def test_a_refused_key_is_a_502_and_the_key_appears_nowhere(
         "type": "provider_auth_error",
         "message": "openai/gpt-test refused this server's credentials; "
         "the server's operator must fix them",
+        "attempts": 1,
+        "usage": {"input_tokens": 0, "output_tokens": 0},
     }
+    assert fake_env.last_request.api_key_sent  # the key did reach the provider
     out, err = capfd.readouterr()
     shown = "\n".join([response.text, str(response.headers), caplog.text, out, err])
-    assert SECRET_KEY not in shown
-    assert SECRET_KEY[:12] not in shown
+    assert key not in shown
+    assert key[:12] not in shown
     assert "provider call failed: ProviderAuthError" in caplog.text
     ours = [r for r in caplog.records if r.name.startswith(("answerx", "uvicorn"))]
     assert ours and not any(r.exc_info or r.stack_info for r in ours)
+
+
+@pytest.mark.parametrize("endpoint", ["/v1/extract/structured", "/v1/ask"])
+def test_a_provider_error_quoting_the_key_is_not_passed_on_in_a_success(
+    llm_service: str, fake_env: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, endpoint: str
+) -> None:
+    # The first mode is refused with a message that quotes the key; the fallback mode
+    # answers. The refusal is the CallInfo's fallback_reason, which the answer carries.
+    monkeypatch.setenv("OPENAI_API_KEY", UNSHAPED_KEY)
+    fake_env.enqueue(
+        Reply.error(400, f"tools are not supported for key {UNSHAPED_KEY}"),
+        Reply.text('{"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 1}'),
+    )
+    body = {"provider": "openai", "approach": "none"}
+    body |= {"question": "2 + 2?"} if endpoint == "/v1/ask" else {"raw_output": "It is 4."}
+
+    response = httpx.post(llm_service + endpoint, json=body, timeout=30)
+
+    assert response.status_code == 200, response.text
+    assert len(fake_env.chat_requests) == 2  # the fallback did happen
+    assert UNSHAPED_KEY not in response.text
+    if endpoint == "/v1/extract/structured":
+        reason = response.json()["call_info"]["fallback_reason"]
+        assert reason == "HTTP 400: tools are not supported for key ***"
+
+
+def test_a_failed_call_reports_its_attempts_and_tokens(
+    llm_service: str, fake_env: FakeProviderServer
+) -> None:
+    # Both modes get an object that fails validation: tokens spent, no result.
+    bad = Reply.tool_call({"reasoning_type": "chain_of_thought"}, usage=(100, 10))
+    fake_env.set_default(bad)
+
+    response = httpx.post(llm_service + "/v1/extract/structured", json=STRUCTURED, timeout=30)
+
+    assert response.status_code == 502, response.text
+    error = response.json()["error"]
+    assert error["type"] == "provider_error"
+    attempts = error["attempts"]
+    assert attempts >= 2 and len(fake_env.chat_requests) == attempts
+    assert error["usage"] == {"input_tokens": 100 * attempts, "output_tokens": 10 * attempts}
+    text = httpx.get(llm_service + "/metrics").text
+    tokens = samples(text, "answerx_llm_tokens_total")
+    assert tokens['{direction="input",model="gpt-test",provider="openai"}'] == 100 * attempts
+    calls = samples(text, "answerx_llm_requests_total")
+    assert calls['{endpoint="structured",outcome="StructuredOutputError",provider="openai"}'] == 1
 
 
 def test_a_provider_that_does_not_answer_in_time_is_a_504(
@@ -259,7 +297,7 @@ def test_ask_returns_the_standard_response(llm_service: str, fake_env: FakeProvi
     assert body["usage"] == {"input_tokens": 50, "output_tokens": 10}
     assert body["metadata"]["reasoning_type"] == "none"
     assert body["metadata"]["strategy"] == "structured"
-    tokens = _samples(httpx.get(llm_service + "/metrics").text, "answerx_llm_tokens_total")
+    tokens = samples(httpx.get(llm_service + "/metrics").text, "answerx_llm_tokens_total")
     assert tokens['{direction="input",model="gpt-4o-mini",provider="openai"}'] == 50
 
 
@@ -296,3 +334,70 @@ def test_ask_with_an_unknown_strategy_is_a_422(llm_service: str) -> None:
 
     assert response.status_code == 422
     assert "(got 'three_stage')" in response.json()["error"]["message"]
+
+
+# --------------------------------------------------------------------------- hostile requests
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_an_llm_request_not_sent_as_json_is_refused_before_any_call(
+    llm_service: str, fake_env: FakeProviderServer, content_type: str | None
+) -> None:
+    # A web page can make a browser POST these without a CORS preflight: a server on
+    # 127.0.0.1 without a token must not spend its credits for it.
+    headers = {"content-type": content_type} if content_type else {}
+    body = json.dumps({"question": "2 + 2?", "provider": "openai"}).encode()
+
+    response = httpx.post(llm_service + "/v1/ask", content=body, headers=headers)
+
+    assert response.status_code == 415
+    assert response.json()["error"]["type"] == "unsupported_media_type"
+    assert fake_env.chat_requests == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("question", "What is \ud800?", "question: "),
+        ("question", " \x1c\u3000\n", "question: Value error, must contain more than whitespace"),
+        ("raw_output", "\ud800", "lone surrogate"),
+        ("model", "m" * 201, "at most 200 characters"),
+        ("provider", "p" * 201, "at most 200 characters"),
+    ],
+)
+def test_an_llm_request_with_bad_text_is_a_422_before_any_call(
+    llm_service: str, fake_env: FakeProviderServer, field: str, value: str, problem: str
+) -> None:
+    endpoint = "/v1/extract/structured" if field == "raw_output" else "/v1/ask"
+    body = {"provider": "openai", **({} if field == "raw_output" else {"question": "2?"})}
+    body[field] = value
+
+    response = httpx.post(
+        llm_service + endpoint,
+        content=json.dumps(body).encode(),  # json.dumps writes a lone surrogate as \ud800
+        headers={"content-type": "application/json"},
+    )
+
+    assert response.status_code == 422
+    assert problem in response.json()["error"]["message"]
+    assert fake_env.chat_requests == []
+
+
+def test_choices_without_a_task_make_a_multiple_choice_question(
+    llm_service: str, fake_env: FakeProviderServer
+) -> None:
+    fake_env.enqueue(
+        Reply.tool_call({"full_reasoning_text": "Jupiter.", "answer_value": "B", "confidence": 1})
+    )
+    body = {
+        "raw_output": "Jupiter is the largest.",
+        "provider": "openai",
+        "choices": ["Mars", "Jupiter", "Venus"],
+    }
+
+    response = httpx.post(llm_service + "/v1/extract/structured", json=body, timeout=30)
+
+    assert response.status_code == 200, response.text
+    assert response.json()["extraction"]["answer_value"] == "B"
+    sent = json.dumps(fake_env.last_request.body)
+    assert '"enum": ["A", "B", "C"]' in sent  # the answer was bound to the letters

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from hashlib import sha256
 from typing import Any
 
 import httpx
@@ -13,7 +16,10 @@ from typer.testing import CliRunner
 from answerx.cli import app as cli
 from answerx.errors import ConfigError
 from answerx.service import ServiceSettings
+from answerx.service.redaction import SafeLogFilter, scrub_json, secrets_in
 from answerx.service.server import check_bind, is_loopback, serve
+from answerx.testing import FakeProviderServer, Reply
+from conftest import ServeProcess
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -101,7 +107,8 @@ def test_the_token_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch)
     with TestClient(create_app(ServiceSettings(api_token=TOKEN))) as client:
         client.get("/v1/tasks", headers={"authorization": "Bearer nope"})
 
-    assert calls == [(b"nope", TOKEN.encode())]
+    # Digests are compared, so not even the token's length shows in the timing.
+    assert calls == [(sha256(b"nope").digest(), sha256(TOKEN.encode()).digest())]
 
 
 def test_settings_never_show_the_token() -> None:
@@ -313,50 +320,117 @@ def test_a_bug_is_a_plain_500_and_only_its_type_name_is_logged(
     assert not any(record.exc_info for record in caplog.records)
 
 
+# --------------------------------------------------------------------------- logging
+
+
+def _log_line(secrets: list[str], msg: object, *args: object) -> str:
+    """What a handler with :class:`SafeLogFilter` writes for one record."""
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, msg, args, None)
+    try:
+        raise RuntimeError(f"boom with {secrets[0]}")
+    except RuntimeError:
+        import sys
+
+        record.exc_info = sys.exc_info()
+    assert SafeLogFilter(secrets).filter(record)
+    return logging.Formatter("%(message)s").format(record)
+
+
+def test_the_log_filter_drops_tracebacks_and_redacts_secrets() -> None:
+    key = "Zq7uXkP4mWc9RtY2bN8sLd3FvH6j"
+
+    line = _log_line([key], "provider said %s (%s, %d)", f"bad key {key}", ValueError(key), 3)
+
+    assert line == "provider said bad key *** (***, 3)"
+    assert "Traceback" not in line
+    assert _log_line([key], ValueError(f"key={key}")) == "key=***"
+    assert _log_line([key], "token sk-abcdefghijkl0123 refused") == "token *** refused"
+
+
+def test_the_secrets_to_redact_are_the_credential_variables() -> None:
+    env = {
+        "OPENAI_API_KEY": "sk-0123456789",
+        "ANSWERX_API_TOKEN": TOKEN,
+        "CO_API_KEY": "cohere-key-0123",
+        "DB_PASSWORD": "hunter2hunter2",
+        "ANSWERX_MAX_BATCH": "1000",
+        "HOME": "/home/someone",
+        "SHORT_KEY": "1",
+    }
+
+    assert sorted(secrets_in(env)) == sorted(
+        ["sk-0123456789", TOKEN, "cohere-key-0123", "hunter2hunter2"]
+    )
+
+
+def test_scrub_json_removes_secrets_as_json_writes_them() -> None:
+    import json
+
+    body = json.dumps({"reason": 'key "Zq7u\\XkP4mWc9" refused', "n": 1})
+
+    scrubbed = scrub_json(body, ["Zq7u\\XkP4mWc9", "absent-secret"])
+
+    assert json.loads(scrubbed) == {"reason": 'key "***" refused', "n": 1}
+
+
 # --------------------------------------------------------------------------- answerx serve
 
 
-@pytest.mark.slow
-def test_answerx_serve_runs_the_service_in_a_child_process(clean_provider_env: None) -> None:
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
+@pytest.fixture
+def child_env(clean_provider_env: None) -> dict[str, str]:
+    """The test's environment for an ``answerx serve`` child: no provider settings."""
+    return dict(os.environ)
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "ANSWERX_API_TOKEN": TOKEN}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "answerx", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+
+@pytest.mark.slow
+def test_answerx_serve_serves_and_exits_cleanly_on_sigterm(
+    child_env: dict[str, str], serve_process: Callable[..., ServeProcess]
+) -> None:
+    server = serve_process({**child_env, "ANSWERX_API_TOKEN": TOKEN})
+
+    health = server.wait_until_up()
+    refused = httpx.post(server.url + "/v1/extract", json={"raw_output": "#### 3"})
+    served = httpx.post(
+        server.url + "/v1/extract",
+        json={"raw_output": "#### 3"},
+        headers={"authorization": f"Bearer {TOKEN}"},
     )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            try:
-                health = httpx.get(url + "/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "answerx serve did not answer in 60 s"
-                time.sleep(0.2)
-        refused = httpx.post(url + "/v1/extract", json={"raw_output": "#### 3"})
-        served = httpx.post(
-            url + "/v1/extract",
-            json={"raw_output": "#### 3"},
-            headers={"authorization": f"Bearer {TOKEN}"},
-        )
-    finally:
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=30)
+    status = server.stop()
 
     assert health.json()["status"] == "ok"
     assert (refused.status_code, served.json()["answer"]) == (401, "3")
-    assert "Uvicorn running on" in output and TOKEN not in output
     assert "server" not in {name.lower() for name in served.headers}  # no version banner
+    assert status == 0, server.output
+    assert "Uvicorn running on" in server.output
+    assert "Shutting down" in server.output and "Finished server process" in server.output
+    assert TOKEN not in server.output and "Traceback" not in server.output
+
+
+@pytest.mark.slow
+def test_answerx_serve_never_shows_a_refused_provider_key(
+    child_env: dict[str, str],
+    serve_process: Callable[..., ServeProcess],
+    fake_provider: FakeProviderServer,
+) -> None:
+    # A key of no known shape, in the server's environment; the provider refuses it
+    # and quotes it back, as real providers do.
+    key = "Zq7uXkP4mWc9RtY2bN8sLd3FvH6j"
+    server = serve_process({**child_env, **fake_provider.env(api_key=key)})
+    fake_provider.enqueue(Reply.unauthorized(f"Incorrect API key provided: {key}"))
+    server.wait_until_up()
+
+    response = httpx.post(
+        server.url + "/v1/extract/structured",
+        json={"raw_output": "The answer is 4.", "provider": "openai", "model": "gpt-test"},
+        timeout=30,
+    )
+    status = server.stop()
+
+    assert response.status_code == 502
+    assert response.json()["error"]["type"] == "provider_auth_error"
+    assert fake_provider.last_request.api_key_sent  # the key reached the provider
+    assert "provider call failed: ProviderAuthError" in server.output  # the log was written
+    assert key not in response.text and key not in str(response.headers)
+    assert key not in server.output and key[:12] not in server.output
+    assert "Traceback" not in server.output
+    assert status == 0, server.output

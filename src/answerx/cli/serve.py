@@ -13,7 +13,8 @@ __all__ = ["HELP", "serve_command"]
 HELP = (
     "Serve the HTTP API (POST /v1/extract, /v1/extract/batch, /v1/extract/structured, /v1/ask; "
     "docs at /docs). Settings from ANSWERX_API_TOKEN, ANSWERX_MAX_BODY_BYTES, ANSWERX_MAX_BATCH, "
-    "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY; provider keys from their usual variables."
+    "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY, ANSWERX_RETRY_AFTER_S; provider keys from "
+    "their usual variables. Stops gracefully on SIGTERM or Ctrl-C (exit status 0)."
 )
 
 
@@ -35,7 +36,7 @@ def serve_command(
         bool, typer.Option("--access-log", help="Log every request (slower).")
     ] = False,
 ) -> None:
-    """Serve the answerx HTTP API until Ctrl-C."""
+    """Serve the answerx HTTP API until SIGTERM or Ctrl-C."""
     with command_boundary():
         from answerx.service.server import serve
 

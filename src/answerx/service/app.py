@@ -15,15 +15,15 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from answerx import __version__
-from answerx.service.auth import OPEN_PATHS, BearerAuthMiddleware
+from answerx.service.auth import BearerAuthMiddleware
 from answerx.service.errors import ErrorBoundaryMiddleware, install_exception_handlers
-from answerx.service.extract_api import BATCH_REQUEST_REF, extract_router
+from answerx.service.extract_api import extract_router
 from answerx.service.limits import BodySizeLimitMiddleware
 from answerx.service.llm import LLMGateway
 from answerx.service.llm_api import llm_router
 from answerx.service.meta_api import meta_router
 from answerx.service.metrics import MetricsMiddleware, ServiceMetrics
-from answerx.service.schemas import BatchRequest
+from answerx.service.openapi import build_openapi
 from answerx.service.settings import ServiceSettings
 
 __all__ = ["create_app"]
@@ -83,51 +83,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = _openapi(app, settings)
+            app.openapi_schema = build_openapi(app, settings)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
     return app
-
-
-def _openapi(app: FastAPI, settings: ServiceSettings) -> dict[str, Any]:
-    """FastAPI's schema, plus the batch body (parsed by hand, see extract_api) and,
-    when a token is set, the bearer scheme on every path that needs it."""
-    from fastapi.openapi.utils import get_openapi
-
-    schema = get_openapi(
-        title=app.title,
-        version=app.version,
-        description=app.description,
-        routes=app.routes,
-        tags=app.openapi_tags,
-    )
-    components = schema.setdefault("components", {}).setdefault("schemas", {})
-    batch = BatchRequest.model_json_schema(ref_template="#/components/schemas/{model}")
-    for name, definition in batch.pop("$defs", {}).items():
-        components.setdefault(name, definition)
-    components[BATCH_REQUEST_REF.rsplit("/", 1)[-1]] = batch
-    _plain_tuples(schema)
-    if settings.api_token is not None:
-        schema["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
-        for path, operations in schema["paths"].items():
-            if path not in OPEN_PATHS:
-                for operation in operations.values():
-                    operation["security"] = [{"bearer": []}]
-    return schema
-
-
-def _plain_tuples(node: Any) -> None:
-    """Write a tuple of one type (``span``: two integers) as an array of that type with a
-    fixed length instead of ``prefixItems``: the same constraint, which OpenAPI 3.0
-    tools and schemathesis' response validation (its 4.x releases) read correctly."""
-    if isinstance(node, dict):
-        items = node.get("prefixItems")
-        if isinstance(items, list) and items and all(item == items[0] for item in items):
-            del node["prefixItems"]
-            node.update(items=items[0], minItems=len(items), maxItems=len(items))
-        for value in node.values():
-            _plain_tuples(value)
-    elif isinstance(node, list):
-        for value in node:
-            _plain_tuples(value)

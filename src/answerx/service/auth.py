@@ -1,19 +1,22 @@
 """Bearer-token authentication, as pure ASGI middleware (present only when a token is set).
 
-``Authorization: Bearer <token>`` is compared with :func:`hmac.compare_digest`,
-whose time does not depend on where the two tokens differ. The health checks
-and the API docs stay open: a load balancer or a person reading the schema
-needs no token, and neither reveals anything but the API's shape.
+``Authorization: Bearer <token>`` is checked by comparing SHA-256 digests with
+:func:`hmac.compare_digest`: its time depends neither on where the two differ
+nor (the digests being of one length) on how long the presented token is. The
+health checks and the API docs stay open: a load balancer or a person reading
+the schema needs no token, and neither reveals anything but the API's shape.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from typing import Final
 
 from pydantic import SecretStr
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from answerx.service.asgi import header
 from answerx.service.errors import send_error
 
 __all__ = ["OPEN_PATHS", "BearerAuthMiddleware"]
@@ -31,7 +34,7 @@ class BearerAuthMiddleware:
         self, app: ASGIApp, token: SecretStr, open_paths: frozenset[str] = OPEN_PATHS
     ) -> None:
         self.app = app
-        self._token = token.get_secret_value().encode()
+        self._digest = _digest(token.get_secret_value().encode())
         self.open_paths = open_paths
 
     def __repr__(self) -> str:  # never shows the token
@@ -47,17 +50,21 @@ class BearerAuthMiddleware:
                 send, 401, "unauthorized", "this server needs a bearer token", _CHALLENGE
             )
             return
-        if not hmac.compare_digest(presented, self._token):
+        if not hmac.compare_digest(_digest(presented), self._digest):
             await send_error(send, 401, "unauthorized", "the bearer token is wrong", _CHALLENGE)
             return
         await self.app(scope, receive, send)
 
 
+def _digest(token: bytes) -> bytes:
+    return hashlib.sha256(token).digest()
+
+
 def _bearer_token(scope: Scope) -> bytes | None:
-    for name, value in scope["headers"]:
-        if name == b"authorization":
-            scheme, _, credentials = value.partition(b" ")
-            if scheme.lower() == b"bearer" and credentials.strip():
-                return bytes(credentials.strip())
-            return None
+    value = header(scope, b"authorization")
+    if value is None:
+        return None
+    scheme, _, credentials = value.partition(b" ")
+    if scheme.lower() == b"bearer" and credentials.strip():
+        return credentials.strip()
     return None

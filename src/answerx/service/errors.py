@@ -5,6 +5,8 @@
 - 404 ``not_found``, 405 ``method_not_allowed``: no such endpoint or method.
 - 413 ``payload_too_large``: the body is over ``ANSWERX_MAX_BODY_BYTES``;
   ``batch_too_large``: a batch has more than ``ANSWERX_MAX_BATCH`` items.
+- 415 ``unsupported_media_type``: a body without ``Content-Type: application/json``
+  (a browser sends a cross-site POST without preflight only with another type).
 - 422 ``validation_error``: JSON of the wrong shape (an unknown task, a missing
   field ...); ``invalid_request``: an unknown provider, bad choices.
 - 429 ``too_many_requests``: the LLM endpoints are at their concurrency limit;
@@ -15,6 +17,11 @@
 - 504 ``timeout``, ``provider_timeout``: no answer within the deadline.
 - 500 ``internal_error``: a bug; a fixed message, nothing more (and
   ``extraction_error`` if extraction itself ever fails on an input).
+
+When a provider call failed after requests were made (429/502/504 of the LLM
+endpoints), the error also has ``attempts`` and ``usage``: what the failed call
+cost, from its :class:`~answerx.structured.CallInfo` (numbers only; the failure
+reasons it also holds are provider text, kept out of responses).
 
 A bug's exception reaches the log as its type name only, a provider's error as
 its redacted message; a client gets no stack trace, no key, no request body.
@@ -30,9 +37,10 @@ from typing import Any, Final
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from answerx.errors import (
     AnswerxError,
@@ -44,10 +52,14 @@ from answerx.errors import (
     ProviderTimeout,
     redact,
 )
+from answerx.service.asgi import JSON, WatchedSend
+from answerx.service.redaction import secrets_in
 from answerx.service.schemas import ErrorResponse
+from answerx.structured.callinfo import CallInfo
 
 __all__ = [
     "ERROR_RESPONSES",
+    "JSON_REQUIRED",
     "ApiError",
     "ErrorBoundaryMiddleware",
     "answerx_error_response",
@@ -61,7 +73,6 @@ __all__ = [
 
 log = logging.getLogger("answerx.service")
 
-_JSON = "application/json"
 _STATUS_TYPES: Final = {
     400: "bad_request",
     401: "unauthorized",
@@ -74,13 +85,19 @@ _STATUS_TYPES: Final = {
     429: "too_many_requests",
 }
 _MAX_PROBLEMS = 5  # a message lists this many validation problems, then "and N more"
-_ECHO_LIMIT = 40  # a wrong value this short is quoted back ("got 'algebra'")
+_ECHO_LIMIT = 40  # a wrong value (or field name) this short is quoted back whole
+# FastAPI's detail when the body parser itself fails (JSON nested too deep, say).
+_FASTAPI_PARSE_ERROR: Final = "There was an error parsing the body"
+_INVALID_JSON: Final = "the request body is not valid JSON"
+#: The message of a 415.
+JSON_REQUIRED: Final = "send the request body as JSON, with Content-Type: application/json"
 
 _DESCRIPTIONS: Final = {
     400: "The body is not valid JSON.",
     401: "Missing or wrong bearer token (when the server has ANSWERX_API_TOKEN).",
     413: "The body is larger than ANSWERX_MAX_BODY_BYTES, or a batch has more items than "
     "ANSWERX_MAX_BATCH.",
+    415: "The body was not sent with Content-Type: application/json.",
     422: "The JSON does not match the request schema (an unknown task, a missing field ...).",
     429: "Too many LLM requests at once, or the provider rate-limited the server; see Retry-After.",
     502: "The provider failed, refused the server's credentials, or has none on this server.",
@@ -88,13 +105,15 @@ _DESCRIPTIONS: Final = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses=`` entries for these error statuses."""
-    return {s: {"model": ErrorResponse, "description": _DESCRIPTIONS[s]} for s in statuses}
+def error_responses(
+    *statuses: int, model: type[BaseModel] = ErrorResponse
+) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` entries for these error statuses, with body ``model``."""
+    return {s: {"model": model, "description": _DESCRIPTIONS[s]} for s in statuses}
 
 
 #: The errors every endpoint with a JSON body may answer.
-ERROR_RESPONSES: Final = error_responses(400, 401, 413, 422)
+ERROR_RESPONSES: Final = error_responses(400, 401, 413, 415, 422)
 
 
 class ApiError(Exception):
@@ -115,16 +134,21 @@ class ApiError(Exception):
         super().__init__(f"{status} {type}: {message}")
 
 
-def error_body(type: str, message: str) -> bytes:
-    """The JSON body of an error response."""
-    return json.dumps({"error": {"type": type, "message": message}}).encode()
+def error_body(type: str, message: str, **extra: Any) -> bytes:
+    """The JSON body of an error response (``extra``: more fields of the error object)."""
+    return json.dumps({"error": {"type": type, "message": message, **extra}}).encode()
 
 
 def error_response(
-    status: int, type: str, message: str, headers: dict[str, str] | None = None
+    status: int,
+    type: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
 ) -> Response:
     """An error as a Starlette response."""
-    return Response(error_body(type, message), status, headers=headers, media_type=_JSON)
+    body = error_body(type, message, **extra)
+    return Response(body, status, headers=headers, media_type=JSON)
 
 
 async def send_error(
@@ -141,7 +165,7 @@ async def send_error(
             "type": "http.response.start",
             "status": status,
             "headers": [
-                (b"content-type", _JSON.encode()),
+                (b"content-type", JSON.encode()),
                 (b"content-length", str(len(body)).encode()),
                 *headers,
             ],
@@ -158,7 +182,8 @@ def validation_message(errors: Sequence[Any]) -> str:
     """
     parts: list[str] = []
     for err in errors[:_MAX_PROBLEMS]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        # A field name is the client's too (an unknown key): shortened like a value.
+        loc = ".".join(_clip(str(p)) for p in err.get("loc", ()) if p != "body") or "body"
         text = f"{loc}: {err.get('msg', 'invalid value')}"
         given = err.get("input")
         short = isinstance(given, str) and len(given) <= _ECHO_LIMIT
@@ -170,20 +195,35 @@ def validation_message(errors: Sequence[Any]) -> str:
     return "; ".join(parts)
 
 
+def _clip(text: str) -> str:
+    return text if len(text) <= _ECHO_LIMIT else text[: _ECHO_LIMIT - 3] + "..."
+
+
 def _is_bad_json(errors: Sequence[Any]) -> bool:
     return any(err.get("type") == "json_invalid" for err in errors)
+
+
+def _is_not_json(errors: Sequence[Any]) -> bool:
+    """FastAPI hands a body that was not sent as JSON to validation as raw bytes."""
+    return any(
+        err.get("loc") == ("body",) and isinstance(err.get("input"), bytes) for err in errors
+    )
 
 
 async def _on_validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
     if _is_bad_json(errors):
-        return error_response(400, "invalid_json", "the request body is not valid JSON")
+        return error_response(400, "invalid_json", _INVALID_JSON)
+    if _is_not_json(errors):
+        return error_response(415, "unsupported_media_type", JSON_REQUIRED)
     return error_response(422, "validation_error", validation_message(errors))
 
 
 async def _on_http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    if exc.status_code == 400 and exc.detail == _FASTAPI_PARSE_ERROR:
+        return error_response(400, "invalid_json", _INVALID_JSON)
     type_ = _STATUS_TYPES.get(exc.status_code, "http_error")
     message = exc.detail if isinstance(exc.detail, str) else type_.replace("_", " ")
     return error_response(exc.status_code, type_, message, dict(exc.headers or {}))
@@ -211,25 +251,36 @@ def answerx_error_response(exc: AnswerxError) -> Response:
 
 def _provider_error_response(exc: ProviderError) -> Response:
     where = f"{exc.provider}/{exc.model}" if exc.model else exc.provider
-    # The operator needs the (already redacted) detail; the client does not need
-    # to learn how the server's credentials are set up.
-    log.warning("provider call failed: %s: %s", type(exc).__name__, redact(str(exc)))
+    # The operator needs the detail (redacted where it was raised, and again here);
+    # the client does not need to learn how the server's credentials are set up.
+    detail = redact(str(exc), *secrets_in())
+    log.warning("provider call failed: %s: %s", type(exc).__name__, detail)
+    cost = _cost(exc)
     if isinstance(exc, ProviderAuthError):
         return error_response(
             502,
             "provider_auth_error",
             f"{where} refused this server's credentials; the server's operator must fix them",
+            **cost,
         )
     if isinstance(exc, ProviderTimeout):
-        return error_response(504, "provider_timeout", f"{where} did not answer in time")
+        return error_response(504, "provider_timeout", f"{where} did not answer in time", **cost)
     if isinstance(exc, ProviderRateLimited):
         headers = {}
         if exc.retry_after is not None and math.isfinite(exc.retry_after):
             headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
         return error_response(
-            429, "provider_rate_limited", f"{where} is rate limiting this server", headers
+            429, "provider_rate_limited", f"{where} is rate limiting this server", headers, **cost
         )
-    return error_response(502, "provider_error", redact(str(exc)))
+    return error_response(502, "provider_error", detail, **cost)
+
+
+def _cost(exc: ProviderError) -> dict[str, Any]:
+    """``attempts`` and ``usage`` of the failed call (nothing when the manager gave none)."""
+    info = exc.call_info
+    if not isinstance(info, CallInfo):
+        return {}
+    return {"attempts": info.attempts, "usage": info.usage.model_dump()}
 
 
 def install_exception_handlers(app: FastAPI) -> None:
@@ -255,16 +306,9 @@ class ErrorBoundaryMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        watched = WatchedSend(send)
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, watched)
         except Exception as exc:  # the boundary: every bug stops here
             log.error(
                 "internal error on %s %s: %s",
@@ -272,5 +316,5 @@ class ErrorBoundaryMiddleware:
                 scope.get("path"),
                 type(exc).__name__,
             )
-            if not started:
+            if not watched.started:
                 await send_error(send, 500, "internal_error", "internal server error")

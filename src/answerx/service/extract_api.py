@@ -21,8 +21,15 @@ from starlette.responses import Response
 
 from answerx.errors import AnswerxError, redact
 from answerx.extraction import Extraction, extract
-from answerx.service.errors import ERROR_RESPONSES, ApiError, validation_message
+from answerx.service.asgi import JSON
+from answerx.service.errors import (
+    ERROR_RESPONSES,
+    JSON_REQUIRED,
+    ApiError,
+    validation_message,
+)
 from answerx.service.metrics import ServiceMetrics
+from answerx.service.openapi import BATCH_REQUEST_REF, example_response
 from answerx.service.schemas import (
     EXTRACT_EXAMPLE,
     BatchItemResult,
@@ -32,11 +39,7 @@ from answerx.service.schemas import (
 )
 from answerx.service.settings import ServiceSettings
 
-__all__ = ["BATCH_REQUEST_REF", "extract_router"]
-
-_JSON: Final = "application/json"
-#: Where the app's OpenAPI schema defines the batch body (see ``app._openapi``).
-BATCH_REQUEST_REF: Final = "#/components/schemas/BatchRequest"
+__all__ = ["extract_router"]
 
 _YIELD_EVERY: Final = 64  # items (about 1 ms of work) between two turns of other requests
 _EXTRACTION_EXAMPLE: Final = extract(EXTRACT_EXAMPLE["raw_output"], EXTRACT_EXAMPLE["task"])
@@ -50,10 +53,6 @@ class _Envelope(BaseModel):
     items: list[Any]
 
 
-def _example(value: Any) -> dict[int | str, dict[str, Any]]:
-    return {200: {"content": {_JSON: {"example": value}}}}
-
-
 def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRouter:
     """The extraction endpoints of one app."""
     router = APIRouter(prefix="/v1", tags=["extraction"])
@@ -63,7 +62,10 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
         "/extract",
         response_model=Extraction,
         summary="Extract the final answer from one raw output",
-        responses={**ERROR_RESPONSES, **_example(_EXTRACTION_EXAMPLE.model_dump(mode="json"))},
+        responses={
+            **ERROR_RESPONSES,
+            **example_response(_EXTRACTION_EXAMPLE.model_dump(mode="json")),
+        },
     )
     async def extract_one(body: ExtractRequest) -> Response:
         """The :class:`Extraction` of ``raw_output``: answer, method, confidence, span.
@@ -72,7 +74,7 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
         """
         extraction = extract(body.raw_output, body.task, choices=body.choices, numbers=body.numbers)
         metrics.count_extraction(extraction)
-        return Response(extraction.model_dump_json(), media_type=_JSON)
+        return Response(extraction.model_dump_json(), media_type=JSON)
 
     @router.post(
         "/extract/batch",
@@ -80,7 +82,7 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
         summary="Extract the final answers from many raw outputs",
         responses={
             **ERROR_RESPONSES,
-            **_example(
+            **example_response(
                 {
                     "results": [
                         {"extraction": _EXTRACTION_EXAMPLE.model_dump(mode="json"), "error": None},
@@ -102,7 +104,7 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
         openapi_extra={
             "requestBody": {
                 "required": True,
-                "content": {_JSON: {"schema": {"$ref": BATCH_REQUEST_REF}}},
+                "content": {JSON: {"schema": {"$ref": BATCH_REQUEST_REF}}},
             }
         },
     )
@@ -110,6 +112,9 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
         """One result per item, in order. An item that is malformed or names an unknown
         task gets its own ``error``; the others are extracted all the same. More than
         ``ANSWERX_MAX_BATCH`` items: 413 ``batch_too_large``."""
+        if not _is_json(request.headers.get("content-type", "")):
+            # As FastAPI's own parsing does for /v1/extract (see errors.JSON_REQUIRED).
+            raise ApiError(415, "unsupported_media_type", JSON_REQUIRED)
         try:
             envelope = _Envelope.model_validate_json(await request.body())
         except ValidationError as exc:
@@ -120,7 +125,7 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
                 "batch_too_large",
                 f"a batch holds at most {max_batch} items; this one has {len(envelope.items)}",
             )
-        return Response(await _extract_items(envelope.items, metrics), media_type=_JSON)
+        return Response(await _extract_items(envelope.items, metrics), media_type=JSON)
 
     return router
 
@@ -150,6 +155,11 @@ async def _extract_items(items: list[Any], metrics: ServiceMetrics) -> str:
         results=results, succeeded=len(results) - failed, failed=failed
     )
     return response.model_dump_json()
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.partition(";")[0].strip().lower()
+    return media == JSON or (media.startswith("application/") and media.endswith("+json"))
 
 
 def _failure(type_: str, message: str) -> BatchItemResult:

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from answerx.service.asgi import WatchedSend, header
 from answerx.service.errors import ApiError, send_error
 
 __all__ = ["BodySizeLimitMiddleware", "BodyTooLarge", "LLMSlots"]
@@ -52,7 +53,6 @@ class BodySizeLimitMiddleware:
             return
 
         received = 0
-        started = False
 
         async def counting_receive() -> Message:
             nonlocal received
@@ -63,27 +63,20 @@ class BodySizeLimitMiddleware:
                     raise BodyTooLarge(limit)
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        watched = WatchedSend(send)
         try:
-            await self.app(scope, counting_receive, tracking_send)
+            await self.app(scope, counting_receive, watched)
         except BodyTooLarge as exc:  # read outside the exception handlers' reach
-            if not started:
+            if not watched.started:
                 await send_error(send, 413, "payload_too_large", exc.detail)
 
 
 def _content_length(scope: Scope) -> int | None:
-    for name, value in scope["headers"]:
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None  # the HTTP server rejects it; the count above still applies
-    return None
+    value = header(scope, b"content-length")
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None  # the HTTP server rejects it; the count above still applies
 
 
 class LLMSlots:

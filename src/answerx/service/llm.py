@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Final
 
-from answerx.errors import AnswerxError, ConfigError
+from answerx.errors import AnswerxError, ConfigError, ProviderError, redact
 from answerx.reasoning.response import StandardResponse
 from answerx.service.errors import ApiError
 from answerx.service.limits import LLMSlots
@@ -21,6 +21,7 @@ from answerx.service.llm_schemas import AskRequest, StructuredRequest, Structure
 from answerx.service.metrics import ServiceMetrics
 from answerx.service.settings import ServiceSettings
 from answerx.structured import InstructorClientManager, ProviderSpec, load_providers
+from answerx.structured.callinfo import CallInfo
 
 __all__ = ["LLMGateway"]
 
@@ -86,7 +87,7 @@ class LLMGateway:
         try:
             manager = InstructorClientManager(provider, key[1], timeout=self.settings.llm_timeout_s)
         except ConfigError as exc:  # no key in the server's environment
-            log.warning("provider %r is not usable: %s", provider, exc)
+            log.warning("provider %r is not usable: %s", provider, redact(str(exc)))
             raise ApiError(
                 502,
                 "provider_not_configured",
@@ -112,6 +113,12 @@ class LLMGateway:
         except ApiError as exc:
             outcome = exc.type
             raise
+        except ProviderError as exc:
+            outcome = type(exc).__name__
+            info = exc.call_info
+            if isinstance(info, CallInfo):  # a failed call's tokens are billed all the same
+                self.metrics.count_tokens(info.provider, info.model, info.usage)
+            raise
         except AnswerxError as exc:
             outcome = type(exc).__name__
             raise
@@ -121,16 +128,18 @@ class LLMGateway:
     async def extract_structured(self, request: StructuredRequest) -> StructuredResponse:
         """``POST /v1/extract/structured``: the approach's model filled in by the LLM."""
         manager = self.manager(request.provider, request.model)
+        # Choices make it a multiple-choice question, as for /v1/extract.
+        task = request.task or ("multiple_choice" if request.choices else None)
         async with self._call("structured", request.provider):
             result, info = await manager.aextract_structured(
                 request.raw_output,
                 request.approach,
                 question=request.question,
-                task=request.task,
+                task=task,
                 choices=request.choices,
             )
         self.metrics.count_tokens(info.provider, info.model, info.usage)
-        self.metrics.extractions.labels("structured_llm", request.task or "auto").inc()
+        self.metrics.extractions.labels("structured_llm", task or "auto").inc()
         return StructuredResponse.model_validate({"extraction": result, "call_info": info})
 
     async def ask(self, request: AskRequest) -> StandardResponse:

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from fastapi import APIRouter
+from pydantic import BaseModel
 from starlette.responses import Response
 
 from answerx.reasoning.response import StandardResponse
+from answerx.service.asgi import JSON
 from answerx.service.errors import ERROR_RESPONSES, error_responses
 from answerx.service.llm import LLMGateway
-from answerx.service.llm_schemas import AskRequest, StructuredRequest, StructuredResponse
+from answerx.service.llm_schemas import (
+    AskRequest,
+    ProviderErrorResponse,
+    StructuredRequest,
+    StructuredResponse,
+)
+from answerx.service.openapi import example_response
+from answerx.service.redaction import scrub_json, secrets_in
 
 __all__ = ["llm_router"]
 
-_JSON: Final = "application/json"
-_LLM_ERRORS: Final = {**ERROR_RESPONSES, **error_responses(429, 502, 504)}
+_LLM_ERRORS: Final = {
+    **ERROR_RESPONSES,
+    **error_responses(429, 502, 504, model=ProviderErrorResponse),
+}
 
 _CALL_INFO_EXAMPLE: Final = {
     "provider": "openai",
@@ -71,8 +82,9 @@ _ASK_EXAMPLE: Final = {
 }
 
 
-def _example(value: Any) -> dict[int | str, dict[str, Any]]:
-    return {200: {"content": {_JSON: {"example": value}}}}
+def _answer(result: BaseModel) -> Response:
+    # A CallInfo's failure reasons quote the provider, which may quote the key.
+    return Response(scrub_json(result.model_dump_json(), secrets_in()), media_type=JSON)
 
 
 def llm_router(gateway: LLMGateway) -> APIRouter:
@@ -83,27 +95,25 @@ def llm_router(gateway: LLMGateway) -> APIRouter:
         "/extract/structured",
         response_model=StructuredResponse,
         summary="Have an LLM split a raw output into reasoning and final answer",
-        responses={**_LLM_ERRORS, **_example(_STRUCTURED_EXAMPLE)},
+        responses={**_LLM_ERRORS, **example_response(_STRUCTURED_EXAMPLE)},
     )
     async def extract_structured(body: StructuredRequest) -> Response:
         """The approach's extraction model as the provider filled it, and the call's
         :class:`CallInfo` (mode, attempts, fallbacks, tokens). The provider's key is
         the server's; at most ``ANSWERX_LLM_CONCURRENCY`` such requests run at once
         (429 beyond) and each within ``ANSWERX_LLM_TIMEOUT_S`` (504)."""
-        result = await gateway.extract_structured(body)
-        return Response(result.model_dump_json(), media_type=_JSON)
+        return _answer(await gateway.extract_structured(body))
 
     @router.post(
         "/ask",
         response_model=StandardResponse,
         summary="Answer a question with a reasoning approach",
-        responses={**_LLM_ERRORS, **_example(_ASK_EXAMPLE)},
+        responses={**_LLM_ERRORS, **example_response(_ASK_EXAMPLE)},
     )
     async def ask(body: AskRequest) -> Response:
         """The approach's :class:`StandardResponse`: reasoning text, extracted answer,
         usage, timing and how the answer was reached. Same limits as
         ``/v1/extract/structured``."""
-        result = await gateway.ask(body)
-        return Response(result.model_dump_json(), media_type=_JSON)
+        return _answer(await gateway.ask(body))
 
     return router

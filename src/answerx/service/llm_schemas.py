@@ -12,13 +12,24 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 from answerx.extraction.models import Task
 from answerx.reasoning.response import Strategy
-from answerx.service.schemas import EXTRACT_EXAMPLE
-from answerx.structured.callinfo import CallInfo
+from answerx.service.schemas import (
+    EXTRACT_EXAMPLE,
+    MAX_CHOICES,
+    ErrorDetail,
+    Name,
+    NonBlankText,
+    Text,
+)
+from answerx.structured.callinfo import CallInfo, Usage
 from answerx.structured.models import AnyReasoningExtraction, Approach
 
-__all__ = ["AskRequest", "StructuredRequest", "StructuredResponse"]
-
-_MAX_CHOICES = 10
+__all__ = [
+    "AskRequest",
+    "ProviderErrorDetail",
+    "ProviderErrorResponse",
+    "StructuredRequest",
+    "StructuredResponse",
+]
 
 _PROVIDER_DESCRIPTION = (
     "A provider of the server's config/providers.yaml (GET /v1/approaches lists them); "
@@ -44,18 +55,20 @@ class StructuredRequest(BaseModel):
         },
     )
 
-    raw_output: str = Field(description="The model's output, verbatim.")
+    raw_output: Text = Field(description="The model's output, verbatim.")
     approach: Approach = Field(
         default="none", description="The reasoning approach that produced raw_output."
     )
-    provider: str = Field(description=_PROVIDER_DESCRIPTION)
-    model: str | None = Field(default=None, description="None: the provider's default model.")
-    question: str | None = Field(default=None, description="The question, as context only.")
+    provider: Name = Field(description=_PROVIDER_DESCRIPTION)
+    model: Name | None = Field(default=None, description="None: the provider's default model.")
+    question: Text | None = Field(default=None, description="The question, as context only.")
     task: Task | None = Field(
-        default=None, description="Bind the answer's expected shape (a wrong shape is re-asked)."
+        default=None,
+        description="Bind the answer's expected shape (a wrong shape is re-asked); "
+        "None: no binding, or multiple_choice when choices are given.",
     )
-    choices: list[str] | None = Field(
-        default=None, max_length=_MAX_CHOICES, description="Option texts for multiple_choice."
+    choices: list[Text] | None = Field(
+        default=None, max_length=MAX_CHOICES, description="Option texts for multiple_choice."
     )
 
 
@@ -90,19 +103,56 @@ class AskRequest(BaseModel):
         },
     )
 
-    question: str = Field(min_length=1, description="The question to answer.")
+    question: NonBlankText = Field(description="The question to answer.")
     approach: Approach = Field(default="chain_of_thought", description="The reasoning approach.")
     strategy: Strategy = Field(
         default="structured",
         description="structured: one call returns reasoning and answer; two_stage: free text, "
         "then deterministic extraction, then an LLM extraction only if that found nothing.",
     )
-    provider: str = Field(description=_PROVIDER_DESCRIPTION)
-    model: str | None = Field(default=None, description="None: the provider's default model.")
+    provider: Name = Field(description=_PROVIDER_DESCRIPTION)
+    model: Name | None = Field(default=None, description="None: the provider's default model.")
     task: Task = Field(default="auto", description="The expected answer's kind.")
-    choices: list[str] | None = Field(
-        default=None, max_length=_MAX_CHOICES, description="Option texts for multiple_choice."
+    choices: list[Text] | None = Field(
+        default=None, max_length=MAX_CHOICES, description="Option texts for multiple_choice."
     )
     numbers: list[StrictInt | StrictFloat] | None = Field(
         default=None, description="The numbers a game24 expression must use."
     )
+
+
+class ProviderErrorDetail(ErrorDetail):
+    """An error of an LLM endpoint. When the provider call failed after requests were
+    made, also what they cost: tokens are billed whether or not the call succeeded."""
+
+    model_config = ConfigDict(frozen=True)
+
+    attempts: int | None = Field(
+        default=None,
+        description="HTTP requests the failed provider call made (retries and fallbacks "
+        "included). For /v1/ask: that call's, not the approach's earlier calls'.",
+    )
+    usage: Usage | None = Field(default=None, description="Tokens those requests used.")
+
+
+class ProviderErrorResponse(BaseModel):
+    """The body of an error of ``/v1/extract/structured`` and ``/v1/ask``."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "error": {
+                        "type": "provider_error",
+                        "message": "openai/gpt-4o-mini: unavailable after 3 attempts: "
+                        "Error code: 503",
+                        "attempts": 3,
+                        "usage": {"input_tokens": 0, "output_tokens": 0},
+                    }
+                }
+            ]
+        },
+    )
+
+    error: ProviderErrorDetail

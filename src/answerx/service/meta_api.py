@@ -10,9 +10,11 @@ from starlette.responses import Response
 from answerx import __version__
 from answerx.extraction import TASKS, extract
 from answerx.reasoning.response import Strategy
+from answerx.service.asgi import JSON
 from answerx.service.errors import ApiError, error_response, error_responses
 from answerx.service.llm import LLMGateway
 from answerx.service.metrics import CONTENT_TYPE_LATEST, ServiceMetrics
+from answerx.service.openapi import example_response
 from answerx.service.schemas import (
     ApproachesResponse,
     HealthResponse,
@@ -87,7 +89,7 @@ def meta_router(metrics: ServiceMetrics, gateway: LLMGateway) -> APIRouter:
             llm_calls_in_flight=gateway.slots.in_flight,
             llm_concurrency=gateway.slots.limit,
         )
-        return Response(ready.model_dump_json(), media_type="application/json")
+        return Response(ready.model_dump_json(), media_type=JSON)
 
     @router.get(
         "/metrics",
@@ -95,7 +97,7 @@ def meta_router(metrics: ServiceMetrics, gateway: LLMGateway) -> APIRouter:
         summary="Prometheus metrics",
         response_class=Response,
         responses={
-            200: {"content": {CONTENT_TYPE_LATEST: {"example": _METRICS_EXAMPLE}}},
+            **example_response(_METRICS_EXAMPLE, CONTENT_TYPE_LATEST),
             **error_responses(401),
         },
     )

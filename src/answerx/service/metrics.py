@@ -27,9 +27,10 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from answerx.extraction.models import Extraction
+from answerx.service.asgi import WatchedSend
 from answerx.structured.callinfo import Usage
 
 __all__ = ["CONTENT_TYPE_LATEST", "MetricsMiddleware", "ServiceMetrics"]
@@ -148,18 +149,13 @@ class MetricsMiddleware:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = 500  # what a client sees if the app ends without answering
-
-        async def status_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        watched = WatchedSend(send)
         try:
-            await self.app(scope, receive, status_send)
+            await self.app(scope, receive, watched)
         finally:
             path, method = scope["path"], scope["method"]
             endpoint = path if path in self.endpoints else _OTHER
             method = method if method in _METHODS else _OTHER
+            # No status: the app ended without answering, which a client sees as a 500.
+            status = watched.status if watched.status is not None else 500
             self.metrics.observe_request(endpoint, method, status, time.perf_counter() - started)

@@ -7,14 +7,23 @@ imports them without the provider SDKs; the LLM endpoints' bodies live in
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StringConstraints,
+)
 
 from answerx.extraction.models import Extraction, Task
 
 __all__ = [
     "EXTRACT_EXAMPLE",
+    "MAX_CHOICES",
     "ApproachesResponse",
     "BatchItemResult",
     "BatchRequest",
@@ -25,9 +34,52 @@ __all__ = [
     "HealthResponse",
     "ReadyResponse",
     "TasksResponse",
+    "Text",
 ]
 
-_MAX_CHOICES: Final = 10  # letters A-J
+MAX_CHOICES: Final = 10  # letters A-J
+
+
+def _unicode_text(text: str) -> str:
+    """Refuse a lone surrogate (JSON can spell one, ``"\\ud800"``): it is not Unicode
+    text, so no answer could be written back as JSON; better a 422 than a 500."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"not Unicode text: a lone surrogate ({text[exc.start]!r}) at {exc.start}"
+            ) from None
+    return text
+
+
+#: A string field of a request: any Unicode text.
+Text = Annotated[str, AfterValidator(_unicode_text)]
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must contain more than whitespace")
+    return text
+
+
+#: "Some character that is not whitespace" as JSON Schema (ECMA-262) regex: Python's
+#: whitespace (``str.isspace``, which the server checks) spelled out, because the
+#: ``\s`` of JSON Schema, of pydantic (Rust) and of Python each differ.
+NOT_BLANK_PATTERN: Final = (
+    r"[^\t\n\u000b\u000c\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a"
+    r"\u2028\u2029\u202f\u205f\u3000]"
+)
+
+#: Text with something in it besides whitespace.
+NonBlankText = Annotated[
+    str,
+    AfterValidator(_unicode_text),
+    AfterValidator(_not_blank),
+    Field(json_schema_extra={"pattern": NOT_BLANK_PATTERN}),
+]
+#: A name, not text (a provider, a model id: OpenRouter's, the longest, stay well under this).
+Name = Annotated[str, StringConstraints(max_length=200), AfterValidator(_unicode_text)]
 
 #: A request of ``POST /v1/extract`` (also the OpenAPI example).
 EXTRACT_EXAMPLE: Final[dict[str, Any]] = {
@@ -41,13 +93,13 @@ class ExtractRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXTRACT_EXAMPLE]})
 
-    raw_output: str = Field(description="The model's output, verbatim.")
+    raw_output: Text = Field(description="The model's output, verbatim.")
     task: Task = Field(
         default="auto", description="What kind of answer to look for; 'auto' detects it."
     )
-    choices: list[str] | None = Field(
+    choices: list[Text] | None = Field(
         default=None,
-        max_length=_MAX_CHOICES,
+        max_length=MAX_CHOICES,
         description="Option texts of a multiple-choice question (A, B, ... in order): "
         "an answer naming an option's text is mapped to its letter.",
     )

@@ -11,14 +11,22 @@ import copy
 import importlib.util
 import ipaddress
 import logging
+import os
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any, Final
 
 from answerx.errors import ConfigError
+from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.service.settings import ServiceSettings
 
 __all__ = ["check_bind", "is_loopback", "serve"]
 
 APP_FACTORY: Final = "answerx.service.app:create_app"
+
 
 log = logging.getLogger("answerx.service")
 
@@ -47,25 +55,17 @@ def check_bind(host: str, settings: ServiceSettings, *, allow_unauthenticated: b
     )
 
 
-class DropTracebacks(logging.Filter):
-    """Log records keep their message but lose any traceback: a traceback can quote
-    request data or a provider's reply (uvicorn logs one for malformed HTTP)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.exc_info = None
-        record.exc_text = None
-        record.stack_info = None
-        return True
-
-
-def _log_config() -> dict[str, Any]:
+def _log_config(secrets: Sequence[str]) -> dict[str, Any]:
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
-    config.setdefault("filters", {})["no_tracebacks"] = {"()": DropTracebacks}
+    config.setdefault("filters", {})["safe"] = {"()": SafeLogFilter, "secrets": list(secrets)}
     for handler in config["handlers"].values():
-        handler.setdefault("filters", []).append("no_tracebacks")
+        handler.setdefault("filters", []).append("safe")
     config["loggers"]["answerx"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    # Everything else (the SDKs, httpx, asyncio) through the same filtered handler,
+    # not through Python's last-resort handler, which would print tracebacks.
+    config["root"] = {"handlers": ["default"], "level": "WARNING"}
     return config
 
 
@@ -98,14 +98,41 @@ def serve(
             "uvloop is not installed: with --workers, every response may wait about 40 ms "
             "(pip install 'uvicorn[standard]')"
         )
-    uvicorn.run(
-        APP_FACTORY,
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        access_log=access_log,
-        log_level=log_level,
-        log_config=_log_config(),
-        server_header=False,
-    )
+    with _exit_status_zero_once_stopped():
+        uvicorn.run(
+            APP_FACTORY,
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            access_log=access_log,
+            log_level=log_level,
+            log_config=_log_config(secrets_in(os.environ)),
+            server_header=False,
+        )
+
+
+@contextmanager
+def _exit_status_zero_once_stopped() -> Iterator[None]:
+    """Exit with status 0 on SIGTERM or Ctrl-C, once uvicorn has shut down gracefully.
+
+    uvicorn handles both signals itself while it runs; after its graceful shutdown it
+    restores the handlers it found and raises the signal again, so that the process
+    would die of it: status -15 (143 in a shell) for SIGTERM, Click's "Aborted!" and
+    status 1 for Ctrl-C. Here the handlers it finds and restores end the process
+    with status 0: a server that stopped when asked to has not failed. (A signal
+    that comes before uvicorn takes over ends it the same way, at once.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread; uvicorn skips them too
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(0)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -614,10 +614,13 @@ class InstructorClientManager:
         """Record a mode's failure and return None if another mode may fix it; otherwise
         return the clear error to raise (the caller raises it outside its except block)."""
         failure = classify(exc)
+        # The reason ends up in CallInfo, which callers store and serve: a provider
+        # message may quote the key.
+        reason = redact(failure.message, self._api_key)
         if failure.kind in FALLBACK and mode != "text":
-            tally.close_mode(mode, failure.message)
+            tally.close_mode(mode, reason)
             return None
-        tally.close_mode(mode, failure.message)
+        tally.close_mode(mode, reason)
         return self._error(failure)
 
     def _error(self, f: Failure) -> ProviderError:
