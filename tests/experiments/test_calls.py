@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 
 import pytest
 
+from answerx.errors import StructuredOutputError
 from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManager, current_tally
 from answerx.structured import ReasoningExtraction
-from answerx.testing import FakeProviderServer, Reply
+from answerx.structured.callinfo import CallInfo
+from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
 ANSWER = {"full_reasoning_text": "2+2=4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2+2?"}]
@@ -136,3 +139,115 @@ def test_the_request_rate_holds_the_configured_rate(
     window = [t for t in times if t - times[0] >= 1.0]
     rate = (len(window) - 1) / (window[-1] - window[0])
     assert rate <= 10 * 1.15
+
+
+def test_the_requests_bucket_below_sixty_a_minute_is_one_request_per_interval() -> None:
+    slow = ProviderLimits(requests_per_minute=30).requests
+    fast = ProviderLimits(requests_per_minute=600).requests
+    assert slow is not None and (slow.max_rate, slow.time_period) == (1.0, 2.0)
+    assert fast is not None and (fast.max_rate, fast.time_period) == (10.0, 1.0)
+
+
+@pytest.mark.slow
+def test_a_rate_below_one_a_second_spaces_the_requests(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(Reply.text("4"))
+    manager = make(fake_provider, tmp_path)
+    manager.cache = None
+
+    async def run() -> None:
+        await manager.acomplete_text(MESSAGES)  # the client is set up before timing starts
+        manager.limits = ProviderLimits(requests_per_minute=50)
+        await asyncio.gather(*(manager.acomplete_text(MESSAGES) for _ in range(2)))
+
+    asyncio.run(run())
+    _, first, second = sorted(r.received_at for r in fake_provider.requests)
+    assert second - first >= 60 / 50 - 0.05  # 1.2 s apart, not 1 s
+
+
+# --- seed ------------------------------------------------------------------------------------
+
+
+async def _ask_as_repetition(manager: RunClientManager, repetition: int, **kw: object) -> None:
+    token = current_tally().set(ItemTally(repetition=repetition))
+    try:
+        await manager.acreate(MESSAGES, ReasoningExtraction, **kw)
+        await manager.acomplete_text(MESSAGES, **kw)
+    finally:
+        current_tally().reset(token)
+
+
+@pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")  # cohere's SDK
+@pytest.mark.parametrize("provider", ["openai", "cohere"])
+def test_the_seed_goes_out_as_seed_plus_repetition(
+    fake_provider: FakeProviderServer, tmp_path: Path, provider: str
+) -> None:
+    if provider == "cohere":  # Instructor reads Cohere's object from the reply's text
+        fake_provider.set_default(Reply.text(json.dumps(ANSWER)))
+    else:
+        fake_provider.set_default(_answer)
+    url = fake_provider.openai_base_url if provider == "openai" else fake_provider.cohere_base_url
+    manager = RunClientManager(provider, "m", api_key="sk-test", base_url=url, seed=100)
+
+    asyncio.run(_ask_as_repetition(manager, 0))
+    asyncio.run(_ask_as_repetition(manager, 3))
+    asyncio.run(_ask_as_repetition(manager, 3, seed=7))  # an explicit seed is kept
+
+    assert [r.json.get("seed") for r in fake_provider.requests] == [100, 100, 103, 103, 7, 7]
+
+
+def test_no_seed_is_sent_to_anthropic_whose_api_has_none(
+    fake_provider: FakeProviderServer,
+) -> None:
+    fake_provider.set_default(_answer)
+    manager = RunClientManager(
+        "anthropic", "claude-test", api_key="sk-test", base_url=fake_provider.anthropic_base_url,
+        seed=100,
+    )  # fmt: skip
+
+    asyncio.run(_ask_as_repetition(manager, 1))
+
+    assert manager.seed is None
+    assert [("seed" in r.json) for r in fake_provider.requests] == [False, False]
+
+
+def test_a_different_seed_is_a_different_call_for_the_cache(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(_answer)
+    for seed in (1, 2, 1):
+        manager = make(fake_provider, tmp_path, seed=seed)
+        asyncio.run(_ask_as_repetition(manager, 0))
+    assert len(fake_provider.requests) == 4  # seed 1 asked once, seed 2 once; then cached
+
+
+def _answer(request: RecordedRequest) -> Reply:
+    if request.has_tools or request.response_format is not None:
+        return Reply.tool_call(ANSWER)
+    return Reply.text("4")
+
+
+# --- what a failed call cost -----------------------------------------------------------------
+
+
+def test_the_tokens_of_a_call_that_failed_are_counted_as_paid(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    # Every mode answers with text that is no object: the call fails after its re-asks.
+    fake_provider.set_default(Reply.text("I refuse to answer in JSON.", usage=(25, 5)))
+    manager = make(fake_provider, tmp_path)
+    tally = ItemTally()
+
+    async def run() -> None:
+        current_tally().set(tally)
+        await manager.acreate(MESSAGES, ReasoningExtraction)
+
+    with pytest.raises(StructuredOutputError) as failed:
+        asyncio.run(run())
+
+    info = failed.value.call_info
+    assert isinstance(info, CallInfo) and info.usage.input_tokens == 25 * info.attempts
+    assert (tally.calls, tally.cache_hits) == (1, 0)
+    assert tally.paid == info.usage
+    assert len(manager.cache or []) == 0  # a failure is never cached

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import matplotlib.image
 import pytest
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from rich.console import Console
 
+from answerx.experiments import plots
 from answerx.experiments.records import ItemRecord, RunRecord
 from answerx.experiments.report import (
     Report,
@@ -285,3 +288,43 @@ def test_report_from_store_reads_the_stored_runs(tmp_path: Path) -> None:
     assert [r.run_id for r in report.runs] == ["run-1", "run-2"]
     assert [g.accuracy for g in report.groups] == [0.6, 0.8, 0.6]
     assert {c.kind for c in report.comparisons} == {"approach", "run"}
+
+
+def _drawn_axes(monkeypatch: pytest.MonkeyPatch, report: Report, tmp_path: Path) -> Axes:
+    """The axes of the accuracy-against-cost plot of ``report``, as drawn."""
+    figures: list[Figure] = []
+    make = plots._figure
+
+    def keep(width: float, height: float) -> Figure:
+        figures.append(make(width, height))
+        return figures[-1]
+
+    monkeypatch.setattr(plots, "_figure", keep)
+    plots.plot_accuracy_vs_cost(report, tmp_path / "plot.png")
+    (axes,) = figures[0].axes
+    return axes
+
+
+def test_accuracy_is_plotted_against_cost_per_item(
+    report: Report, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    axes = _drawn_axes(monkeypatch, report, tmp_path)
+    assert axes.get_title() == "Accuracy against cost"
+    assert axes.get_xlabel() == "mean cost per item (USD)"
+    assert axes.get_xlim()[0] == 0  # never a negative cost on the axis
+    assert _xs(axes) == pytest.approx([0.001, 0.001])  # only the priced model: smol has no price
+
+
+def test_when_every_model_is_free_accuracy_is_plotted_against_tokens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    items = answers("none", cost=0.0) + answers("chain_of_thought", cost=0.0)
+    axes = _drawn_axes(monkeypatch, build_report(run_record(), items), tmp_path)
+    assert axes.get_title() == "Accuracy against tokens"
+    assert axes.get_xlabel().startswith("mean tokens per item, in + out")
+    assert sorted(_xs(axes)) == [120, 300]  # none: 100 + 20, chain_of_thought: 100 + 200
+
+
+def _xs(axes: Axes) -> list[float]:
+    """The x values of every point plotted (with error bars) on ``axes``."""
+    return [float(x) for c in axes.containers for x in c.lines[0].get_xdata()]

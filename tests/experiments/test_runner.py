@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -14,8 +17,9 @@ import pytest
 from runner_helpers import GoldModel, write_config
 
 from answerx.errors import ConfigError
-from answerx.experiments.config import load_config
-from answerx.experiments.runner import run_experiment
+from answerx.experiments.calls import RunClientManager
+from answerx.experiments.config import ExperimentConfig, TargetSpec, load_config
+from answerx.experiments.runner import arun_experiment, run_experiment
 from answerx.experiments.store import ResultStore
 from answerx.testing import FakeProviderServer, Reply
 
@@ -119,10 +123,11 @@ def test_resume_skips_finished_items_and_retries_failed_ones(
     assert errored and all("bad request" in (i.error or "") for i in errored)
 
     failing.clear()
-    fake_provider.requests.clear()
+    asked = len(fake_provider.requests)
     resumed = run_experiment(config, resume=first.run_id)
     assert resumed.run_id == first.run_id
     assert (resumed.skipped, resumed.done, resumed.errors) == (6, 2, 0)
+    assert len(fake_provider.requests) - asked == 2  # only the two failed ones asked again
     with ResultStore(config.output.db) as store:
         items = list(store.items(first.run_id))
         assert store.get_run(first.run_id).status == "finished"
@@ -154,12 +159,13 @@ def test_an_unauthorised_provider_is_recorded_without_the_key(
 
 
 def _wait_for_items(db: Path, at_least: int, timeout: float = 60.0) -> int:
+    """Poll the store a running subprocess writes until it holds ``at_least`` items."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if db.exists():
             with ResultStore(db) as store:
-                runs = store.list_runs()
-                if runs and (n := store.count_items(runs[-1].run_id)) >= at_least:
+                run = store.latest_run()
+                if run is not None and (n := store.count_items(run.run_id)) >= at_least:
                     return n
         time.sleep(0.05)
     raise AssertionError(f"fewer than {at_least} items stored within {timeout} s")
@@ -175,17 +181,28 @@ def _start_run(config_path: Path) -> subprocess.Popen[bytes]:
     )
 
 
+# The interrupted runs: 24 questions x 2 approaches, 0.25 s each, two at a time: about
+# 6 s, far longer than it takes to see the first items and stop it, even on a busy
+# machine. The resumed part then runs without the delay.
+_SLOW = GoldModel(delay=0.25)
+_UNITS = 24 * 2
+
+
+def _slow_config(fake: FakeProviderServer, tmp_path: Path) -> Path:
+    fake.set_default(_SLOW)
+    return write_config(
+        tmp_path / "run.yaml",
+        fake.openai_base_url,
+        datasets=[{"sample": "arithmetic"}],
+        concurrency=2,
+    )
+
+
 @pytest.mark.slow
 def test_kill_9_in_the_middle_then_resume_loses_and_duplicates_nothing(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    fake_provider.set_default(GoldModel(delay=0.15))
-    path = write_config(
-        tmp_path / "run.yaml",
-        fake_provider.openai_base_url,
-        datasets=[{"sample": "arithmetic", "limit": 10}],
-        concurrency=2,
-    )
+    path = _slow_config(fake_provider, tmp_path)
     config = load_config(path)
     process = _start_run(path)
     try:
@@ -199,16 +216,17 @@ def test_kill_9_in_the_middle_then_resume_loses_and_duplicates_nothing(
         (run,) = store.list_runs()
         before = {i.key for i in store.items(run.run_id)}
     assert run.status == "running"  # killed: nobody marked it
-    assert stored <= len(before) < 20
+    assert stored <= len(before) < _UNITS
 
+    fake_provider.set_default(GoldModel())
     summary = run_experiment(config, resume=run.run_id)
     assert summary.skipped == len(before)
-    assert summary.skipped + summary.done == summary.total == 20
+    assert summary.skipped + summary.done == summary.total == _UNITS
     with ResultStore(config.output.db) as store:
         items = list(store.items(run.run_id))
         assert store.get_run(run.run_id).status == "finished"
     keys = [i.key for i in items]
-    assert len(keys) == len(set(keys)) == 20  # nothing lost, nothing twice
+    assert len(keys) == len(set(keys)) == _UNITS  # nothing lost, nothing twice
     assert all(i.correct for i in items)
 
 
@@ -216,13 +234,7 @@ def test_kill_9_in_the_middle_then_resume_loses_and_duplicates_nothing(
 def test_ctrl_c_stops_gracefully_and_keeps_the_finished_items(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    fake_provider.set_default(GoldModel(delay=0.15))
-    path = write_config(
-        tmp_path / "run.yaml",
-        fake_provider.openai_base_url,
-        datasets=[{"sample": "arithmetic", "limit": 10}],
-        concurrency=2,
-    )
+    path = _slow_config(fake_provider, tmp_path)
     config = load_config(path)
     process = _start_run(path)
     try:
@@ -237,6 +249,68 @@ def test_ctrl_c_stops_gracefully_and_keeps_the_finished_items(
         (run,) = store.list_runs()
         assert run.status == "interrupted"
         kept = store.count_items(run.run_id)
-    assert 3 <= kept < 20
+    assert 3 <= kept < _UNITS
+
+    fake_provider.set_default(GoldModel())
     summary = run_experiment(config, resume="last")
-    assert summary.skipped == kept and summary.skipped + summary.done == 20
+    assert summary.skipped == kept and summary.skipped + summary.done == _UNITS
+
+
+@pytest.mark.slow
+def test_a_run_with_a_rate_limit_holds_the_configured_rate(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel())
+    path = write_config(
+        tmp_path / "run.yaml",
+        fake_provider.openai_base_url,
+        datasets=[{"sample": "arithmetic"}],  # 24 questions x 2 approaches: 48 calls
+        concurrency=16,
+        rate_limits={"openai": {"requests_per_minute": 1200}},  # 20 a second
+    )
+    summary = run_experiment(load_config(path))
+
+    assert summary.done == 48 and summary.errors == 0
+    times = sorted(r.received_at for r in fake_provider.requests)
+    # A bucket of one second's worth (20) may go at once; the other 28 follow at 20/s:
+    # about 1.4 s in all, where unlimited calls take a fraction of a second.
+    assert times[-1] - times[0] >= 1.0
+    steady = statistics.median(b - a for a, b in itertools.pairwise(times[24:]))
+    assert 1 / steady <= 20 * 1.1
+    # Never more in one second than the bucket and a second's rate; arrival times
+    # bunch up a little on a busy machine, hence the slack (unlimited: all 48).
+    assert max(_in_window(times, t, 1.0) for t in times) <= 20 + 20 + 5
+
+
+def _in_window(times: list[float], start: float, seconds: float) -> int:
+    return sum(start <= t < start + seconds for t in times)
+
+
+def test_a_config_error_during_the_run_stops_every_worker_and_marks_the_run_failed(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel(delay=0.05))
+    good = {"provider": "openai", "model": "gpt-test", "base_url": fake_provider.openai_base_url}
+    bad = {**good, "model": "gpt-broken"}
+    config = load_config(
+        write_config(tmp_path / "run.yaml", fake_provider.openai_base_url, targets=[good, bad])
+    )
+
+    def make_manager(target: TargetSpec, config: ExperimentConfig) -> RunClientManager:
+        if target.model == "gpt-broken":
+            raise ConfigError("gpt-broken cannot be set up")
+        return RunClientManager(target.provider, target.model, base_url=target.base_url)
+
+    async def run_then_wait() -> tuple[int, int]:
+        # In a loop that goes on after the run (as in a service), with the caller's store.
+        with ResultStore(config.output.db) as store:
+            with pytest.raises(ConfigError, match="gpt-broken cannot be set up"):
+                await arun_experiment(config, store=store, make_manager=make_manager)
+            (run,) = store.list_runs()
+            assert run.status == "failed"
+            stored = store.count_items(run.run_id)
+            await asyncio.sleep(0.3)  # longer than any call that was in flight
+            return stored, store.count_items(run.run_id)
+
+    stored, later = asyncio.run(run_then_wait())
+    assert later == stored  # the other workers were stopped: nothing written after the end

@@ -6,6 +6,7 @@ inside the commands so that ``answerx --help`` stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,10 +21,15 @@ DB_OPTION = typer.Option("--db", help="The results store (SQLite).", show_defaul
 DbPath = Annotated[Path | None, DB_OPTION]
 
 
-def _store(db: Path | None) -> Any:
-    from answerx.experiments.store import DEFAULT_DB, ResultStore
+#: The default results store (the same as ``answerx.experiments.store.DEFAULT_DB``,
+#: which is not imported here to keep ``answerx --help`` fast).
+DEFAULT_DB_PATH = Path("runs/answerx.db")
 
-    path = db or DEFAULT_DB
+
+def _store(db: Path | None) -> Any:
+    from answerx.experiments.store import ResultStore
+
+    path = db or DEFAULT_DB_PATH
     if not Path(path).exists():
         fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
     return ResultStore(path)
@@ -32,10 +38,16 @@ def _store(db: Path | None) -> Any:
 RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/models.
 
 CONFIG is a YAML file (see config/experiments/example.yaml). Options override
-its keys. Every finished item is stored at once in the results store
-(runs/answerx.db by default); Ctrl-C stops gracefully, and --resume RUN_ID (or
---resume last) continues a run, skipping what it finished.
+its keys; --set KEY=VALUE overrides any key, nested ones too (--set
+budget.max_tokens=20000, --set rate_limits.openai.requests_per_minute=60).
+Every finished item is stored at once in the results store (runs/answerx.db by
+default); Ctrl-C stops gracefully, and --resume RUN_ID (or --resume last)
+continues a run, skipping what it finished. At the end the report is printed
+and written (report.md, report.json, PNG plots) under output.report_dir/RUN_ID.
 """
+
+_SETTINGS = "Run settings (override the config)"
+_OUTPUT = "Output"
 
 
 def run_command(
@@ -44,56 +56,175 @@ def run_command(
         str | None,
         typer.Option("--resume", help="Continue run RUN_ID ('last': the latest of this config)."),
     ] = None,
-    approaches: Annotated[
-        str | None, typer.Option(help="Comma-separated approaches (replaces the config's).")
+    name: Annotated[
+        str | None, typer.Option(help="The run's name.", rich_help_panel=_SETTINGS)
     ] = None,
-    strategies: Annotated[
-        str | None, typer.Option(help="Comma-separated strategies: structured, two_stage.")
-    ] = None,
-    provider: Annotated[
-        str | None, typer.Option(help="Run on this provider only (its default model).")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="The model for --provider.")] = None,
     dataset: Annotated[
         list[str] | None,
-        typer.Option("--dataset", help="A sample name, a file path or hf:NAME (repeatable)."),
+        typer.Option(
+            "--dataset",
+            help="A bundled sample, a .jsonl/.csv/.parquet file, or a cached Hugging Face "
+            "dataset as hf:NAME:CONFIG@SPLIT (repeatable; replaces the config's datasets).",
+            rich_help_panel=_SETTINGS,
+        ),
     ] = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N items per dataset.")] = None,
-    repetitions: Annotated[int | None, typer.Option(help="Times each item is asked.")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Items in flight at once.")] = None,
-    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Output tokens per call.")] = None,
-    db: DbPath = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(help="Only the first N items per dataset.", rich_help_panel=_SETTINGS),
+    ] = None,
+    approaches: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated approaches (replaces the config's).", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    strategies: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated strategies: structured, two_stage.", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    target: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--target",
+            help="provider or provider/model (repeatable; replaces the config's targets).",
+            rich_help_panel=_SETTINGS,
+        ),
+    ] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(
+            help="Run on this provider only (its default model).", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="The model of --provider, or of the config's only target.",
+            rich_help_panel=_SETTINGS,
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="The base URL of --provider or of the only target.", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="Sampling temperature.", rich_help_panel=_SETTINGS)
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Output tokens per call.", rich_help_panel=_SETTINGS)
+    ] = None,
+    repetitions: Annotated[
+        int | None, typer.Option(help="Times each item is asked.", rich_help_panel=_SETTINGS)
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed for providers that take one (sent as seed + repetition).",
+            rich_help_panel=_SETTINGS,
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(help="Items in flight at once.", rich_help_panel=_SETTINGS)
+    ] = None,
+    requests_per_minute: Annotated[
+        float | None,
+        typer.Option(
+            help="Request rate limit, for each target's provider.", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    tokens_per_minute: Annotated[
+        int | None,
+        typer.Option(
+            help="Token rate limit, for each target's provider.", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    max_calls: Annotated[
+        int | None,
+        typer.Option(
+            help="Budget: LLM calls per question (budget.max_calls).", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            help="Budget: seconds per question (budget.time_limit_s).", rich_help_panel=_SETTINGS
+        ),
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="KEY=VALUE: any config key, dotted for nested ones; VALUE is YAML (repeatable).",
+            rich_help_panel=_SETTINGS,
+        ),
+    ] = None,
     no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Call the provider even for identical calls.")
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Call the provider even for identical calls.",
+            rich_help_panel=_SETTINGS,
+        ),
     ] = False,
+    db: Annotated[
+        Path | None,
+        typer.Option("--db", help="The results store (SQLite).", rich_help_panel=_OUTPUT),
+    ] = None,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where the report and plots go (a folder per run).", rich_help_panel=_OUTPUT
+        ),
+    ] = None,
     report: Annotated[
-        bool, typer.Option("--report/--no-report", help="Print the report at the end.")
+        bool,
+        typer.Option(
+            "--report/--no-report",
+            help="Print and write the report at the end.",
+            rich_help_panel=_OUTPUT,
+        ),
     ] = True,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar.", rich_help_panel=_OUTPUT)
+    ] = False,
 ) -> None:
     from answerx.experiments.config import load_config
     from answerx.experiments.runner import run_experiment
 
-    overrides: dict[str, Any] = {
-        "approaches": approaches,
-        "strategies": strategies,
+    if target and (provider or base_url):
+        fail("give either --target or --provider/--base-url, not both", ExitCode.USAGE)
+    flags: dict[str, Any] = {
+        "name": name,
         "datasets": dataset or None,
         "limit": limit,
-        "repetitions": repetitions,
-        "concurrency": concurrency,
+        "approaches": approaches,
+        "strategies": strategies,
+        "targets": target or None,
+        "provider": provider,
+        "model": model,
+        "base_url": base_url,
         "temperature": temperature,
         "max_tokens": max_tokens,
-        "output.db": str(db) if db else None,
+        "repetitions": repetitions,
+        "seed": seed,
+        "concurrency": concurrency,
+        "requests_per_minute": requests_per_minute,
+        "tokens_per_minute": tokens_per_minute,
+        "budget.max_calls": max_calls,
+        "budget.time_limit_s": time_limit,
         "cache": False if no_cache else None,
+        "db": str(db) if db else None,
+        "report_dir": str(report_dir) if report_dir else None,
     }
-    if provider:
-        overrides["targets"] = [{"provider": provider, **({"model": model} if model else {})}]
-    elif model:
-        fail("--model needs --provider", ExitCode.USAGE)
-    err = stderr(force_terminal=not quiet)
+    # A flag given explicitly wins over a --set of the same key.
+    overrides = {**_parse_set(set_ or ()), **{k: v for k, v in flags.items() if v is not None}}
+    err = stderr()
     with command_boundary():
-        cfg = load_config(config, {k: v for k, v in overrides.items() if v is not None})
+        cfg = load_config(config, overrides)
         try:
             summary = run_experiment(cfg, resume=resume, progress=not quiet, console=err)
         except KeyboardInterrupt:
@@ -112,20 +243,46 @@ def run_command(
             f" — stored in {escape(summary.db)}"
         )
         if report:
-            _print_report(Path(summary.db), summary.run_id, (), cfg.output.report_dir)
+            _report(Path(summary.db), summary.run_id, out=cfg.output.report_dir)
     if summary.errors:
         raise typer.Exit(int(ExitCode.MALFORMED))
 
 
-def _print_report(db: Path, run_id: str, compare: tuple[str, ...], out: Path | None) -> None:
-    from answerx.experiments.report import render_terminal, report_from_store, write_report
+def _parse_set(pairs: Iterable[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` options as overrides; each VALUE is read as YAML (``4``, ``true``)."""
+    import yaml
+
+    overrides: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip():
+            fail(f"--set {pair!r}: expected KEY=VALUE (e.g. budget.max_calls=4)", ExitCode.USAGE)
+        try:
+            overrides[key.strip()] = yaml.safe_load(text) if text.strip() else None
+        except yaml.YAMLError:
+            overrides[key.strip()] = text  # not YAML: the text as it is
+    return overrides
+
+
+def _report(
+    db: Path, run_id: str, *, compare: Iterable[str] = (), out: Path | None, markdown: bool = False
+) -> None:
+    """Print the report of ``run_id`` (tables or Markdown) and write its files under ``out``."""
+    from answerx.experiments.report import (
+        render_markdown,
+        render_terminal,
+        report_from_store,
+        write_report,
+    )
 
     with _store(db) as store:
         report = report_from_store(store, run_id, compare=list(compare))
-    render_terminal(report, stdout())
+    if markdown:
+        typer.echo(render_markdown(report))
+    else:
+        render_terminal(report, stdout())
     if out is not None:
-        target = out / report.runs[0].run_id
-        paths = write_report(report, target)
+        paths = write_report(report, out / report.runs[0].run_id)
         stderr().print("report written: " + ", ".join(escape(str(p)) for p in paths))
 
 
@@ -136,7 +293,7 @@ def report_command(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write report.md, report.json and PNG plots here."),
+        typer.Option("--out", help="Write report.md, report.json and PNG plots in OUT/RUN_ID."),
     ] = Path("runs/reports"),
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print Markdown instead of tables.")
@@ -144,22 +301,8 @@ def report_command(
     db: DbPath = None,
 ) -> None:
     """Accuracy with 95% intervals, paired comparisons (McNemar), terminations, methods, cost."""
-    from answerx.experiments.report import (
-        render_markdown,
-        render_terminal,
-        report_from_store,
-        write_report,
-    )
-
-    with command_boundary(), _store(db) as store:
-        report = report_from_store(store, run_id, compare=list(compare or ()))
-        if markdown:
-            typer.echo(render_markdown(report))
-        else:
-            render_terminal(report, stdout())
-        if out is not None:
-            paths = write_report(report, out / report.runs[0].run_id)
-            stderr().print("report written: " + ", ".join(escape(str(p)) for p in paths))
+    with command_boundary():
+        _report(db or DEFAULT_DB_PATH, run_id, compare=compare or (), out=out, markdown=markdown)
 
 
 def score_command(
@@ -182,7 +325,7 @@ runs_app = typer.Typer(help="List, show, export and delete stored runs.", no_arg
 
 @runs_app.command("list")
 def runs_list(db: DbPath = None) -> None:
-    """The stored runs, newest last."""
+    """The stored runs, newest first."""
     from rich.table import Table
 
     with command_boundary(), _store(db) as store:
@@ -237,6 +380,8 @@ def runs_delete(
     """Delete a run and its items."""
     with command_boundary(), _store(db) as store:
         run = store.get_run(run_id)
+        if run.run_id != run_id:  # a prefix finds runs for reading, never for deleting
+            fail(f"give the whole run id to delete it (did you mean {run.run_id}?)", ExitCode.USAGE)
         if not yes and not typer.confirm(f"delete run {run.run_id} ({run.name})?"):
             raise typer.Exit(int(ExitCode.OK))
         count = store.delete_run(run.run_id)

@@ -9,13 +9,19 @@ usual (``extract_structured`` goes through ``create`` too).
 What a single item cost is tallied in an :class:`ItemTally` held in a context
 variable: the runner sets one per item, and every call made while answering that
 item (including concurrent ones from ``asyncio.gather``, which copy the context)
-adds to it.
+adds to it, failed calls included: their attempts used tokens too.
+
+The run's ``seed`` goes to every call of a provider whose API takes one (OpenAI
+and OpenAI-compatible servers, Cohere), as ``seed + repetition``: a repeated
+item at temperature > 0 is a different, reproducible sample, not the same one
+again. Anthropic's API has no seed; it is not sent there.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -23,13 +29,18 @@ from aiolimiter import AsyncLimiter
 from pydantic import BaseModel
 
 from answerx.agent.budget import estimate_tokens
+from answerx.errors import ProviderError
 from answerx.experiments.cache import ResponseCache, cache_key
 from answerx.structured.callinfo import CallInfo, Usage
 from answerx.structured.manager import InstructorClientManager, Messages
 
-__all__ = ["ItemTally", "ProviderLimits", "RunClientManager", "current_tally"]
+__all__ = ["SEED_SDKS", "ItemTally", "ProviderLimits", "RunClientManager", "current_tally"]
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+#: The SDKs whose chat call takes a ``seed`` (the provider's ``sdk`` in config/providers.yaml).
+SEED_SDKS = frozenset({"openai", "cohere"})
 
 
 @dataclass
@@ -58,7 +69,11 @@ def current_tally() -> contextvars.ContextVar[ItemTally | None]:
 
 
 class ProviderLimits:
-    """Concurrency and request/token rates shared by every manager of one provider."""
+    """Concurrency and request/token rates shared by every manager of one provider.
+
+    Limits apply per manager call: the retries, re-asks and mode fallbacks the
+    manager makes inside one call are not counted again.
+    """
 
     def __init__(
         self,
@@ -68,11 +83,14 @@ class ProviderLimits:
         tokens_per_minute: float | None = None,
     ) -> None:
         self.semaphore = asyncio.Semaphore(concurrency) if concurrency else None
-        # Requests: a bucket of one second's worth, so the configured rate holds over
-        # any window longer than a second instead of allowing a minute's burst first.
-        self.requests = (
-            AsyncLimiter(max(1.0, requests_per_minute / 60.0), 1.0) if requests_per_minute else None
-        )
+        self.requests: AsyncLimiter | None = None
+        if requests_per_minute:
+            # A bucket of one second's worth (at least one request), refilled at the
+            # configured rate: the rate holds over any window longer than the bucket
+            # instead of allowing a minute's burst first. Below 60 a minute the bucket
+            # is one request, refilled every 60/rpm seconds.
+            size = max(1.0, requests_per_minute / 60.0)
+            self.requests = AsyncLimiter(size, size * 60.0 / requests_per_minute)
         # Tokens: providers count per minute, so a minute's bucket matches what they enforce.
         self.tokens = AsyncLimiter(tokens_per_minute, 60.0) if tokens_per_minute else None
         self.tokens_per_minute = tokens_per_minute
@@ -86,6 +104,7 @@ class ProviderLimits:
             self.semaphore.release()
 
     async def wait_for_rate(self, expected_tokens: int) -> None:
+        """Wait until one more request of about ``expected_tokens`` tokens fits the rates."""
         if self.requests is not None:
             await self.requests.acquire()
         if self.tokens is not None and self.tokens_per_minute:
@@ -94,7 +113,8 @@ class ProviderLimits:
 
 
 class RunClientManager(InstructorClientManager):
-    """An :class:`InstructorClientManager` with a response cache and per-provider limits."""
+    """An :class:`InstructorClientManager` with a response cache, per-provider limits and
+    the run's seed (see the module docstring)."""
 
     def __init__(
         self,
@@ -103,57 +123,22 @@ class RunClientManager(InstructorClientManager):
         *,
         cache: ResponseCache | None = None,
         limits: ProviderLimits | None = None,
+        seed: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(provider, model, **kwargs)
         self.cache = cache
         self.limits = limits or ProviderLimits()
-
-    # ------------------------------------------------------------------ keys and tallies
-    def _key(self, kind: str, messages: Messages, schema: Any, kw: dict[str, Any]) -> str:
-        tally = _TALLY.get()
-        return cache_key(
-            provider=self.provider,
-            model=self.model,
-            base_url=self.base_url,
-            modes=self.modes,
-            kind=kind,
-            messages=list(messages),
-            schema=schema,
-            params=kw,
-            max_tokens=self.max_tokens,
-            repetition=tally.repetition if tally else 0,
-        )
-
-    @staticmethod
-    def _note_prompt(messages: Messages) -> None:
-        tally = _TALLY.get()
-        if tally is not None and tally.prompt is None:
-            tally.prompt = list(messages)
-
-    @staticmethod
-    def _count(info: CallInfo, *, hit: bool) -> None:
-        tally = _TALLY.get()
-        if tally is None:
-            return
-        tally.calls += 1
-        if hit:
-            tally.cache_hits += 1
-        else:
-            tally.paid = tally.paid + info.usage
-
-    def _expected_tokens(self, messages: Messages, kw: dict[str, Any]) -> int:
-        return estimate_tokens(messages) + int(kw.get("max_tokens") or self.max_tokens or 0)
+        self.seed = seed if self.spec.sdk in SEED_SDKS else None
 
     # ------------------------------------------------------------------ structured
     def create(self, messages: Messages, response_model: type[T], **kw: Any) -> tuple[T, CallInfo]:
         """:meth:`InstructorClientManager.create`, answered from the cache when it can be."""
-        self._note_prompt(messages)
-        key = self._structured_key(messages, response_model, kw)
-        hit = self._cached_model(key, response_model)
+        kw, key = self._prepare(messages, response_model, kw)
+        hit = self._cached(key)
         if hit is not None:
-            return hit
-        result, info = super().create(messages, response_model, **kw)
+            return response_model.model_validate_json(hit[0]), hit[1]
+        result, info = _paid(super().create, messages, response_model, **kw)
         self._store(key, result.model_dump_json(), info)
         return result, info
 
@@ -161,67 +146,115 @@ class RunClientManager(InstructorClientManager):
         self, messages: Messages, response_model: type[T], **kw: Any
     ) -> tuple[T, CallInfo]:
         """Async :meth:`create`, after the provider's concurrency slot and rate limits."""
-        self._note_prompt(messages)
-        key = self._structured_key(messages, response_model, kw)
-        hit = self._cached_model(key, response_model)
+        kw, key = self._prepare(messages, response_model, kw)
+        hit = self._cached(key)
         if hit is not None:
-            return hit
-        async with self.limits:
-            await self.limits.wait_for_rate(self._expected_tokens(messages, kw))
-            result, info = await super().acreate(messages, response_model, **kw)
+            return response_model.model_validate_json(hit[0]), hit[1]
+        result, info = await self._limited(super().acreate, messages, response_model, **kw)
         self._store(key, result.model_dump_json(), info)
         return result, info
 
     # ------------------------------------------------------------------ text
     def complete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """:meth:`InstructorClientManager.complete_text`, answered from the cache when it can be."""
-        self._note_prompt(messages)
-        key = self._key("text", messages, None, kw) if self.cache is not None else ""
-        hit = self._cached_text(key)
+        kw, key = self._prepare(messages, None, kw)
+        hit = self._cached(key)
         if hit is not None:
             return hit
-        text, info = super().complete_text(messages, **kw)
+        text, info = _paid(super().complete_text, messages, **kw)
         self._store(key, text, info)
         return text, info
 
     async def acomplete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Async :meth:`complete_text`, after the provider's concurrency slot and rate limits."""
-        self._note_prompt(messages)
-        key = self._key("text", messages, None, kw) if self.cache is not None else ""
-        hit = self._cached_text(key)
+        kw, key = self._prepare(messages, None, kw)
+        hit = self._cached(key)
         if hit is not None:
             return hit
-        async with self.limits:
-            await self.limits.wait_for_rate(self._expected_tokens(messages, kw))
-            text, info = await super().acomplete_text(messages, **kw)
+        text, info = await self._limited(super().acomplete_text, messages, **kw)
         self._store(key, text, info)
         return text, info
 
-    # ------------------------------------------------------------------ cache plumbing
-    def _structured_key(
-        self, messages: Messages, response_model: type[BaseModel], kw: dict[str, Any]
-    ) -> str:
+    # ------------------------------------------------------------------ plumbing
+    def _prepare(
+        self, messages: Messages, response_model: type[BaseModel] | None, kw: dict[str, Any]
+    ) -> tuple[dict[str, Any], str]:
+        """The call's options (with the seed) and its cache key ("" without a cache)."""
+        tally = _TALLY.get()
+        repetition = tally.repetition if tally else 0
+        if tally is not None and tally.prompt is None:
+            tally.prompt = list(messages)
+        if self.seed is not None and "seed" not in kw:
+            kw = {**kw, "seed": self.seed + repetition}
         if self.cache is None:
-            return ""
-        schema = {"name": response_model.__name__, "schema": response_model.model_json_schema()}
-        return self._key("structured", messages, schema, kw)
+            return kw, ""
+        schema = (
+            None
+            if response_model is None
+            else {"name": response_model.__name__, "schema": response_model.model_json_schema()}
+        )
+        key = cache_key(
+            provider=self.provider,
+            model=self.model,
+            base_url=self.base_url,
+            modes=self.modes,
+            kind="text" if response_model is None else "structured",
+            messages=list(messages),
+            schema=schema,
+            params=kw,
+            max_tokens=self.max_tokens,
+            repetition=repetition,
+        )
+        return kw, key
 
-    def _cached_model(self, key: str, response_model: type[T]) -> tuple[T, CallInfo] | None:
+    def _cached(self, key: str) -> tuple[str, CallInfo] | None:
+        """The cached (payload, CallInfo) for ``key``, counted as a hit; None on a miss."""
         entry = self.cache.get(key) if self.cache is not None and key else None
         if entry is None:
             return None
-        result = response_model.model_validate_json(entry.payload)
-        self._count(entry.info, hit=True)
-        return result, entry.info
-
-    def _cached_text(self, key: str) -> tuple[str, CallInfo] | None:
-        entry = self.cache.get(key) if self.cache is not None and key else None
-        if entry is None:
-            return None
-        self._count(entry.info, hit=True)
+        _count(entry.info, hit=True)
         return entry.payload, entry.info
 
+    async def _limited(
+        self, call: Callable[..., Awaitable[R]], messages: Messages, *args: Any, **kw: Any
+    ) -> R:
+        """``await call(messages, *args, **kw)`` in a concurrency slot, within the rates."""
+        expected = estimate_tokens(messages) + int(kw.get("max_tokens") or self.max_tokens or 0)
+        async with self.limits:
+            await self.limits.wait_for_rate(expected)
+            try:
+                return await call(messages, *args, **kw)
+            except ProviderError as exc:
+                _count_failure(exc)
+                raise
+
     def _store(self, key: str, payload: str, info: CallInfo) -> None:
-        self._count(info, hit=False)
+        _count(info, hit=False)
         if self.cache is not None and key:
             self.cache.put(key, payload, info)
+
+
+def _count(info: CallInfo, *, hit: bool) -> None:
+    tally = _TALLY.get()
+    if tally is None:
+        return
+    tally.calls += 1
+    if hit:
+        tally.cache_hits += 1
+    else:
+        tally.paid = tally.paid + info.usage
+
+
+def _paid(call: Callable[..., R], *args: Any, **kw: Any) -> R:
+    """``call(*args, **kw)``, its usage tallied even when it fails."""
+    try:
+        return call(*args, **kw)
+    except ProviderError as exc:
+        _count_failure(exc)
+        raise
+
+
+def _count_failure(error: ProviderError) -> None:
+    # A failed call's attempts were paid for: the manager hands their usage on the error.
+    if isinstance(error.call_info, CallInfo):
+        _count(error.call_info, hit=False)

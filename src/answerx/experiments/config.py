@@ -16,6 +16,7 @@ relative to the directory answerx runs in, not to the YAML file.
 
 from __future__ import annotations
 
+import collections
 import difflib
 import hashlib
 import json
@@ -211,11 +212,14 @@ class ExperimentConfig(BaseModel):
     )
     repetitions: int = Field(default=1, ge=1, description="Times each item is asked.")
     seed: int | None = Field(
-        default=None, description="Sent to providers that accept a seed; None sends none."
+        default=None,
+        ge=0,
+        description="Sent as seed + repetition to providers that take one (OpenAI-compatible, "
+        "Cohere; not Anthropic); None sends none. Providers promise best-effort determinism.",
     )
     concurrency: int = Field(default=8, ge=1, description="Items in flight at once, overall.")
     provider_concurrency: dict[ProviderName, Annotated[int, Field(ge=1)]] = Field(
-        default_factory=dict, description="Items in flight at once per provider."
+        default_factory=dict, description="Calls in flight at once per provider."
     )
     rate_limits: dict[ProviderName, RateLimit] = Field(default_factory=dict)
     budget: Budget = Field(default_factory=Budget, description="Per question (answerx.agent).")
@@ -240,7 +244,7 @@ class ExperimentConfig(BaseModel):
     @field_validator("approaches", "strategies")
     @classmethod
     def _no_repeats(cls, names: list[str]) -> list[str]:
-        repeated = sorted({n for n in names if names.count(n) > 1})
+        repeated = _repeated(names)
         if repeated:
             raise ValueError(f"listed more than once: {', '.join(repeated)}")
         return names
@@ -248,8 +252,7 @@ class ExperimentConfig(BaseModel):
     @field_validator("targets")
     @classmethod
     def _distinct_targets(cls, targets: list[TargetSpec]) -> list[TargetSpec]:
-        labels = [t.label for t in targets]
-        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        repeated = _repeated(t.label for t in targets)
         if repeated:
             raise ValueError(f"targets listed more than once: {', '.join(repeated)}")
         return targets
@@ -257,8 +260,7 @@ class ExperimentConfig(BaseModel):
     @field_validator("datasets")
     @classmethod
     def _distinct_dataset_names(cls, datasets: list[DatasetSpec]) -> list[DatasetSpec]:
-        labels = [d.label for d in datasets]
-        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        repeated = _repeated(d.label for d in datasets)
         if repeated:
             raise ValueError(
                 f"two datasets are named {', '.join(repeated)}; give one a 'name' "
@@ -285,6 +287,12 @@ class ExperimentConfig(BaseModel):
     def providers(self) -> list[str]:
         """The distinct providers of the targets, in order."""
         return list(dict.fromkeys(t.provider for t in self.targets))
+
+
+def _repeated(names: Iterable[str]) -> list[str]:
+    """The names that occur more than once, sorted."""
+    counts = collections.Counter(names)
+    return sorted(name for name, count in counts.items() if count > 1)
 
 
 _SECTIONS = frozenset(
@@ -416,11 +424,12 @@ def apply_overrides(
             + f"; valid overrides: {', '.join(OVERRIDE_KEYS)}, or a dotted config key"
         )
     # Whole-value replacements first, so that limit and the rate limits then
-    # apply to the datasets and targets the overrides chose.
+    # apply to the datasets and targets the overrides chose; dotted keys last,
+    # so the most specific override wins ("datasets.0.limit" after "limit").
     for key, value in given.items():
         if "." in key:
-            put(tuple(key.split(".")), value)
-        elif key == "datasets":
+            continue
+        if key == "datasets":
             put(("datasets",), [_dataset_entry(ref) for ref in _as_list(value)])
         elif key in _LIST_KEYS:
             put((key,), _as_list(value))
@@ -443,6 +452,9 @@ def apply_overrides(
         if key in given:
             for provider in _target_providers(result):
                 put(("rate_limits", provider, key), given[key])
+    for key, value in given.items():
+        if "." in key:
+            put(tuple(key.split(".")), value)
     return result, touched
 
 

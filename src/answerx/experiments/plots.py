@@ -81,18 +81,22 @@ def plot_accuracy_vs_cost(report: Report, path: str | Path) -> Path:
 
     Models without a price (cost unknown) are left out and named in the caption;
     the cost axis is logarithmic when the costs span more than a factor of 100.
+    When every model shown is free (local models), cost cannot tell approaches
+    apart: the x axis is then the mean tokens (in + out) per item, and says so.
     """
     scored = [g for g in report.groups if g.accuracy is not None]
     priced = [g for g in scored if g.cost_per_item_usd is not None]
     unpriced = sorted({g.target for g in scored if g.cost_per_item_usd is None})
+    free = bool(priced) and all(g.cost_per_item_usd == 0 for g in priced)
+    x_of = _tokens_per_item if free else _cost_per_item
     figure = _figure(7.0, 5.0)
     axes = figure.add_subplot()
-    costs = [g.cost_per_item_usd or 0.0 for g in priced]
-    log_x = bool(costs) and min(costs) > 0 and max(costs) / min(costs) > _LOG_X_RATIO
+    xs = [x_of(g) for g in priced]
+    log_x = bool(xs) and min(xs) > 0 and max(xs) / min(xs) > _LOG_X_RATIO
     for target in dict.fromkeys(g.target for g in priced):
         rows = [g for g in priced if g.target == target]
         axes.errorbar(
-            [g.cost_per_item_usd or 0.0 for g in rows],
+            [x_of(g) for g in rows],
             [100 * (g.accuracy or 0.0) for g in rows],
             yerr=_errors(rows),
             fmt="o",
@@ -102,7 +106,7 @@ def plot_accuracy_vs_cost(report: Report, path: str | Path) -> Path:
         for g in rows:
             axes.annotate(
                 _label(report, g),
-                (g.cost_per_item_usd or 0.0, 100 * (g.accuracy or 0.0)),
+                (x_of(g), 100 * (g.accuracy or 0.0)),
                 textcoords="offset points",
                 xytext=(5, 5),
                 fontsize="small",
@@ -119,10 +123,14 @@ def plot_accuracy_vs_cost(report: Report, path: str | Path) -> Path:
     if log_x:
         axes.set_xscale("log")
     axes.margins(x=0.25)  # room for the labels of the outermost points
+    if not log_x:
+        axes.set_xlim(left=0)  # costs and token counts are never negative
     axes.set_ylim(0, 105)
-    axes.set_xlabel("mean cost per item (USD" + (", log scale)" if log_x else ")"))
+    unit = "mean tokens per item, in + out (every model here is free" if free else (
+        "mean cost per item (USD")  # fmt: skip
+    axes.set_xlabel(unit + (", log scale)" if log_x else ")"))
     axes.set_ylabel("accuracy (%)")
-    axes.set_title("Accuracy against cost")
+    axes.set_title("Accuracy against tokens" if free else "Accuracy against cost")
     if priced:
         axes.legend(fontsize="small")
     caption = "Error bars: Wilson 95% interval."
@@ -133,3 +141,11 @@ def plot_accuracy_vs_cost(report: Report, path: str | Path) -> Path:
     out = Path(path)
     figure.savefig(out, format="png")
     return out
+
+
+def _cost_per_item(group: GroupStats) -> float:
+    return group.cost_per_item_usd or 0.0
+
+
+def _tokens_per_item(group: GroupStats) -> float:
+    return (group.input_tokens + group.output_tokens) / group.n if group.n else 0.0

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -229,11 +229,18 @@ def _run_summary(record: RunRecord, items: Sequence[ItemRecord]) -> RunSummary:
         started_at=record.started_at,
         finished_at=record.finished_at,
         items=len(items),
-        errors=sum(item.error is not None for item in items),
-        input_tokens=sum(item.input_tokens for item in items),
-        output_tokens=sum(item.output_tokens for item in items),
-        cost_usd=_cost(items),
+        **_usage(items),
     )
+
+
+def _usage(items: Sequence[ItemRecord]) -> dict[str, Any]:
+    """Errors, tokens and cost of ``items``: the totals runs and groups both report."""
+    return {
+        "errors": sum(item.error is not None for item in items),
+        "input_tokens": sum(item.input_tokens for item in items),
+        "output_tokens": sum(item.output_tokens for item in items),
+        "cost_usd": _cost(items),
+    }
 
 
 def _group_stats(items: Sequence[ItemRecord]) -> GroupStats:
@@ -254,11 +261,8 @@ def _group_stats(items: Sequence[ItemRecord]) -> GroupStats:
         accuracy=correct / len(verdicts) if verdicts else None,
         ci_low=low,
         ci_high=high,
-        errors=sum(item.error is not None for item in items),
         cached=sum(item.cached for item in items),
-        input_tokens=sum(item.input_tokens for item in items),
-        output_tokens=sum(item.output_tokens for item in items),
-        cost_usd=_cost(items),
+        **_usage(items),
         latency_p50_s=percentile(latencies, 50),
         latency_p95_s=percentile(latencies, 95),
         terminations=dict(Counter(item.termination for item in items).most_common()),

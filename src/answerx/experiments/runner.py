@@ -7,6 +7,10 @@ concurrency and request/token rates of :class:`~answerx.experiments.calls.Provid
 Each finished unit is scored and committed at once, so a run killed at any
 moment resumes (``resume=RUN_ID``) without losing or repeating an item.
 
+Every call goes through a :class:`~answerx.experiments.calls.RunClientManager`:
+the response cache, and the run's ``seed`` (as ``seed + repetition``) for
+providers that take one.
+
 A unit that fails (a provider error after every retry and fallback, a budget
 that ran out without an answer) is stored with its ``error`` or ``termination``
 and the run goes on; a resumed run retries the errored ones.
@@ -15,6 +19,7 @@ and the run goes on; a resumed run retries the errored ones.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -26,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from rich.console import Console
+from rich.markup import escape
 
 from answerx.agent.budget import Budget
 from answerx.agent.termination import StepLimitReached
@@ -36,7 +42,7 @@ from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.prices import PriceTable, cost, load_prices
 from answerx.experiments.progress import RunProgress
-from answerx.experiments.records import ItemKey, ItemRecord, RunRecord
+from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.scoring import score
 from answerx.experiments.store import ResultStore
 from answerx.reasoning import StandardResponse, get_approach
@@ -186,6 +192,7 @@ class _Run:
             max_tokens=config.max_tokens,
             cache=self.cache,
             limits=self.limits(target.provider),
+            seed=config.seed,
         )
 
     def manager(self, target: TargetSpec) -> RunClientManager:
@@ -352,50 +359,51 @@ async def arun_experiment(
 ) -> RunSummary:
     """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`."""
     items = load_datasets(config.datasets)
-    own_store = store is None
-    store = store or ResultStore(config.output.db)
-    cache = ResponseCache(Path(config.output.db).with_name("cache.db")) if config.cache else None
-    digest = config_hash(config)
-    if resume:
-        record = _resolve_resume(store, resume, digest)
-    else:
-        record = store.start_run(config.name, config.model_dump(mode="json"), digest)
-    done = store.done_keys(record.run_id)
-    total = count_units(config, items)
-    runner = _Run(
-        config, record, store, cache=cache, prices=load_prices(), make_manager=make_manager
-    )
-    todo = (u for u in plan_units(config, items) if u.key not in done)
-    status = "failed"
-    bar = RunProgress(total=total, skipped=len(done), enabled=progress, console=console)
-
-    async def worker() -> None:
-        for unit in todo:  # a shared generator: each worker takes the next unit
-            result = await runner.answer(unit)
-            bar.advance(runner.totals)
-            if on_item is not None:
-                on_item(result)
-
-    try:
-        with bar:
-            await asyncio.gather(*(worker() for _ in range(config.concurrency)))
-        status = "finished"
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        status = "interrupted"
-        raise
-    finally:
-        store.finish_run(record.run_id, status)  # type: ignore[arg-type]
-        if cache is not None:
-            cache.close()
-        if own_store:
-            store.close()
+    with contextlib.ExitStack() as resources:
+        if store is None:
+            store = resources.enter_context(ResultStore(config.output.db))
+        cache = None
+        if config.cache:
+            cache = ResponseCache(Path(config.output.db).with_name("cache.db"))
+            resources.callback(cache.close)
+        digest = config_hash(config)
+        if resume:
+            record = _resolve_resume(store, resume, digest)
+        else:
+            record = store.start_run(config.name, config.model_dump(mode="json"), digest)
+        done = store.done_keys(record.run_id)
+        total = count_units(config, items)
+        # Counted against the plan, not len(done): a generator keeps a large run's memory flat.
+        skipped = sum(u.key in done for u in plan_units(config, items)) if done else 0
+        todo = (u for u in plan_units(config, items) if u.key not in done)
+        runner = _Run(
+            config, record, store, cache=cache, prices=load_prices(), make_manager=make_manager
+        )
+        if progress and console is not None:
+            console.print(
+                f"run [bold]{record.run_id}[/] ({escape(config.name)}): {total} answers to get"
+                + (f", {skipped} already stored" if skipped else "")
+                + f" — {escape(str(config.output.db))}",
+                highlight=False,
+            )
+        bar = RunProgress(total=total, skipped=skipped, enabled=progress, console=console)
+        status: RunStatus = "failed"
+        try:
+            with bar:
+                await _work(runner, todo, config.concurrency, bar, on_item)
+            status = "finished"
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            status = "interrupted"
+            raise
+        finally:
+            store.finish_run(record.run_id, status)
     t = runner.totals
     return RunSummary(
         run_id=record.run_id,
         status=status,
         db=str(config.output.db),
         total=total,
-        skipped=len(done),
+        skipped=skipped,
         done=t.done,
         errors=t.errors,
         correct=t.correct,
@@ -406,6 +414,36 @@ async def arun_experiment(
         cost_usd=t.cost,
         elapsed_s=time.perf_counter() - t.started,
     )
+
+
+async def _work(
+    runner: _Run,
+    todo: Iterator[Unit],
+    workers: int,
+    bar: RunProgress,
+    on_item: Callable[[ItemRecord], None] | None,
+) -> None:
+    """``workers`` tasks answering units from ``todo`` until it is empty.
+
+    When one task fails (a ConfigError that would fail every unit alike), the
+    others are cancelled before the error propagates, so nothing writes to the
+    store after the run is marked as ended.
+    """
+
+    async def worker() -> None:
+        for unit in todo:  # a shared iterator: each worker takes the next unit
+            result = await runner.answer(unit)
+            bar.advance(runner.totals)
+            if on_item is not None:
+                on_item(result)
+
+    tasks = [asyncio.create_task(worker()) for _ in range(workers)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def run_experiment(
