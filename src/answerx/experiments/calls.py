@@ -126,6 +126,9 @@ class RunClientManager(InstructorClientManager):
         seed: int | None = None,
         **kwargs: Any,
     ) -> None:
+        # aiohttp: a run is many concurrent calls, where the SDKs' aiohttp transport
+        # costs less CPU per call than httpx's connection pool.
+        kwargs.setdefault("async_transport", "aiohttp")
         super().__init__(provider, model, **kwargs)
         self.cache = cache
         self.limits = limits or ProviderLimits()

@@ -195,6 +195,11 @@ class _Run:
             seed=config.seed,
         )
 
+    async def aclose(self) -> None:
+        """Close the managers' async clients (their connections belong to this loop)."""
+        for manager in self._managers.values():
+            await manager.aclose()
+
     def manager(self, target: TargetSpec) -> RunClientManager:
         label = target.label
         if label not in self._managers:
@@ -397,6 +402,7 @@ async def arun_experiment(
             raise
         finally:
             store.finish_run(record.run_id, status)
+            await runner.aclose()
     t = runner.totals
     return RunSummary(
         run_id=record.run_id,

@@ -159,19 +159,36 @@ def make_sdk_client(
     base_url: str | None,
     timeout: float,
     is_async: bool,
+    aiohttp: bool = False,
 ) -> Any:
     """Build the official SDK client for ``spec`` with the SDK's own retries off
-    (answerx retries with backoff itself, so that it can count and report them)."""
+    (answerx retries with backoff itself, so that it can count and report them).
+
+    ``aiohttp`` (async only): the SDK's own aiohttp transport for OpenAI and
+    Anthropic clients, when aiohttp is installed; Cohere has none and keeps httpx.
+    """
     if spec.sdk == "openai":
         import openai
 
-        cls_o = openai.AsyncOpenAI if is_async else openai.OpenAI
-        return cls_o(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+        if is_async:
+            http = _aiohttp_client(openai, timeout) if aiohttp else None
+            return openai.AsyncOpenAI(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
+                **({"http_client": http} if http is not None else {}),
+            )  # fmt: skip
+        return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
     if spec.sdk == "anthropic":
         import anthropic
 
-        cls_a = anthropic.AsyncAnthropic if is_async else anthropic.Anthropic
-        return cls_a(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+        if is_async:
+            http = _aiohttp_client(anthropic, timeout) if aiohttp else None
+            return anthropic.AsyncAnthropic(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
+                **({"http_client": http} if http is not None else {}),
+            )  # fmt: skip
+        return anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+        )
     import cohere
 
     cls_c = cohere.AsyncClientV2 if is_async else cohere.ClientV2
@@ -209,3 +226,15 @@ def unsupported_options(sdk: str) -> frozenset[str]:
 
     accepted = inspect.signature(Messages.create).parameters
     return frozenset(name for name in SAMPLING_OPTIONS if name not in accepted)
+
+
+def _aiohttp_client(sdk_module: Any, timeout: float) -> Any | None:
+    """The SDK's ``DefaultAioHttpClient`` (its vendored httpx-over-aiohttp transport),
+    or None when aiohttp is not installed (the SDK then raises on construction)."""
+    factory = getattr(sdk_module, "DefaultAioHttpClient", None)
+    if factory is None:
+        return None
+    try:
+        return factory(timeout=timeout)
+    except RuntimeError:  # "To use the aiohttp client you must have installed ... aiohttp"
+        return None
