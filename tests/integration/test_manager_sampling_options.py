@@ -10,7 +10,7 @@ import pytest
 from answerx.structured import ReasoningExtraction
 from answerx.structured.providers import unsupported_options
 from answerx.testing import FakeProviderServer, Reply
-from conftest import MakeManager
+from fake_managers import MakeManager
 
 ANSWER = {"full_reasoning_text": "2+2=4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2+2?"}]

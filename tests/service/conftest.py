@@ -23,6 +23,7 @@ import httpx
 import pytest
 import uvicorn
 
+import fake_managers
 from answerx.service import ServiceSettings, create_app
 from answerx.testing import FakeProviderServer
 
@@ -31,21 +32,7 @@ from answerx.testing import FakeProviderServer
 SECRET_KEY = "sk-test-0123456789abcdef"
 
 #: Environment variables that would point the server's providers away from the fake.
-PROVIDER_ENV = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "OPENROUTER_API_KEY",
-    "CO_API_KEY",
-    "COHERE_API_KEY",
-    "LOCAL_OPENAI_API_KEY",
-    "ANSWERX_LOCAL_BASE_URL",
-    "ANSWERX_LOCAL_URL",
-    "ANSWERX_PROVIDERS",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_BASE_URL",
-    "CO_API_URL",
-    "ANSWERX_API_TOKEN",
-)
+PROVIDER_ENV = (*fake_managers.PROVIDER_ENV, "ANSWERX_API_TOKEN")
 
 StartService = Callable[..., str]
 
