@@ -15,6 +15,7 @@ from reasoning_script import (
     PROPOSE,
     SCORE,
     SKELETON,
+    STRUCTURED_4,
     VERIFY,
     ScriptedModel,
     last_user_text,
@@ -251,6 +252,30 @@ def test_two_stage_keeps_the_rules_result_when_every_extraction_mode_fails(
     assert meta.attempts == len(fake_provider.chat_requests) == 4  # text, tools, schema, json
     assert (meta.instructor_mode, meta.modes_tried) == (None, ("tools", "json_schema", "json"))
     assert response.usage == Usage(input_tokens=20 + 30 + 30, output_tokens=6 + 7 + 7)
+
+
+def test_a_cut_off_extraction_keeps_the_rules_result_and_the_provider_max_tokens(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    """The extraction copies the whole reasoning: it is not held to the steps' short cap,
+    and when it is cut off anyway the rules' (weak) answer stands, with the reason."""
+
+    def replies(request: RecordedRequest) -> Reply:
+        if request.has_tools:
+            return Reply.tool_call(STRUCTURED_4, truncated=True, usage=(30, 7))
+        return Reply.text("We add them and get 4 at the end", usage=(20, 6))
+
+    fake_provider.set_default(replies)
+    approach = get_approach("chain_of_thought", manager, strategy="two_stage", max_tokens=64)
+
+    response = approach.execute("2 + 2?")
+
+    text_call, extraction_call = fake_provider.chat_requests[:2]
+    assert text_call.body["max_tokens"] == 64
+    assert extraction_call.body["max_tokens"] == manager.max_tokens  # the provider's default
+    assert (response.extracted_answer, response.metadata.stage) == ("4", "deterministic")
+    assert response.extraction.method == "last_number"
+    assert "cut off" in response.metadata.structured_extraction_error  # type: ignore[attr-defined]
 
 
 def test_the_budget_counts_the_tokens_of_a_failed_extraction(

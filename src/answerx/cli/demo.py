@@ -19,6 +19,7 @@ import typer
 from rich.table import Table
 
 from answerx.cli._common import command_boundary, stderr, stdout
+from answerx.errors import AnswerxError
 from answerx.examples import Example, load_examples
 from answerx.extraction import extract
 
@@ -124,7 +125,11 @@ def _reasoning_demo(manager: InstructorClientManager, count: int) -> None:
                          max_width=20 if wide else None)  # fmt: skip
     for item in items:
         for label, approach in approaches.items():
-            r = approach.execute(item.question, choices=item.choices, numbers=item.numbers)
+            try:
+                r = approach.execute(item.question, choices=item.choices, numbers=item.numbers)
+            except AnswerxError as exc:  # one failed question must not hide the others
+                table.add_row(item.id, label, "(error)", item.gold or "", str(exc), "", "", "")
+                continue
             table.add_row(
                 item.id,
                 label,

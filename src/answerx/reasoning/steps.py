@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from answerx.errors import StructuredOutputError
+from answerx.errors import ProviderAuthError, ProviderError
 from answerx.extraction import Extraction, extract
 from answerx.reasoning.calls import ExtractCall, Message, StructuredCall, TextCall
 from answerx.reasoning.engine import Answer, Run, Steps, render_structured
@@ -69,12 +69,20 @@ def read_reply(run: Run, reply: str) -> Steps[Answer]:
         step="structured extraction", raw_output=reply, approach=run.approach,
         question=run.question, task=None if run.task == "auto" else run.task,
         choices=run.spec.choices, numbers=run.spec.numbers,
-        # Temperature 0: extraction copies the answer, it does not create one.
-        options={**run.options, "temperature": 0},
+        # Temperature 0: extraction copies the answer, it does not create one. And the
+        # provider's own max_tokens: the copy holds the whole reasoning, which a cap
+        # meant for the reasoning steps would cut off.
+        options={**{k: v for k, v in run.options.items() if k != "max_tokens"},
+                 "temperature": 0},
     )  # fmt: skip
     try:
         [obj] = yield (request,)
-    except StructuredOutputError as exc:
+    except ProviderAuthError:
+        raise  # a configuration problem, not this reply's: say so
+    except ProviderError as exc:
+        # The extraction is a second opinion on a reply already read by the rules:
+        # when it fails (every mode invalid, cut off, the provider down after its
+        # retries) the rules' result stands, and the response says why.
         run.extras["structured_extraction_error"] = str(exc)
         return Answer(found, "deterministic", reply)
     extraction = structured_extraction(obj, run.task, raw_output=reply)
