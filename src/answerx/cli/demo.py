@@ -109,14 +109,12 @@ def _reasoning_demo(manager: InstructorClientManager, count: int) -> None:
     # two_stage: free text read by the rules, an LLM extraction only when they are unsure.
     # Short replies keep a 135M model on two CPU cores to a few seconds per call.
     settings: dict[str, Any] = {"strategy": "two_stage", "temperature": 0.0, "max_tokens": 160}
-    approaches = {
-        "chain_of_thought": get_approach("chain_of_thought", manager, **settings),
-        "reflection (multi-call)": get_approach(
-            "reflection", manager, multi_call=True, rounds=1, **settings
-        ),
+    variants: dict[str, tuple[str, dict[str, Any]]] = {
+        "chain_of_thought": ("chain_of_thought", {}),
+        "reflection (multi-call)": ("reflection", {"multi_call": True, "rounds": 1}),
     }
     stderr().print(f"reasoning with {manager.provider}/{manager.model}: {len(items)} questions "
-                   f"x {len(approaches)} approaches …")  # fmt: skip
+                   f"x {len(variants)} approaches …")  # fmt: skip
     table = Table(title=f"reasoning on bundled questions ({manager.provider})")
     for column in ("question", "approach", "answer", "gold", "method / stage", "calls",
                    "tokens in/out", "seconds"):  # fmt: skip
@@ -124,7 +122,10 @@ def _reasoning_demo(manager: InstructorClientManager, count: int) -> None:
         table.add_column(column, overflow="ellipsis" if wide else "fold", no_wrap=wide,
                          max_width=20 if wide else None)  # fmt: skip
     for item in items:
-        for label, approach in approaches.items():
+        for label, (name, extra) in variants.items():
+            # The item's task binds the answer's shape (a number, a letter), so a wrong
+            # shape from the small model is re-asked rather than shown.
+            approach = get_approach(name, manager, task=item.task, **settings, **extra)
             try:
                 r = approach.execute(item.question, choices=item.choices, numbers=item.numbers)
             except AnswerxError as exc:  # one failed question must not hide the others
