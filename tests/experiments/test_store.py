@@ -177,12 +177,12 @@ def test_an_errored_item_is_not_done_and_its_retry_replaces_it(store: ResultStor
 
 def test_error_texts_are_redacted_before_they_are_written(store: ResultStore) -> None:
     run = store.start_run("demo", {}, HASH)
-    store.add_item(item(run.run_id, error="401: Incorrect API key provided: sk-proj-abc123def456"))
+    store.add_item(item(run.run_id, error="401: Incorrect API key provided: sk-proj-fakefake0000"))
     [stored] = store.items(run.run_id)
-    assert stored.error is not None and "abc123def456" not in stored.error
+    assert stored.error is not None and "fakefake0000" not in stored.error
     wal = Path(f"{store.path}-wal")
     raw = store.path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
-    assert b"abc123def456" not in raw
+    assert b"fakefake0000" not in raw
 
 
 def test_items_filter_by_any_field(store: ResultStore) -> None:

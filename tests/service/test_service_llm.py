@@ -144,7 +144,7 @@ def test_the_local_provider_is_not_started_from_a_request(llm_service: str) -> N
 
 
 #: A key of no known shape: only the manager's redaction of the key it holds can hide it.
-UNSHAPED_KEY = "Zq7uXkP4mWc9RtY2bN8sLd3FvH6j"
+UNSHAPED_KEY = "notArealKeyJustUnshapedText"
 
 
 @pytest.mark.parametrize("key", [SECRET_KEY, UNSHAPED_KEY], ids=["sk-shaped", "unshaped"])

@@ -337,14 +337,14 @@ def _log_line(secrets: list[str], msg: object, *args: object) -> str:
 
 
 def test_the_log_filter_drops_tracebacks_and_redacts_secrets() -> None:
-    key = "Zq7uXkP4mWc9RtY2bN8sLd3FvH6j"
+    key = "notArealKeyJustUnshapedText"
 
     line = _log_line([key], "provider said %s (%s, %d)", f"bad key {key}", ValueError(key), 3)
 
     assert line == "provider said bad key *** (***, 3)"
     assert "Traceback" not in line
     assert _log_line([key], ValueError(f"key={key}")) == "key=***"
-    assert _log_line([key], "token sk-abcdefghijkl0123 refused") == "token *** refused"
+    assert _log_line([key], "token sk-fake-not-a-key-0123 refused") == "token *** refused"
 
 
 def test_the_secrets_to_redact_are_the_credential_variables() -> None:
@@ -414,7 +414,7 @@ def test_answerx_serve_never_shows_a_refused_provider_key(
 ) -> None:
     # A key of no known shape, in the server's environment; the provider refuses it
     # and quotes it back, as real providers do.
-    key = "Zq7uXkP4mWc9RtY2bN8sLd3FvH6j"
+    key = "notArealKeyJustUnshapedText"
     server = serve_process({**child_env, **fake_provider.env(api_key=key)})
     fake_provider.enqueue(Reply.unauthorized(f"Incorrect API key provided: {key}"))
     server.wait_until_up()
