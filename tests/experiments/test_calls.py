@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -18,6 +20,20 @@ from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
 ANSWER = {"full_reasoning_text": "2+2=4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2+2?"}]
+
+T = TypeVar("T")
+
+
+def run_closing(manager: RunClientManager, coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)``, then the manager's async client closed on that loop."""
+
+    async def main() -> T:
+        try:
+            return await coroutine
+        finally:
+            await manager.aclose()
+
+    return asyncio.run(main())
 
 
 def make(fake: FakeProviderServer, tmp_path: Path, **options: object) -> RunClientManager:
@@ -68,7 +84,7 @@ def test_different_parameters_or_repetitions_are_different_calls(
             finally:
                 current_tally().reset(token)
 
-    asyncio.run(run())
+    run_closing(manager, run())
     assert len(fake_provider.requests) == 4
 
 
@@ -85,10 +101,10 @@ def test_the_item_tally_counts_hits_and_paid_usage(
         await asyncio.gather(manager.acomplete_text(MESSAGES), manager.acomplete_text(MESSAGES))
         return tally
 
-    first = asyncio.run(item())
+    first = run_closing(manager, item())
     assert (first.calls, first.cache_hits) == (3, 2)
     assert (first.paid.input_tokens, first.paid.output_tokens) == (10, 2)
-    again = asyncio.run(item())
+    again = run_closing(manager, item())
     assert again.all_cached and again.paid.total_tokens == 0
 
 
@@ -116,7 +132,7 @@ def test_per_provider_concurrency_is_bounded(
         await asyncio.gather(*(manager.acomplete_text(MESSAGES) for _ in range(6)))
         return time.perf_counter() - started
 
-    elapsed = asyncio.run(run())
+    elapsed = run_closing(manager, run())
     assert elapsed >= 0.3 - 0.02  # six requests, two at a time, 0.1 s each
 
 
@@ -133,7 +149,7 @@ def test_the_request_rate_holds_the_configured_rate(
         await asyncio.gather(*(manager.acomplete_text(MESSAGES) for _ in range(30)))
         return [r.received_at for r in fake_provider.requests]
 
-    times = sorted(asyncio.run(run()))
+    times = sorted(run_closing(manager, run()))
     # A one-second bucket (10 requests) may go at once; the other 20 follow at 10/s.
     assert times[-1] - times[0] >= 1.8
     window = [t for t in times if t - times[0] >= 1.0]
@@ -161,7 +177,7 @@ def test_a_rate_below_one_a_second_spaces_the_requests(
         manager.limits = ProviderLimits(requests_per_minute=50)
         await asyncio.gather(*(manager.acomplete_text(MESSAGES) for _ in range(2)))
 
-    asyncio.run(run())
+    run_closing(manager, run())
     _, first, second = sorted(r.received_at for r in fake_provider.requests)
     assert second - first >= 60 / 50 - 0.05  # 1.2 s apart, not 1 s
 
@@ -190,9 +206,9 @@ def test_the_seed_goes_out_as_seed_plus_repetition(
     url = fake_provider.openai_base_url if provider == "openai" else fake_provider.cohere_base_url
     manager = RunClientManager(provider, "m", api_key="sk-test", base_url=url, seed=100)
 
-    asyncio.run(_ask_as_repetition(manager, 0))
-    asyncio.run(_ask_as_repetition(manager, 3))
-    asyncio.run(_ask_as_repetition(manager, 3, seed=7))  # an explicit seed is kept
+    run_closing(manager, _ask_as_repetition(manager, 0))
+    run_closing(manager, _ask_as_repetition(manager, 3))
+    run_closing(manager, _ask_as_repetition(manager, 3, seed=7))  # an explicit seed is kept
 
     assert [r.json.get("seed") for r in fake_provider.requests] == [100, 100, 103, 103, 7, 7]
 
@@ -206,7 +222,7 @@ def test_no_seed_is_sent_to_anthropic_whose_api_has_none(
         seed=100,
     )  # fmt: skip
 
-    asyncio.run(_ask_as_repetition(manager, 1))
+    run_closing(manager, _ask_as_repetition(manager, 1))
 
     assert manager.seed is None
     assert [("seed" in r.json) for r in fake_provider.requests] == [False, False]
@@ -218,7 +234,7 @@ def test_a_different_seed_is_a_different_call_for_the_cache(
     fake_provider.set_default(_answer)
     for seed in (1, 2, 1):
         manager = make(fake_provider, tmp_path, seed=seed)
-        asyncio.run(_ask_as_repetition(manager, 0))
+        run_closing(manager, _ask_as_repetition(manager, 0))
     assert len(fake_provider.requests) == 4  # seed 1 asked once, seed 2 once; then cached
 
 
@@ -244,7 +260,7 @@ def test_the_tokens_of_a_call_that_failed_are_counted_as_paid(
         await manager.acreate(MESSAGES, ReasoningExtraction)
 
     with pytest.raises(StructuredOutputError) as failed:
-        asyncio.run(run())
+        run_closing(manager, run())
 
     info = failed.value.call_info
     assert isinstance(info, CallInfo) and info.usage.input_tokens == 25 * info.attempts

@@ -55,8 +55,6 @@ class ResponseCache:
             " info TEXT NOT NULL, created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
         )
         self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
 
     def get(self, key: str) -> CacheEntry | None:
         with self._lock:
@@ -64,9 +62,7 @@ class ResponseCache:
                 "SELECT payload, info FROM responses WHERE key = ?", (key,)
             ).fetchone()
         if row is None:
-            self.misses += 1
             return None
-        self.hits += 1
         return CacheEntry(payload=row[0], info=CallInfo.model_validate_json(row[1]))
 
     def put(self, key: str, payload: str, info: CallInfo) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -191,11 +192,7 @@ class RunClientManager(InstructorClientManager):
             kw = {**kw, "seed": self.seed + repetition}
         if self.cache is None:
             return kw, ""
-        schema = (
-            None
-            if response_model is None
-            else {"name": response_model.__name__, "schema": response_model.model_json_schema()}
-        )
+        schema = None if response_model is None else _schema_of(response_model)
         key = cache_key(
             provider=self.provider,
             model=self.model,
@@ -235,6 +232,13 @@ class RunClientManager(InstructorClientManager):
         _count(info, hit=False)
         if self.cache is not None and key:
             self.cache.put(key, payload, info)
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_of(response_model: type[BaseModel]) -> dict[str, Any]:
+    """The response model's part of a cache key, built once per model: a JSON schema
+    build costs more than the rest of the key, on every call of a run."""
+    return {"name": response_model.__name__, "schema": response_model.model_json_schema()}
 
 
 def _count(info: CallInfo, *, hit: bool) -> None:
