@@ -32,7 +32,7 @@ __all__ = [
     "Comparison",
     "GroupStats",
     "Report",
-    "RunSummary",
+    "RunTotals",
     "build_report",
     "render_markdown",
     "render_terminal",
@@ -46,7 +46,7 @@ BASELINE_APPROACH = "none"
 _Pairing = tuple[str, str, int]  # (dataset, item_id, repetition): the same question asked again
 
 
-class RunSummary(BaseModel):
+class RunTotals(BaseModel):
     """One run in a report, with its totals."""
 
     model_config = ConfigDict(frozen=True)
@@ -138,7 +138,7 @@ class Report(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    runs: list[RunSummary]
+    runs: list[RunTotals]
     groups: list[GroupStats]
     comparisons: list[Comparison]
     notes: list[str] = Field(default_factory=list, description="Caveats a reader must see.")
@@ -186,7 +186,7 @@ def build_report(
     groups = [_group_stats(group_items) for _, group_items in ordered]
     comparisons = _approach_comparisons(ordered) + _run_comparisons(ordered)
     return Report(
-        runs=[_run_summary(record, run_items) for record, run_items in runs],
+        runs=[_run_totals(record, run_items) for record, run_items in runs],
         groups=groups,
         comparisons=comparisons,
         notes=_notes(groups),
@@ -221,8 +221,8 @@ def _cost(items: Iterable[ItemRecord]) -> float | None:
     return total
 
 
-def _run_summary(record: RunRecord, items: Sequence[ItemRecord]) -> RunSummary:
-    return RunSummary(
+def _run_totals(record: RunRecord, items: Sequence[ItemRecord]) -> RunTotals:
+    return RunTotals(
         run_id=record.run_id,
         name=record.name,
         status=record.status,
