@@ -40,10 +40,6 @@ def _serve() -> None:
     """Child: the fake provider server, until stdin closes. Prints its OpenAI URL."""
     from answerx.testing import FakeProviderServer, Reply
 
-    # The server stands for a remote provider that answers in exactly LATENCY_S: a
-    # thread per connection, so a short GIL switch interval keeps 64 threads from
-    # adding their own queueing to that latency (5 ms by default).
-    sys.setswitchinterval(0.0005)
     with FakeProviderServer(default=Reply.tool_call(ANSWER).with_delay(LATENCY_S)) as fake:
         print(fake.openai_base_url, flush=True)
         sys.stdin.read()
@@ -157,10 +153,10 @@ def _measure(config_path: str, url: str, mode: str) -> None:
 
 
 def _run_loop(coroutine: Any) -> float:
-    """Run on the event loop runs use (uvloop when installed), for a like-for-like baseline."""
-    from answerx.experiments.runner import _fast_loop
+    """Run on the event loop runs use (``new_event_loop``), for a like-for-like baseline."""
+    from answerx.experiments.eventloop import new_event_loop
 
-    with asyncio.Runner(loop_factory=_fast_loop()) as runner:
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
         return float(runner.run(coroutine))
 
 

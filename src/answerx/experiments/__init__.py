@@ -5,8 +5,9 @@
 
 Modules: ``config`` (the YAML run description), ``datasets`` (JSONL/CSV/Parquet,
 bundled samples, cached Hugging Face sets), ``runner`` (concurrent, resumable),
-``calls`` and ``cache`` (the manager runs use: response cache, per-provider limits),
-``store`` (SQLite), ``prices``, ``scoring``, ``stats``, ``report`` and ``plots``.
+``eventloop`` (the loop a run uses), ``calls`` and ``cache`` (the manager runs use:
+response cache, per-provider limits), ``store`` (SQLite), ``prices``, ``scoring``,
+``stats``, ``report`` and ``plots``.
 """
 
 from answerx.experiments.config import (
@@ -27,6 +28,7 @@ from answerx.experiments.datasets import (
     load_dataset,
     load_datasets,
 )
+from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.prices import Price, cost, load_prices, price_of
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord
 from answerx.experiments.report import (
@@ -71,6 +73,7 @@ __all__ = [
     "load_datasets",
     "load_prices",
     "mcnemar",
+    "new_event_loop",
     "new_run_id",
     "percentile",
     "price_of",

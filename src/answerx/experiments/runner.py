@@ -40,6 +40,7 @@ from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManager, current_tally
 from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash, load_config
 from answerx.experiments.datasets import DatasetItem, load_datasets
+from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.prices import PriceTable, cost, load_prices
 from answerx.experiments.progress import RunProgress
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
@@ -362,7 +363,12 @@ async def arun_experiment(
     make_manager: ManagerFactory | None = None,
     on_item: Callable[[ItemRecord], None] | None = None,
 ) -> RunSummary:
-    """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`."""
+    """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`.
+
+    On Python 3.11, a loop from :func:`~answerx.experiments.eventloop.new_event_loop`
+    (what ``run_experiment`` uses) sends each request without queueing it behind the
+    loop's other work; on another loop a run is correct but slower.
+    """
     items = load_datasets(config.datasets)
     with contextlib.ExitStack() as resources:
         if store is None:
@@ -476,19 +482,9 @@ def run_experiment(
         config = load_config(config, overrides)
     elif overrides:
         raise ConfigError("overrides apply to a config file; pass an updated ExperimentConfig")
-    with asyncio.Runner(loop_factory=_fast_loop()) as runner:
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
         return runner.run(
             arun_experiment(
                 config, resume=resume, progress=progress, console=console, make_manager=make_manager
             )
         )
-
-
-def _fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop when installed (it comes with uvicorn[standard]): a run is
-    thousands of concurrent HTTP calls, where its faster socket I/O shows."""
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - optional
-        return None
-    return uvloop.new_event_loop

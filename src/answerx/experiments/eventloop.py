@@ -1,0 +1,116 @@
+"""The event loop a run uses: :func:`new_event_loop`.
+
+A run is thousands of concurrent HTTP calls, so two things about the loop matter:
+
+* **uvloop** when installed (it comes with ``uvicorn[standard]``): faster socket I/O.
+* **The request body leaves with its headers.** aiohttp writes a request body in a
+  task of its own. On Python 3.12+ it starts that task eagerly, so the request is on
+  the wire before ``send`` returns; on 3.11 the task is queued behind every callback
+  already ready. Replies that arrive together (a provider with steady latency) then
+  all get processed before any next request is sent, so they come back together
+  again. Each wave waits for the whole wave's processing, and the wave never breaks
+  up. Against a server that answers in exactly 200 ms at concurrency 64, the median
+  round trip on 3.11 was 240–280 ms, against 201 ms on 3.12. On 3.11 the loop's task
+  factory therefore gives aiohttp's body write the eager start that 3.12 gives it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import sys
+from collections.abc import Coroutine, Generator
+from types import CodeType
+from typing import Any
+
+__all__ = ["new_event_loop"]
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """A new event loop for a run: uvloop's when installed, else asyncio's; on Python 3.11
+    with aiohttp's request-body writes started at once (see the module docstring)."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - optional
+        loop = asyncio.new_event_loop()
+    else:
+        loop = uvloop.new_event_loop()
+    if sys.version_info < (3, 12) and _write_bytes_code() is not None:
+        loop.set_task_factory(_eager_body_writes)  # type: ignore[arg-type]
+    return loop
+
+
+@functools.cache
+def _write_bytes_code() -> CodeType | None:
+    """The code of aiohttp's ``ClientRequest.write_bytes``: how its task is recognised."""
+    try:
+        from aiohttp.client_reqrep import ClientRequest
+    except ImportError:  # pragma: no cover - aiohttp comes with openai[aiohttp]
+        return None
+    return getattr(getattr(ClientRequest, "write_bytes", None), "__code__", None)
+
+
+def _eager_body_writes(
+    loop: asyncio.AbstractEventLoop,
+    coro: Coroutine[Any, Any, Any],
+    *,
+    context: contextvars.Context | None = None,
+) -> asyncio.Future[Any]:
+    """Task factory: every task as usual, except aiohttp's body write, started at once."""
+    if getattr(coro, "cr_code", None) is not _write_bytes_code():
+        return asyncio.Task(coro, loop=loop, context=context)
+    return _start_now(loop, coro, context or contextvars.copy_context())
+
+
+def _start_now(
+    loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], context: contextvars.Context
+) -> asyncio.Future[Any]:
+    """Run ``coro``'s first step now, in ``context``; what is left goes on in a Task.
+
+    A small body fits the socket buffer, so the write usually finishes in this first
+    step and a finished future is returned (aiohttp then keeps no task, as on 3.12).
+    Hand-written because Python 3.11 has no ``eager_start``.
+    """
+    try:
+        awaited = context.run(coro.send, None)
+    except StopIteration as stop:
+        done: asyncio.Future[Any] = loop.create_future()
+        done.set_result(stop.value)
+        return done
+    except BaseException as exc:  # handed to the future, as a task would
+        failed: asyncio.Future[Any] = loop.create_future()
+        if isinstance(exc, asyncio.CancelledError):
+            failed.cancel()
+        else:
+            failed.set_exception(exc)
+        return failed
+    return asyncio.Task(_resume(coro, awaited), loop=loop, context=context)
+
+
+async def _resume(coro: Coroutine[Any, Any, Any], awaited: Any) -> Any:
+    """The rest of a coroutine whose first step already ran and yielded ``awaited``."""
+    return await _Rest(coro, awaited)
+
+
+class _Rest:
+    """Awaiting it waits on ``awaited`` as the coroutine's Task would have; an exception
+    thrown in meanwhile (a cancellation) goes into the coroutine; then the rest of the
+    coroutine runs as ``yield from`` runs it."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], awaited: Any) -> None:
+        self._coro = coro
+        self._awaited = awaited
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        coro, awaited = self._coro, self._awaited
+        while True:
+            try:
+                yield awaited
+            except BaseException as exc:  # delivered to the coroutine
+                try:
+                    awaited = coro.throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+                continue
+            return (yield from coro.__await__())
