@@ -204,3 +204,19 @@ def test_every_other_coroutine_becomes_an_ordinary_task() -> None:
         assert await task == "done"
 
     run_on_new_loop(main())
+
+
+def test_a_body_too_large_for_the_socket_buffer_is_written_to_the_end(
+    body_server: tuple[str, list[float]],
+) -> None:
+    """The write cannot finish in its first step: the rest goes on in a task."""
+    url, arrivals = body_server
+    body = bytes(range(256)) * (64 * 1024)  # 16 MiB
+
+    async def main() -> int:
+        async with aiohttp.ClientSession() as session, session.post(url, data=body) as reply:
+            return reply.status
+
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        assert runner.run(main()) == 200
+    assert len(arrivals) == 1
