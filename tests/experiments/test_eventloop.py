@@ -161,6 +161,40 @@ def test_cancelling_the_rest_reaches_the_coroutine() -> None:
     run_on_new_loop(main())
 
 
+def test_a_cancel_before_the_task_first_runs_still_reaches_the_coroutine() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        waiting_on: asyncio.Future[None] = loop.create_future()
+        cleaned: list[str] = []
+
+        async def write() -> None:
+            try:
+                await waiting_on
+            except asyncio.CancelledError:
+                cleaned.append("connection closed")
+                raise
+
+        task = _start_now(loop, write(), contextvars.copy_context())
+        task.cancel()  # in the same turn: the task has not run a step yet
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert cleaned == ["connection closed"]
+        assert waiting_on.cancelled()  # no longer waited on, as with Task.cancel
+
+    run_on_new_loop(main())
+
+
+def test_a_keyboard_interrupt_in_the_first_step_is_raised_on() -> None:
+    async def write() -> None:
+        raise KeyboardInterrupt
+
+    async def main() -> None:
+        with pytest.raises(KeyboardInterrupt):
+            _start_now(asyncio.get_running_loop(), write(), contextvars.copy_context())
+
+    run_on_new_loop(main())
+
+
 def test_an_exception_caught_by_the_coroutine_after_a_wait_lets_it_finish() -> None:
     async def main() -> None:
         loop = asyncio.get_running_loop()

@@ -60,7 +60,7 @@ def _eager_body_writes(
     """Task factory: every task as usual, except aiohttp's body write, started at once."""
     if getattr(coro, "cr_code", None) is not _write_bytes_code():
         return asyncio.Task(coro, loop=loop, context=context)
-    return _start_now(loop, coro, context or contextvars.copy_context())
+    return _start_now(loop, coro, context if context is not None else contextvars.copy_context())
 
 
 def _start_now(
@@ -70,7 +70,8 @@ def _start_now(
 
     A small body fits the socket buffer, so the write usually finishes in this first
     step and a finished future is returned (aiohttp then keeps no task, as on 3.12).
-    Hand-written because Python 3.11 has no ``eager_start``.
+    Hand-written because Python 3.11 has no ``eager_start``; the outcomes follow what a
+    Task does with a step's result.
     """
     try:
         awaited = context.run(coro.send, None)
@@ -78,39 +79,49 @@ def _start_now(
         done: asyncio.Future[Any] = loop.create_future()
         done.set_result(stop.value)
         return done
-    except BaseException as exc:  # handed to the future, as a task would
+    except (KeyboardInterrupt, SystemExit):
+        raise  # a Task raises these on, too
+    except BaseException as exc:
         failed: asyncio.Future[Any] = loop.create_future()
         if isinstance(exc, asyncio.CancelledError):
             failed.cancel()
         else:
             failed.set_exception(exc)
         return failed
-    return asyncio.Task(_resume(coro, awaited), loop=loop, context=context)
+    return asyncio.Task(_Rest(coro, awaited), loop=loop, context=context)
 
 
-async def _resume(coro: Coroutine[Any, Any, Any], awaited: Any) -> Any:
-    """The rest of a coroutine whose first step already ran and yielded ``awaited``."""
-    return await _Rest(coro, awaited)
+class _Rest(Coroutine[Any, Any, Any]):
+    """The rest of a coroutine whose first step already ran and yielded ``awaited``.
 
-
-class _Rest:
-    """Awaiting it waits on ``awaited`` as the coroutine's Task would have; an exception
-    thrown in meanwhile (a cancellation) goes into the coroutine; then the rest of the
-    coroutine runs as ``yield from`` runs it."""
+    To the Task that runs it, it is the coroutine paused at that point: its first
+    ``send`` hands over ``awaited``, and everything else goes to the coroutine,
+    including a cancellation that arrives before the Task's first step.
+    """
 
     def __init__(self, coro: Coroutine[Any, Any, Any], awaited: Any) -> None:
         self._coro = coro
-        self._awaited = awaited
+        self._awaited: Any = awaited
+        self._handed_over = False
 
-    def __await__(self) -> Generator[Any, None, Any]:
-        coro, awaited = self._coro, self._awaited
-        while True:
-            try:
-                yield awaited
-            except BaseException as exc:  # delivered to the coroutine
-                try:
-                    awaited = coro.throw(exc)
-                except StopIteration as stop:
-                    return stop.value
-                continue
-            return (yield from coro.__await__())
+    def send(self, value: Any) -> Any:
+        if not self._handed_over:
+            self._handed_over = True
+            return self._awaited
+        return self._coro.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if not self._handed_over:
+            # Thrown before the Task waited on it: stop waiting, as Task.cancel would.
+            self._handed_over = True
+            if isinstance(self._awaited, asyncio.Future):
+                self._awaited.cancel()
+        if val is None and tb is None:
+            return self._coro.throw(typ)
+        return self._coro.throw(typ, val, tb)  # pragma: no cover - the legacy signature
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, Any]:  # pragma: no cover - only a Task runs it
+        return (yield from self._coro.__await__())
