@@ -12,7 +12,8 @@ import contextvars
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
 
 import aiohttp
 import pytest
@@ -20,6 +21,13 @@ import pytest
 from answerx.experiments.eventloop import _eager_body_writes, _start_now, new_event_loop
 
 BUSY_S = 0.4
+T = TypeVar("T")
+
+
+def run_on_new_loop(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)`` on the loop runs use."""
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        return runner.run(main)
 
 
 @pytest.fixture
@@ -91,15 +99,9 @@ def test_a_request_body_is_on_the_wire_before_the_loop_runs_anything_else(
             await sender
             return sent_at[0]
 
-    with asyncio.Runner(loop_factory=new_event_loop) as runner:
-        sent = runner.run(main())
+    sent = run_on_new_loop(main())
     # Queued behind the busy callback, the body would arrive BUSY_S after it was sent.
     assert len(arrivals) == 2 and arrivals[1] - sent < BUSY_S / 2
-
-
-def run_on_new_loop(main: object) -> object:
-    with asyncio.Runner(loop_factory=new_event_loop) as runner:
-        return runner.run(main)  # type: ignore[arg-type]
 
 
 def test_a_first_step_that_finishes_gives_a_finished_future_run_in_the_given_context() -> None:
@@ -251,6 +253,5 @@ def test_a_body_too_large_for_the_socket_buffer_is_written_to_the_end(
         async with aiohttp.ClientSession() as session, session.post(url, data=body) as reply:
             return reply.status
 
-    with asyncio.Runner(loop_factory=new_event_loop) as runner:
-        assert runner.run(main()) == 200
+    assert run_on_new_loop(main()) == 200
     assert len(arrivals) == 1
