@@ -20,6 +20,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from answerx.extraction.cleaning import clean_answer
+from answerx.extraction.expressions import last_expression
 from answerx.extraction.latex import find_boxes
 from answerx.extraction.models import Method
 from answerx.extraction.numbers import NUMBER
@@ -475,6 +476,15 @@ def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
     return None
 
 
+def last_expression_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """The last complete mathematical expression (``math``; see ``expressions.py``)."""
+    got = last_expression(text, lower, lo, hi, accept)
+    if got is None:
+        return None
+    answer, task, problem, c0, c1, m0, m1 = got
+    return Found(answer, task, text[c0:c1], c0, c1, m0, m1, problem=problem)
+
+
 def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last number in the text (a low-confidence fallback)."""
     for m in _last_matches(NUMBER, text, lo, hi)[:1]:
@@ -541,7 +551,11 @@ RULES: tuple[Rule, ...] = (
 """Explicit markers, by tier. Within a tier the candidate that ends last wins."""
 
 _FALLBACKS: dict[str, tuple[Rule, ...]] = {
-    "math": (Rule("last_number", 900, 0.3, last_number_rule),),
+    # math: the last expression, or a number stated after it (same tier: the later wins).
+    "math": (
+        Rule("last_expression", 900, 0.35, last_expression_rule),
+        Rule("last_number", 900, 0.3, last_number_rule),
+    ),
     "numeric": (Rule("last_number", 900, 0.3, last_number_rule),),
     # auto: whichever fallback form comes last in the text wins (same tier).
     "auto": (

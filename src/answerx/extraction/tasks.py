@@ -54,6 +54,7 @@ _BOOLEAN = re.compile(r"^(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE
 _PLAIN_NUMBER = re.compile(
     r"^[-−]?\s*(?:\\?\$|€|£)?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:%|\\%)?$"
 )
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>]|\d")
 _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
 
@@ -122,7 +123,8 @@ def _accept_math(candidate: str, choices: _Choices, numbers: _Numbers) -> Accept
     s = _cleaned(candidate)
     if not s:
         return None
-    european = read_european(s)  # "2,74" and "1 000" are one number (README)
+    # "2,74", "1 000" and "1,000" are one number each (README, "How extraction decides").
+    european = read_european(s) or (s.replace(",", "") if _THOUSANDS.fullmatch(s) else None)
     return Accepted(european or s, "math")
 
 
