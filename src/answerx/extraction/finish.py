@@ -54,13 +54,11 @@ _JSON_OPEN = re.compile(r'\{\s*"[^"\n]{1,60}"\s*:')
 _JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|"|[{}\[\]]', re.DOTALL)
 _DANGLING_CHARS = frozenset("=+-/^\\,:;([{&<")
 _DANGLING_WORDS = frozenset(
-    """a an the of to and or but nor so is are was were be been being that which who whom
-    whose with for in on at by from as if then than into onto upon since because while
-    where when whereas though although we i you it its our my your their this these those
-    not can could will would should must may might has have had do does did let lets
-    maybe wait hmm hm um also both each every all some any get gets got gives give equals
-    becomes become using use per via plus minus times over under between such like very
-    more less most least first next therefore thus hence however""".split()  # noqa: SIM905
+    """a an the of to and or but nor is are was were be been being that which who whom
+    whose with for from by at on in as if then than into onto upon since because while where when
+    whereas though although we i you our my your their not can could will would should
+    must may might has have had does did let lets maybe wait hmm hm um also every gives
+    equals becomes using per via plus minus such therefore thus hence however""".split()  # noqa: SIM905
 )
 _CLOSERS = re.compile(r"[$*_`'\")}\]. \n\t]+")  # what may follow a stated answer
 _WORD = re.compile(r"([A-Za-z']+)\W*$")
