@@ -249,8 +249,10 @@ def run_command(
 
 
 def _parse_set(pairs: Iterable[str]) -> dict[str, Any]:
-    """``--set KEY=VALUE`` options as overrides; each VALUE is read as YAML (``4``, ``true``)."""
-    import yaml
+    """``--set KEY=VALUE`` options as overrides; each VALUE is read as YAML (``4``, ``true``),
+    within the limits of :mod:`answerx.yamlsafe` (no alias bombs on the command line either)."""
+    from answerx.errors import ConfigError
+    from answerx.yamlsafe import load_yaml_text
 
     overrides: dict[str, Any] = {}
     for pair in pairs:
@@ -258,9 +260,10 @@ def _parse_set(pairs: Iterable[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             fail(f"--set {pair!r}: expected KEY=VALUE (e.g. budget.max_calls=4)", ExitCode.USAGE)
         try:
-            overrides[key.strip()] = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError:
-            overrides[key.strip()] = text  # not YAML: the text as it is
+            value = load_yaml_text(text, source=f"--set {key.strip()}")[0] if text.strip() else None
+        except ConfigError:
+            value = text  # not YAML ("a: b: c"), or past a limit: the text as it is
+        overrides[key.strip()] = value
     return overrides
 
 
