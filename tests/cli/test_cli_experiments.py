@@ -21,6 +21,7 @@ from answerx.experiments.records import ItemRecord
 from answerx.experiments.store import ResultStore
 from answerx.testing import FakeProviderServer, Reply
 from experiments.runner_helpers import GoldModel, write_config
+from experiments.store_helpers import DAMAGES, PNG, Damage, damage, pad_run
 
 runner = CliRunner()
 
@@ -364,6 +365,62 @@ def test_commands_on_a_store_that_does_not_exist_exit_3(command: list[str]) -> N
     assert result.exit_code == 3
     assert "no results store at runs/answerx.db" in result.stderr
     assert not Path("runs").exists()  # and no empty store was created
+
+
+# --- a damaged store ----------------------------------------------------------------------
+
+
+def _store_commands(run_id: str, config: Path, tmp_path: Path) -> list[list[str | Path]]:
+    return [
+        ["score", run_id],
+        ["report", run_id, "--out", tmp_path / "reports"],
+        ["runs", "export", run_id, tmp_path / "items.jsonl"],
+        ["run", config, "-q", "--no-report", "--resume", run_id],
+    ]
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_every_command_on_a_damaged_store_exits_4_with_what_to_do_and_no_traceback(
+    fake_provider: FakeProviderServer,
+    stored: tuple[str, Path],
+    config: Path,
+    tmp_path: Path,
+    how: Damage,
+) -> None:
+    run_id, db = stored
+    pad_run(db, run_id)  # enough pages to damage the middle of the items
+    damage(db, how)
+    asked = len(fake_provider.requests)
+
+    for command in _store_commands(run_id, config, tmp_path):
+        result = invoke(*command, "--db", db)
+
+        assert result.exit_code == 4, (command, result.output)
+        assert isinstance(result.exception, SystemExit)  # an exit code, not a traceback
+        assert f"cannot use results store '{db}'" in result.stderr
+        if how == "replaced":
+            assert "not a SQLite database" in result.stderr
+        else:
+            assert f"sqlite3 {db} .recover" in result.stderr
+    listed = invoke("runs", "list", "--db", db)  # copes, or says the same; never a traceback
+    assert listed.exit_code in (0, 4) and isinstance(listed.exception, SystemExit | None)
+    assert len(fake_provider.requests) == asked  # no model was asked on a broken store
+    assert not (tmp_path / "items.jsonl").exists()
+
+
+def test_a_damaged_response_cache_stops_the_run_saying_it_can_be_deleted(
+    stored: tuple[str, Path], config: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "runs" / "cache.db"
+    cache.write_bytes(PNG)
+
+    result = invoke("run", config, "-q", "--no-report")
+    without = invoke("run", config, "-q", "--no-report", "--no-cache")
+
+    assert result.exit_code == 4, result.output
+    assert f"cannot use response cache '{cache}'" in result.stderr
+    assert "delete the file" in result.stderr and "--no-cache" in result.stderr
+    assert without.exit_code == 0, without.output
 
 
 # --- answerx score and answerx report ----------------------------------------------------

@@ -17,9 +17,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from store_helpers import DAMAGES, Damage, damage, pad_run
 
 import answerx
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, StoreError
 from answerx.experiments.records import ItemRecord, RunRecord
 from answerx.experiments.store import SCHEMA_VERSION, ResultStore, new_run_id
 
@@ -287,15 +288,67 @@ def test_a_store_from_a_newer_answerx_is_refused(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.close()
-    with pytest.raises(ConfigError, match="newer than this answerx"):
+    with pytest.raises(StoreError, match="newer than this answerx") as caught:
         ResultStore(path)
+    assert caught.value.path == str(path)
 
 
-def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_database_is_a_store_error_saying_what_to_do(tmp_path: Path) -> None:
     path = tmp_path / "notes.db"
     path.write_text("these are my notes, not a database\n" * 100)
-    with pytest.raises(ConfigError, match="cannot open results store"):
+    with pytest.raises(StoreError, match=r"not a SQLite database .*pass the right --db"):
         ResultStore(path)
+    assert path.read_text().startswith("these are my notes")  # left as it was
+
+
+@pytest.fixture
+def padded(tmp_path: Path) -> tuple[Path, str]:
+    """A closed store holding one run of 300 items (about 200 pages), and the run's id."""
+    path = tmp_path / "runs" / "answerx.db"
+    with ResultStore(path) as store:
+        run_id = store.start_run("padded", {}, HASH).run_id
+    pad_run(path, run_id)
+    return path, run_id
+
+
+def _read_everything(path: Path, run_id: str, tmp_path: Path) -> None:
+    with ResultStore(path) as store:
+        store.get_run(run_id)
+        store.done_keys(run_id)
+        list(store.items(run_id))
+        store.export(run_id, tmp_path / "out.jsonl")
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_store_raises_a_store_error_naming_the_file_never_sqlite3s(
+    padded: tuple[Path, str], tmp_path: Path, how: Damage
+) -> None:
+    path, run_id = padded
+    damage(path, how)
+    with pytest.raises(StoreError) as caught:
+        _read_everything(path, run_id, tmp_path)
+    message = str(caught.value)
+    assert str(path) in message and caught.value.path == str(path)
+    if how == "replaced":
+        assert "not a SQLite database" in message
+    else:
+        assert "malformed" in message and f"sqlite3 {path} .recover | sqlite3" in message
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_an_export_that_fails_half_way_leaves_no_half_file_and_keeps_the_old_one(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, run_id = padded
+    out = tmp_path / "items.jsonl"
+    with ResultStore(path) as store:
+        assert store.export(run_id, out) == 300
+    before = out.read_bytes()
+    damage(path, "pages")
+    with ResultStore(path) as store, pytest.raises(StoreError):
+        store.export(run_id, out)
+    assert out.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if "partial" in p.name] == []
 
 
 def test_a_reader_sees_committed_items_while_a_writer_is_writing(tmp_path: Path) -> None:

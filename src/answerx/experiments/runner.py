@@ -35,7 +35,7 @@ from rich.markup import escape
 
 from answerx.agent.budget import Budget
 from answerx.agent.termination import StepLimitReached
-from answerx.errors import AnswerxError, ConfigError, redact
+from answerx.errors import AnswerxError, ConfigError, StoreError, redact
 from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManager, current_tally
 from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash, load_config
@@ -243,8 +243,8 @@ class _Run:
             )
         except StepLimitReached as exc:
             termination = str(exc.termination)
-        except ConfigError:
-            raise  # a bad setting fails every unit alike: stop the run, say why
+        except (ConfigError, StoreError):
+            raise  # a bad setting or a broken cache fails every unit alike: stop, say why
         except AnswerxError as exc:
             error = f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a bug must not lose the rest of the run

@@ -22,6 +22,11 @@ resumes where it stopped.
 
 ``error`` texts pass through :func:`answerx.errors.redact` before they are
 written, so an API key quoted in a provider's error message never reaches the file.
+
+A file that SQLite cannot use (damaged pages, a truncated file, another kind of
+file in its place, a lock never released, a full disk) raises
+:class:`~answerx.errors.StoreError` naming the file and what to do, from every
+method, never ``sqlite3``'s own exceptions.
 """
 
 from __future__ import annotations
@@ -33,13 +38,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, cast
 
 from answerx import __version__
-from answerx.errors import ConfigError, redact
+from answerx.errors import ConfigError, StoreError, redact
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
 
 __all__ = [
@@ -50,6 +56,7 @@ __all__ = [
     "ResultStore",
     "ScoreUpdate",
     "new_run_id",
+    "store_error",
 ]
 
 DEFAULT_DB = Path("runs/answerx.db")
@@ -137,6 +144,48 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
+def store_error(
+    path: str | Path,
+    exc: Exception,
+    *,
+    what: str = "results store",
+    advice: str | None = None,
+) -> StoreError:
+    """The :class:`StoreError` for SQLite's ``exc`` on the file ``path``: what is wrong
+    and what to do about it (``advice``, else chosen by the kind of failure)."""
+    name = str(path)
+    reason = str(exc) or type(exc).__name__
+    advice = advice or _advice(name, exc)
+    return StoreError(f"cannot use {what} {name!r} ({reason}): {advice}", path=name)
+
+
+def _advice(name: str, exc: Exception) -> str:
+    reason = str(exc).lower()
+    if "not a database" in reason:
+        return (
+            "it is not a SQLite database (another file in its place?): pass the right --db, "
+            "or move the file away to start a new store there"
+        )
+    if "malformed" in reason or "corrupt" in reason or isinstance(exc, ValueError):
+        recovered = Path(name).with_suffix(".recovered.db")
+        return (
+            "the file is damaged (truncated or overwritten). Keep a copy, then save what "
+            f"SQLite can still read: `sqlite3 {name} .recover | sqlite3 {recovered}` and "
+            f"use --db {recovered}; or start a new store with another --db"
+        )
+    if "locked" in reason or "busy" in reason:
+        return "another process holds it locked: try again when that process has finished"
+    return "check the file, its folder's permissions and the free disk space"
+
+
+def _fatal(exc: sqlite3.Error) -> bool:
+    """A failure of the file, not of answerx's own SQL: integrity errors are handled where
+    they happen (a duplicate run id), programming errors (a closed store) are bugs."""
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+        exc, sqlite3.IntegrityError | sqlite3.ProgrammingError
+    )
+
+
 def _utc_iso(value: datetime) -> str:
     # Naive datetimes are taken as UTC; everything is stored in UTC.
     aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
@@ -189,6 +238,9 @@ class ResultStore:
                 isolation_level=None,  # autocommit: each statement commits; BEGIN when grouped
                 check_same_thread=False,  # shared across threads under self._lock
             )
+        except sqlite3.DatabaseError as exc:  # a folder, a path that cannot be created
+            raise store_error(path, exc) from None
+        try:
             self._db.row_factory = sqlite3.Row
             self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             if not in_memory:
@@ -196,10 +248,25 @@ class ResultStore:
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"cannot open results store {str(path)!r}: {exc}") from None
+        except BaseException as exc:
+            self._db.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise store_error(path, exc) from None
+            raise
 
     # --- lifecycle ---------------------------------------------------------------------
+
+    @contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, with SQLite's failures of the file turned into
+        :class:`StoreError` (one place, so every method reports a damaged file alike)."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.DatabaseError as exc:
+                if not _fatal(exc):
+                    raise
+                raise store_error(self.path, exc) from None
 
     def _set_wal(self) -> None:
         # Switching a new file to WAL needs an exclusive lock, and SQLite answers
@@ -234,24 +301,25 @@ class ResultStore:
     @property
     def journal_mode(self) -> str:
         """SQLite's journal mode for this file (``wal`` for a file store)."""
-        with self._lock:
+        with self._guard():
             return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
 
     @property
     def schema_version(self) -> int:
-        with self._lock:
+        with self._guard():
             return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
         if self.schema_version == SCHEMA_VERSION:
             return  # the usual case: no write lock taken, so readers open freely
-        with self._lock, self._transaction():  # one process migrates; the others wait
+        with self._guard(), self._transaction():  # one process migrates; the others wait
             version = self.schema_version  # again, inside the lock
             if version > SCHEMA_VERSION:
-                raise ConfigError(
+                raise StoreError(
                     f"results store {str(self.path)!r} has schema version {version}, "
                     f"newer than this answerx ({__version__}) knows ({SCHEMA_VERSION}): "
-                    "upgrade answerx"
+                    "upgrade answerx",
+                    path=str(self.path),
                 )
             for _name, sql in MIGRATIONS[version:]:
                 # Statement by statement: executescript() would COMMIT the open transaction.
@@ -267,7 +335,7 @@ class ResultStore:
         values = record.model_dump()
         values["config"] = json.dumps(values["config"], sort_keys=True)
         row = [_to_sql(c, values[c]) if c != "config" else values[c] for c in _RUN_COLUMNS]
-        with self._lock:
+        with self._guard():
             try:
                 self._db.execute(
                     f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) "
@@ -300,7 +368,7 @@ class ResultStore:
 
     def get_run(self, run_id: str) -> RunRecord:
         """The run ``run_id``, or the only run whose id starts with it; else ConfigError."""
-        with self._lock:
+        with self._guard():
             row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None and run_id:
                 matches = self._db.execute(
@@ -319,7 +387,7 @@ class ResultStore:
 
     def list_runs(self) -> list[RunRecord]:
         """Every run, newest first."""
-        with self._lock:
+        with self._guard():
             rows = self._db.execute(
                 "SELECT * FROM runs ORDER BY started_at DESC, run_id DESC"
             ).fetchall()
@@ -332,7 +400,7 @@ class ResultStore:
 
     def find_runs(self, config_hash: str) -> list[RunRecord]:
         """The runs made with this config hash, newest first (to resume "the same config")."""
-        with self._lock:
+        with self._guard():
             rows = self._db.execute(
                 "SELECT * FROM runs WHERE config_hash = ? ORDER BY started_at DESC, run_id DESC",
                 (config_hash,),
@@ -351,7 +419,7 @@ class ResultStore:
         return self.get_run(run_id)
 
     def _update_run(self, run_id: str, status: str, finished_at: str | None) -> None:
-        with self._lock:
+        with self._guard():
             cursor = self._db.execute(
                 "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
                 (status, finished_at, run_id),
@@ -362,16 +430,19 @@ class ResultStore:
     def delete_run(self, run_id: str) -> int:
         """Delete a run and all its items; returns the number of items deleted."""
         run_id = self.get_run(run_id).run_id
-        with self._lock, self._transaction():
+        with self._guard(), self._transaction():
             deleted = self._db.execute("DELETE FROM items WHERE run_id = ?", (run_id,)).rowcount
             self._db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
         return int(deleted)
 
-    @staticmethod
-    def _run_from_row(row: sqlite3.Row) -> RunRecord:
-        values = {c: _from_sql(c, row[c]) for c in _RUN_COLUMNS}
-        values["config"] = json.loads(row["config"])
-        return RunRecord.model_validate(values)
+    def _run_from_row(self, row: sqlite3.Row) -> RunRecord:
+        try:
+            values = {c: _from_sql(c, row[c]) for c in _RUN_COLUMNS}
+            values["config"] = json.loads(row["config"])
+            return RunRecord.model_validate(values)
+        except ValueError:  # bytes overwritten inside a page SQLite still reads
+            damaged = ValueError(f"the stored run {row['run_id']!r} is unreadable")
+            raise store_error(self.path, damaged) from None
 
     # --- items -------------------------------------------------------------------------
 
@@ -382,14 +453,14 @@ class ResultStore:
         row has an error (a retry replaces it). Returns False, writing nothing,
         when the key already finished without error.
         """
-        with self._lock:
+        with self._guard():
             return self._upsert(item) > 0
 
     def add_items(self, items: Iterable[ItemRecord]) -> int:
         """Store several items in one transaction (same rules as :meth:`add_item`);
         returns how many were written."""
         written = 0
-        with self._lock, self._transaction():
+        with self._guard(), self._transaction():
             for item in items:
                 written += self._upsert(item)
         return written
@@ -415,7 +486,7 @@ class ResultStore:
 
     def done_keys(self, run_id: str) -> set[ItemKey]:
         """The keys of the run's items that finished without error (to skip on resume)."""
-        with self._lock:
+        with self._guard():
             rows = self._db.execute(
                 f"SELECT {', '.join(_KEY_COLUMNS)} FROM items WHERE run_id = ? AND error IS NULL",
                 (run_id,),
@@ -432,7 +503,7 @@ class ResultStore:
         where, params = self._where(run_id, filters)
         last = 0
         while True:
-            with self._lock:
+            with self._guard():
                 rows = self._db.execute(
                     f"SELECT * FROM items WHERE {where} AND id > ? ORDER BY id LIMIT {_PAGE}",
                     [*params, last],
@@ -446,7 +517,7 @@ class ResultStore:
     def count_items(self, run_id: str, **filters: Any) -> int:
         """How many of the run's items match the filters (as in :meth:`items`)."""
         where, params = self._where(run_id, filters)
-        with self._lock:
+        with self._guard():
             return int(
                 self._db.execute(f"SELECT COUNT(*) FROM items WHERE {where}", params).fetchone()[0]
             )
@@ -458,7 +529,7 @@ class ResultStore:
         sql = "UPDATE items SET correct = ?, score_method = ? WHERE run_id = ? AND " + " AND ".join(
             f"{c} = ?" for c in _KEY_COLUMNS
         )
-        with self._lock, self._transaction():
+        with self._guard(), self._transaction():
             for key, correct, method in scores:
                 cursor = self._db.execute(sql, (_to_sql("correct", correct), method, run_id, *key))
                 updated += cursor.rowcount
@@ -483,9 +554,12 @@ class ResultStore:
                 params.append(_to_sql(name, value))
         return " AND ".join(clauses), params
 
-    @staticmethod
-    def _item_from_row(row: sqlite3.Row) -> ItemRecord:
-        return ItemRecord.model_validate({c: _from_sql(c, row[c]) for c in _ITEM_COLUMNS})
+    def _item_from_row(self, row: sqlite3.Row) -> ItemRecord:
+        try:
+            return ItemRecord.model_validate({c: _from_sql(c, row[c]) for c in _ITEM_COLUMNS})
+        except ValueError:  # bytes overwritten inside a page SQLite still reads
+            damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
+            raise store_error(self.path, damaged) from None
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
@@ -510,12 +584,17 @@ class ResultStore:
             )
         run_id = self.get_run(run_id).run_id
         target.parent.mkdir(parents=True, exist_ok=True)
-        rows = self.items(run_id)
-        if fmt == "csv":
-            return _export_csv(rows, target)
-        if fmt == "jsonl":
-            return _export_jsonl(rows, target)
-        return _export_parquet(rows, target)
+        write = {"csv": _export_csv, "jsonl": _export_jsonl, "parquet": _export_parquet}[fmt]
+        # Written beside the target and renamed at the end: an export that fails half-way
+        # (a damaged page, a full disk) leaves no half file, and an earlier export intact.
+        partial = target.with_name(f".{target.name}.partial")
+        try:
+            count = write(self.items(run_id), partial)
+            partial.replace(target)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        return count
 
 
 class _Transaction:
