@@ -367,6 +367,29 @@ def test_commands_on_a_store_that_does_not_exist_exit_3(command: list[str]) -> N
     assert not Path("runs").exists()  # and no empty store was created
 
 
+def test_a_dataset_with_bad_rows_stops_run_before_any_call_naming_every_bad_row(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    data = tmp_path / "items.jsonl"
+    data.write_bytes(
+        b'{"id": "a", "question": "What is 1 + 1?", "answer": "2"}\n'
+        b'{"id": "b", "question": "Caf\xe9 costs 3; two cost?", "answer": "6"}\n'
+        b'{"id": "c", "question": "Pick", "answer": "A", "choices": "not a list"}\n'
+    )
+    config = write_config(
+        tmp_path / "run.yaml", fake_provider.openai_base_url, datasets=[{"path": str(data)}]
+    )
+
+    result = invoke("run", config, "-q", "--no-report")
+
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)  # an exit code, not a traceback
+    assert f"{data}: line 2: not valid UTF-8" in result.stderr
+    assert f"{data}: line 3: choices must list at least 2 options" in result.stderr
+    assert fake_provider.requests == []
+    assert not db_of(tmp_path).exists()  # no run was started
+
+
 # --- a damaged store ----------------------------------------------------------------------
 
 
