@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
 
-__all__ = ["report_command", "run_command", "runs_app", "score_command"]
+__all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
 DB_OPTION = typer.Option("--db", help="The results store (SQLite).", show_default="runs/answerx.db")
 DbPath = Annotated[Path | None, DB_OPTION]
@@ -51,6 +51,7 @@ _OUTPUT = "Output"
 
 
 def run_command(
+    ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="Experiment config (YAML).", show_default=False)],
     resume: Annotated[
         str | None,
@@ -223,15 +224,25 @@ def run_command(
     # A flag given explicitly wins over a --set of the same key.
     overrides = {**_parse_set(set_ or ()), **{k: v for k, v in flags.items() if v is not None}}
     err = stderr()
+    started: list[str] = []  # the run's id, once the runner has created or resumed it
     with command_boundary():
         cfg = load_config(config, overrides)
         try:
-            summary = run_experiment(cfg, resume=resume, progress=not quiet, console=err)
-        except KeyboardInterrupt:
-            err.print(
-                "[yellow]interrupted:[/] every finished item is stored; continue with "
-                f"[bold]answerx run {escape(str(config))} --resume last[/]"
+            summary = run_experiment(
+                cfg,
+                resume=resume,
+                progress=not quiet,
+                console=err,
+                on_start=lambda record: started.append(record.run_id),
             )
+        except KeyboardInterrupt:
+            if started:
+                err.print(
+                    f"[yellow]interrupted:[/] run {started[0]}: every finished item is stored;"
+                    f" resume it with\n  [bold]{escape(resume_command(ctx, started[0]))}[/]"
+                )
+            else:
+                err.print("[yellow]interrupted[/] before the run started: nothing was stored")
             raise typer.Exit(130) from None
         accuracy = f"{summary.correct}/{summary.scored}" if summary.scored else "n/a"
         cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
@@ -246,6 +257,40 @@ def run_command(
             _report(Path(summary.db), summary.run_id, out=cfg.output.report_dir)
     if summary.errors:
         raise typer.Exit(int(ExitCode.MALFORMED))
+
+
+def resume_command(ctx: typer.Context, run_id: str) -> str:
+    """The ``answerx run`` command line that resumes ``run_id``: every argument and option
+    the user gave, as given, with ``--resume RUN_ID`` in place of any ``--resume``.
+
+    Everything is repeated, not only ``--db``: the options that select the store and
+    those that change the configuration (``--set``, ``--limit``, ``--target``, …) must
+    match, or the run would not be found or would not be the same experiment.
+    """
+    import shlex
+
+    from typer.core import TyperArgument, TyperOption
+
+    words = ["answerx", "run"]
+    for param in ctx.command.params:
+        name = param.name or ""
+        source = ctx.get_parameter_source(name)
+        if name == "resume" or source is None or source.name in ("DEFAULT", "DEFAULT_MAP"):
+            continue
+        value = ctx.params.get(name)
+        if isinstance(param, TyperArgument):
+            words.append(str(value))
+        elif isinstance(param, TyperOption):
+            flag = max(param.opts, key=len)  # the long form: --quiet, not -q
+            if param.is_flag and param.secondary_opts and not value:
+                words.append(max(param.secondary_opts, key=len))  # --no-report
+            elif param.is_flag:
+                words += [flag] if value else []
+            else:
+                for item in value if isinstance(value, list | tuple) else [value]:
+                    words += [flag, str(item)]
+    words += ["--resume", run_id]
+    return shlex.join(words)
 
 
 def _parse_set(pairs: Iterable[str]) -> dict[str, Any]:

@@ -341,7 +341,7 @@ def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:
         runs = store.find_runs(digest)
         if not runs:
             raise ConfigError("--resume last: no earlier run of this configuration in the store")
-        run = runs[-1]
+        run = runs[0]  # newest first: the latest run of this configuration
     else:
         run = store.get_run(resume)
     if run.config_hash != digest:
@@ -362,8 +362,12 @@ async def arun_experiment(
     console: Console | None = None,
     make_manager: ManagerFactory | None = None,
     on_item: Callable[[ItemRecord], None] | None = None,
+    on_start: Callable[[RunRecord], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`.
+
+    ``on_start`` is called with the run's record once it is created or resumed,
+    before any item is asked: a caller that is interrupted knows which run to resume.
 
     On Python 3.11, a loop from :func:`~answerx.experiments.eventloop.new_event_loop`
     (what ``run_experiment`` uses) sends each request without queueing it behind the
@@ -382,6 +386,8 @@ async def arun_experiment(
             record = _resolve_resume(store, resume, digest)
         else:
             record = store.start_run(config.name, config.model_dump(mode="json"), digest)
+        if on_start is not None:
+            on_start(record)
         done = store.done_keys(record.run_id)
         total = count_units(config, items)
         # Counted against the plan, not len(done): a generator keeps a large run's memory flat.
@@ -466,13 +472,15 @@ def run_experiment(
     progress: bool = False,
     console: Console | None = None,
     make_manager: ManagerFactory | None = None,
+    on_start: Callable[[RunRecord], None] | None = None,
 ) -> RunSummary:
     """Run an experiment from a config (or a YAML path) and return its summary.
 
     ``resume`` is a run id (or ``"last"``: the latest run of the same
     configuration); finished items are skipped, errored ones retried. Ctrl-C
     stops gracefully: every finished item is already stored, the run is marked
-    ``interrupted``, and ``KeyboardInterrupt`` propagates.
+    ``interrupted``, and ``KeyboardInterrupt`` propagates; ``on_start`` (called
+    with the run's record before the first item) tells which run that was.
 
     >>> summary = run_experiment("config/experiments/demo.yaml")   # doctest: +SKIP
     >>> summary.run_id, summary.done, summary.correct               # doctest: +SKIP
@@ -485,6 +493,11 @@ def run_experiment(
     with asyncio.Runner(loop_factory=new_event_loop) as runner:
         return runner.run(
             arun_experiment(
-                config, resume=resume, progress=progress, console=console, make_manager=make_manager
+                config,
+                resume=resume,
+                progress=progress,
+                console=console,
+                make_manager=make_manager,
+                on_start=on_start,
             )
         )
