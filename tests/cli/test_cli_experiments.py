@@ -118,6 +118,18 @@ def test_a_priced_model_shows_its_cost_and_a_rerun_from_the_cache_costs_nothing(
     assert len(fake_provider.requests) == asked == 8
 
 
+def test_a_resume_that_answers_nothing_shows_an_unpriced_models_cost_as_unknown(
+    stored: tuple[str, Path], config: Path
+) -> None:
+    run_id, _ = stored  # gpt-test has no price
+
+    again = invoke("run", config, "-q", "--no-report", "--resume", run_id)
+
+    assert again.exit_code == 0, again.output
+    assert "0 answered (8 already done)" in again.stderr
+    assert "cost unknown" in again.stderr and "$0.0000" not in again.stderr
+
+
 def test_no_cache_asks_the_provider_again(fake_provider: FakeProviderServer, config: Path) -> None:
     invoke("run", config, "-q", "--no-report")
     result = invoke("run", config, "-q", "--no-report", "--no-cache")

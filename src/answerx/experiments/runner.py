@@ -41,7 +41,7 @@ from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManage
 from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash, load_config
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
-from answerx.experiments.prices import PriceTable, cost, load_prices
+from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import RunProgress
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.scoring import score
@@ -126,6 +126,8 @@ class _Totals:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_unknown: bool = False
+    # Some target has no price: with nothing answered yet the cost is unknown, not $0.
+    unpriced: bool = False
     started: float = field(default_factory=time.perf_counter)
 
     def add(self, record: ItemRecord) -> None:
@@ -144,7 +146,9 @@ class _Totals:
 
     @property
     def cost(self) -> float | None:
-        return None if self.cost_unknown else self.cost_usd
+        if self.cost_unknown or (self.unpriced and self.done == 0):
+            return None
+        return self.cost_usd
 
 
 class _Run:
@@ -165,7 +169,11 @@ class _Run:
         self.store = store
         self.cache = cache
         self.prices = prices
-        self.totals = _Totals()
+        self.totals = _Totals(
+            unpriced=any(
+                price_of(t.provider, t.model, prices=prices) is None for t in config.targets
+            )
+        )
         self._limits: dict[str, ProviderLimits] = {}
         self._managers: dict[str, RunClientManager] = {}
         self._approaches: dict[tuple[str, str, str, str], BaseReasoning[Any]] = {}
