@@ -436,11 +436,33 @@ def test_every_command_on_a_damaged_store_exits_4_with_what_to_do_and_no_traceba
         if how == "replaced":
             assert "not a SQLite database" in result.stderr
         else:
+            assert f"answerx runs recover {db.with_suffix('.recovered.db')} --db {db}" in (
+                result.stderr
+            )
             assert f"sqlite3 {db} .recover" in result.stderr
     listed = invoke("runs", "list", "--db", db)  # copes, or says the same; never a traceback
     assert listed.exit_code in (0, 4) and isinstance(listed.exception, SystemExit | None)
     assert len(fake_provider.requests) == asked  # no model was asked on a broken store
     assert not (tmp_path / "items.jsonl").exists()
+
+
+def test_runs_recover_saves_what_a_damaged_store_still_holds_and_the_run_resumes_there(
+    fake_provider: FakeProviderServer, stored: tuple[str, Path], config: Path, tmp_path: Path
+) -> None:
+    run_id, db = stored
+    pad_run(db, run_id)
+    damage(db, "pages")
+    out = tmp_path / "recovered.db"
+
+    recovered = invoke("runs", "recover", out, "--db", db)
+    resumed = invoke("run", config, "-q", "--no-report", "--resume", run_id, "--db", out)
+
+    assert recovered.exit_code == 0, recovered.output
+    assert re.search(
+        r"recovered 1 runs and \d+ items from .* could not read \d+ items", (recovered.stderr)
+    )
+    assert resumed.exit_code == 0, resumed.output
+    assert f"run {run_id} finished" in resumed.stderr
 
 
 def test_a_damaged_response_cache_stops_the_run_saying_it_can_be_deleted(

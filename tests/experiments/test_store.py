@@ -22,7 +22,7 @@ from store_helpers import DAMAGES, Damage, damage, pad_run
 import answerx
 from answerx.errors import ConfigError, StoreError
 from answerx.experiments.records import ItemRecord, RunRecord
-from answerx.experiments.store import SCHEMA_VERSION, ResultStore, new_run_id
+from answerx.experiments.store import SCHEMA_VERSION, ResultStore, new_run_id, salvage
 
 HASH = "c0ffee" * 10 + "abcd"
 
@@ -349,6 +349,60 @@ def test_an_export_that_fails_half_way_leaves_no_half_file_and_keeps_the_old_one
         store.export(run_id, out)
     assert out.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir() if "partial" in p.name] == []
+
+
+def test_salvage_saves_every_readable_item_of_a_store_with_damaged_pages(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, run_id = padded
+    damage(path, "pages")
+    out = tmp_path / "recovered.db"
+
+    saved = salvage(path, out)
+
+    assert saved.runs == 1 and saved.unreadable_runs == 0 and not saved.end_lost
+    assert 0 < saved.unreadable_items < 30  # three pages' worth, not the whole table
+    assert saved.items + saved.unreadable_items == 300 and not saved.complete
+    with ResultStore(out) as store:  # a normal store: every record reads back
+        assert store.get_run(run_id).name == "padded"
+        ids = [item.item_id for item in store.items(run_id)]
+    assert len(ids) == saved.items == len(set(ids))
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_salvage_of_a_truncated_store_saves_its_first_half_and_says_the_end_is_lost(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, _ = padded
+    damage(path, "truncated")
+
+    saved = salvage(path, tmp_path / "recovered.db")
+
+    assert saved.runs == 1 and saved.end_lost and 100 < saved.items < 300
+
+
+def test_salvage_of_an_intact_store_copies_everything(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, _ = padded
+    saved = salvage(path, tmp_path / "copy.db")
+    assert (saved.runs, saved.items, saved.complete) == (1, 300, True)
+
+
+def test_salvage_refuses_another_file_and_an_existing_target_leaving_nothing_behind(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, _ = padded
+    out = tmp_path / "recovered.db"
+    out.write_text("mine")
+    with pytest.raises(ConfigError, match="already exists"):
+        salvage(path, out)
+    assert out.read_text() == "mine"
+
+    damage(path, "replaced")
+    with pytest.raises(StoreError, match="not a SQLite database"):
+        salvage(path, tmp_path / "new.db")
+    assert not (tmp_path / "new.db").exists()
 
 
 def test_a_reader_sees_committed_items_while_a_writer_is_writing(tmp_path: Path) -> None:

@@ -434,3 +434,41 @@ def runs_delete(
             raise typer.Exit(int(ExitCode.OK))
         count = store.delete_run(run.run_id)
     stderr().print(f"deleted run {run.run_id} and {count} items")
+
+
+@runs_app.command("recover")
+def runs_recover(
+    out: Annotated[Path, typer.Argument(help="The new store to write (must not exist).")],
+    db: DbPath = None,
+) -> None:
+    """Save every run and item that can still be read from a damaged store into a new one.
+
+    Damaged pages cost only the items on them; resuming a run in the new store
+    (answerx run CONFIG --resume RUN_ID --db OUT) asks those items again.
+    """
+    from answerx.experiments.store import salvage
+
+    source = db or DEFAULT_DB_PATH
+    if not source.exists():
+        fail(f"no results store at {source} (pass --db)", ExitCode.IO)
+    with command_boundary():
+        saved = salvage(source, out)
+    lost = []
+    if saved.unreadable_runs:
+        lost.append(f"{saved.unreadable_runs} runs (and their items)")
+    if saved.unreadable_items:
+        lost.append(f"{saved.unreadable_items} items")
+    if saved.end_lost:
+        lost.append("the end of the file (how many items it held is unknown)")
+    stderr().print(
+        f"recovered {saved.runs} runs and {saved.items} items from {escape(str(source))} into"
+        f" {escape(str(out))}"
+        + (
+            "; could not read "
+            + ", ".join(lost)
+            + f". Resume a run there to ask its lost items again: answerx run CONFIG"
+            f" --resume RUN_ID --db {escape(str(out))}"
+            if lost
+            else "; nothing was lost"
+        )
+    )
