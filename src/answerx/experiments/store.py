@@ -562,8 +562,13 @@ class ResultStore:
         return " AND ".join(clauses), params
 
     def _item_from_row(self, row: sqlite3.Row) -> ItemRecord:
+        # Columns the row lacks (salvaged from a store of an older schema) take the
+        # record's defaults.
+        present = set(row.keys())
         try:
-            return ItemRecord.model_validate({c: _from_sql(c, row[c]) for c in _ITEM_COLUMNS})
+            return ItemRecord.model_validate(
+                {c: _from_sql(c, row[c]) for c in _ITEM_COLUMNS if c in present}
+            )
         except ValueError:  # bytes overwritten inside a page SQLite still reads
             damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
             raise store_error(self.path, damaged) from None
