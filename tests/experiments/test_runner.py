@@ -291,23 +291,23 @@ def test_ctrl_c_stops_gracefully_and_keeps_the_finished_items(
 def test_the_printed_resume_command_resumes_that_run_in_its_own_store_and_completes_it(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    # The default store already holds a finished run of the same config: a resume
-    # command without --db (or without the options that change the config) would
-    # "resume" that one, find nothing to do and exit 0.
+    # The default store already holds a finished run of the same experiment (same
+    # config hash): a resume command without --db would "resume" that one, find
+    # nothing to do and exit 0; one without --limit/--set would not find the run.
     path = _slow_config(fake_provider, tmp_path)
-    config = load_config(path)
     fake_provider.set_default(GoldModel())
-    decoy = run_experiment(config)
+    decoy = run_experiment(load_config(path, {"limit": 20, "seed": 7}))
+    config = load_config(path)
     fake_provider.set_default(_SLOW)
     other = tmp_path / "elsewhere" / "other.db"
-    options = ["--db", str(other), "--limit", "12", "--set", "seed=7", "--set", "name=resumable"]
+    options = ["--db", str(other), "--limit", "20", "--set", "seed=7"]
 
     err = _interrupt(_start_run(path, *options, cwd=tmp_path), other, 3)
     words = _resume_hint(err)
     with ResultStore(other) as store:
         (run,) = store.list_runs()
         kept = store.count_items(run.run_id)
-    assert run.status == "interrupted" and kept < 12 * 2
+    assert run.status == "interrupted" and kept < 20 * 2
     assert words[-2:] == ["--resume", run.run_id]
     for option in ("--db", "--limit", "--set"):
         assert option in words
@@ -322,13 +322,13 @@ def test_the_printed_resume_command_resumes_that_run_in_its_own_store_and_comple
     )
 
     assert resumed.returncode == 0, resumed.stderr.decode()
-    assert f"run {run.run_id} finished: {12 * 2 - kept} answered ({kept} already done)" in (
+    assert f"run {run.run_id} finished: {20 * 2 - kept} answered ({kept} already done)" in (
         resumed.stderr.decode()
     )
     with ResultStore(other) as store:
         (again,) = store.list_runs()
         keys = [i.key for i in store.items(run.run_id)]
-    assert again.status == "finished" and len(keys) == len(set(keys)) == 12 * 2
+    assert again.status == "finished" and len(keys) == len(set(keys)) == 20 * 2
     with ResultStore(config.output.db) as store:  # the default store is untouched
         assert [r.run_id for r in store.list_runs()] == [decoy.run_id]
         assert store.count_items(decoy.run_id) == decoy.total
