@@ -11,6 +11,7 @@ import csv
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -264,6 +265,39 @@ def test_a_model_flag_alone_needs_a_provider_when_the_config_has_several_targets
 
     assert result.exit_code == 2
     assert "several targets" in result.stderr
+
+
+def test_ctrl_c_prints_a_resume_command_with_every_option_that_was_given(
+    monkeypatch: pytest.MonkeyPatch, config: Path
+) -> None:
+    from answerx.experiments import runner as experiments_runner
+    from answerx.experiments.records import RunRecord
+
+    started = RunRecord.model_validate(
+        {"run_id": "20261125-101010-abcd", "name": "x", "config": {}, "config_hash": "0" * 64,
+         "answerx_version": "t", "started_at": "2026-11-25T10:10:10Z"}
+    )  # fmt: skip
+
+    def interrupted(cfg: object, *, on_start: Any, **_: object) -> None:
+        on_start(started)  # the run exists, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(experiments_runner, "run_experiment", interrupted)
+    result = invoke(
+        "run", config, "--db", "my runs/a.db", "-q", "--no-report", "--no-cache",
+        "--target", "openai/gpt-test", "--target", "openai/gpt-other", "--limit", "3",
+        "--set", "budget.max_calls=4", "--temperature", "0.5", "--resume", "last",
+    )  # fmt: skip
+
+    assert result.exit_code == 130
+    assert "run 20261125-101010-abcd: every finished item is stored; resume it with" in (
+        result.stderr
+    )
+    assert result.stderr.splitlines()[-1].strip() == (
+        f"answerx run {config} --limit 3 --target openai/gpt-test --target openai/gpt-other"
+        " --temperature 0.5 --set budget.max_calls=4 --no-cache --db 'my runs/a.db'"
+        " --no-report --quiet --resume 20261125-101010-abcd"
+    )
 
 
 def test_failed_items_are_stored_and_exit_1_without_the_key(

@@ -261,11 +261,13 @@ def run_command(
 
 def resume_command(ctx: typer.Context, run_id: str) -> str:
     """The ``answerx run`` command line that resumes ``run_id``: every argument and option
-    the user gave, as given, with ``--resume RUN_ID`` in place of any ``--resume``.
+    the user gave, with the values given, and ``--resume RUN_ID`` in place of any ``--resume``.
 
     Everything is repeated, not only ``--db``: the options that select the store and
     those that change the configuration (``--set``, ``--limit``, ``--target``, …) must
-    match, or the run would not be found or would not be the same experiment.
+    match, or the run would not be found or would not be the same experiment. Rebuilt
+    from the parsed parameters, not ``sys.argv``: the command may run inside another
+    program (a test runner, a notebook) whose argv is not this command's.
     """
     import shlex
 
