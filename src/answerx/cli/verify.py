@@ -29,7 +29,6 @@ from answerx.cli._common import (
     stdout,
 )
 from answerx.errors import InputError
-from answerx.experiments.stats import wilson_interval
 from answerx.extraction import TASKS
 from answerx.extraction.files import json_line_writer
 from answerx.grading import REASONS, Verdict, verify, verify_batch
@@ -304,6 +303,9 @@ def _run_file(
 
 
 def _print_summary(summary: _Summary) -> None:
+    # Imported here: answerx.experiments loads the provider SDKs, which `verify` never needs.
+    from answerx.experiments.stats import wilson_interval
+
     console = stderr()
     total = sum(summary.reasons.values())
     if summary.judged:
