@@ -14,38 +14,15 @@ imports OpenRLHF; torch only when OpenRLHF's file mode needs tensors.
 from __future__ import annotations
 
 import importlib
-import re
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from answerx.extraction.models import Task
-from answerx.grading import REASONS, Verdict, verify_batch
+from answerx.grading import Verdict
+from answerx.grading.rewards import reward_logs, reward_verdicts, strip_prompt
 from answerx.grading.tasks import check_task
 
-__all__ = ["reward_file", "reward_func", "rewards", "strip_prompt"]
-
-# Chat-template tokens: <|im_end|>, <|eot_id|>, <|endoftext|>, DeepSeek's <｜end▁of▁sentence｜>,
-# Llama 2's </s>, Gemma's <end_of_turn>. <think> and <answer> are not among them.
-_SPECIAL = re.compile(
-    r"<[|｜][^<>\n]{1,60}?[|｜]>|</?s>|<(?:eos|bos|pad|unk)>|<(?:start|end)_of_turn>(?:model|user)?"
-    r"|\[/?INST\]"
-)
-
-
-def strip_prompt(query: str, prompt: str) -> str:
-    """The response part of an OpenRLHF query: what follows the prompt, special tokens out.
-
-    >>> strip_prompt("<|im_start|>user\\nWhat is 2+2?<|im_end|>\\n<|im_start|>assistant\\n"
-    ...              "It is 4.<|im_end|>", "<|im_start|>user\\nWhat is 2+2?<|im_end|>\\n")
-    'It is 4.'
-    """
-    if prompt and query.startswith(prompt):
-        query = query[len(prompt) :]
-    elif prompt and prompt in query:  # a tokenizer round trip may change the text before it
-        query = query[query.rindex(prompt) + len(prompt) :]
-    text = _SPECIAL.sub("", query).strip()
-    return re.sub(r"\A(?:assistant|model)\s*\n", "", text)  # the template's role header
+__all__ = ["reward_file", "reward_func", "reward_response", "rewards", "strip_prompt"]
 
 
 def rewards(
@@ -60,19 +37,13 @@ def rewards(
     A row whose label cannot be read scores 0.0 (OpenRLHF has no "skip this row").
     ``extra_logs`` holds ``answerx_extraction_rate`` and the share of each reason.
     """
-    check_task(task)
-    responses = [strip_prompt(q, p) for q, p in zip(queries, prompts, strict=True)]
-    verdicts = verify_batch(responses, list(labels), task=task)
+    return reward_response(reward_verdicts(queries, prompts, labels, task=task))
+
+
+def reward_response(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """The remote protocol's answer for ``verdicts``."""
     scores = [v.reward for v in verdicts]
-    return {"rewards": scores, "scores": scores, "extra_logs": _extra_logs(verdicts)}
-
-
-def _extra_logs(verdicts: Sequence[Verdict]) -> dict[str, float]:
-    n = max(len(verdicts), 1)
-    counts = Counter[str](v.reason for v in verdicts)
-    logs = {"answerx_extraction_rate": sum(v.answer is not None for v in verdicts) / n}
-    logs.update({f"answerx_{reason}": counts.get(reason, 0) / n for reason in REASONS})
-    return logs
+    return {"rewards": scores, "scores": scores, "extra_logs": reward_logs(verdicts)}
 
 
 def reward_func(
