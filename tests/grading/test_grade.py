@@ -34,6 +34,8 @@ MATH = [
     ("0.3333333", "1/3", True, "math_verify"),  # math-verify rounds floats to 6 places
     ("0.33", "1/3", False, "fraction"),  # further apart than that rounding: no need to ask
     ("x=3", "2", False, "math_verify"),
+    ("6√2", "6", False, "math_verify"),  # math-verify alone would drop the root sign
+    ("6√2", r"6\sqrt{2}", True, "math_verify"),
 ]
 
 

@@ -23,7 +23,7 @@ from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
 from answerx.grading.tasks import check_task, infer_task
 
-__all__ = ["verify_batch"]
+__all__ = ["verify_batch", "warm_up"]
 
 _CHUNK_ITEMS = 64  # requests per round trip to a worker: amortises the pipe's latency
 # Extraction and JSON of a large output, on top of the comparison's own limit.
@@ -84,6 +84,12 @@ def verify_batch(
     if workers < 1:
         raise InputError(f"workers must be at least 1, not {workers}")
     return _verify_in_workers(items, workers, time_limit_s + _SLACK_S)
+
+
+def warm_up(workers: int = 1) -> None:
+    """Start ``workers`` grading worker processes now (a server at boot, a benchmark), so
+    that no item pays for importing sympy and math-verify (a second or more)."""
+    shared_pool().warm(workers)
 
 
 def _as_list(values: Any) -> list[Any]:
@@ -152,6 +158,8 @@ def _verify_in_workers(items: list[dict[str, Any]], workers: int, limit_s: float
     pool.grow(workers)
     results: list[Verdict | None] = [None] * len(items)
     pending: queue.Queue[list[int]] = queue.Queue()
+    # Chunks small enough that every worker gets several (they finish at different times).
+    per_chunk = max(1, min(_CHUNK_ITEMS, -(-len(items) // (workers * 4))))
     chunk: list[int] = []
     size = 0
     for i, item in enumerate(items):
@@ -159,7 +167,7 @@ def _verify_in_workers(items: list[dict[str, Any]], workers: int, limit_s: float
             results[i] = _unreadable_output(item)
             continue
         cost = len(item["raw_output"]) + 64
-        if chunk and (len(chunk) >= _CHUNK_ITEMS or size + cost > CHUNK_BYTES):
+        if chunk and (len(chunk) >= per_chunk or size + cost > CHUNK_BYTES):
             pending.put(chunk)
             chunk, size = [], 0
         chunk.append(i)
