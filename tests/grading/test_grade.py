@@ -117,6 +117,11 @@ def test_a_letter_that_is_not_an_option_is_malformed() -> None:
     assert (verdict.correct, verdict.reason) == (False, "malformed_answer")
 
 
+def test_a_gold_letter_that_is_not_an_option_cannot_be_read() -> None:
+    verdict = grade("K", "K", "multiple_choice", choices=CHOICES)
+    assert (verdict.correct, verdict.reason) == (None, "unreadable_gold")
+
+
 @pytest.mark.parametrize(
     ("answer", "gold", "correct"),
     [("Yes, because the sum is even.", "yes", True), ("True", "yes", True),

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from answerx.errors import InputError
-from answerx.extraction import Extraction
 from answerx.integrations.trl import answerx_reward, make_reward
 
 PROMPTS = ["What is 6 * 7?", "What is 6 * 7?", "What is 6 * 7?", "Half of 1?"]
@@ -18,12 +17,6 @@ COMPLETIONS = [
     "<think>6 * 7 is 4",  # cut off inside its reasoning
     "The answer is $\\frac{1}{2}$.",
 ]
-
-
-# TODO(grading): drop once the extraction branch (Extraction.unfinished) is merged.
-NEEDS_UNFINISHED = pytest.mark.xfail(
-    "unfinished" not in Extraction.model_fields, reason="needs Extraction.unfinished", strict=True
-)
 
 
 class Trainer:
@@ -67,7 +60,6 @@ def test_conversational_completions_are_read_from_the_assistant_messages() -> No
     ]  # fmt: skip
 
 
-@NEEDS_UNFINISHED
 def test_the_reason_and_rates_go_to_trls_loggers() -> None:
     trainer = Trainer()
     trainer.call(answerx_reward, COMPLETIONS, solution=["42", "42", "42", "0.5"])
