@@ -112,8 +112,11 @@ def _mv() -> tuple[Callable[..., Any], Callable[..., Any]]:
 def agreement_with_math_verify(items: dict[str, list[Item]]) -> None:
     parse, mv_verify = _mv()
     print("## Agreement with math-verify `verify(parse(gold), parse(output))`\n")
-    print("| file | both answered | agree | agreement % | other answer read | judged differently |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| file | both answered | agree | agreement % | other answer read | judged differently "
+        "| label sides with answerx / with math-verify |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for name in ("math_l5_zeroeval", "gsm8k_mixed"):
         both = agree = 0
         kinds: Counter[str] = Counter()
@@ -133,12 +136,17 @@ def agreement_with_math_verify(items: dict[str, list[Item]]) -> None:
             same = grade(their_answer, verdict.answer, item.task).correct
             kind = "judged differently" if same else "other answer read"
             kinds[kind] += 1
+            if item.model_correct is not None:
+                kinds[
+                    "label: answerx" if item.model_correct == verdict.correct else "label: mv"
+                ] += 1
             if len(examples) < 12:
                 examples.append(f"  - `{item.id}` ({kind}): math-verify read {their_answer!r} "
                                 f"→ {theirs}; answerx {verdict.answer!r} → {verdict.correct}; "
                                 f"gold {item.gold!r}")  # fmt: skip
         print(f"| {name} | {both} | {agree} | {100 * agree / max(both, 1):.2f} | "
-              f"{kinds['other answer read']} | {kinds['judged differently']} |")  # fmt: skip
+              f"{kinds['other answer read']} | {kinds['judged differently']} "
+              f"| {kinds['label: answerx']} / {kinds['label: mv']} |")  # fmt: skip
         print("\n".join(examples))
     print()
 
