@@ -41,21 +41,23 @@ MAX_WARNINGS = 100
 
 HELP = f"""Check the final answer of LLM output against a gold answer.
 
-A single TEXT (or '-' for stdin) with --gold prints the verdict: correct, reason
-(equivalent, different, no_answer, unfinished, malformed_answer, unreadable_gold,
-timeout), how (the predicate that decided) and the answer.
+A single TEXT (or '-' for stdin) with --gold prints the verdict:
+correct, reason (equivalent, different, no_answer, unfinished,
+malformed_answer, unreadable_gold, timeout), how (the predicate that
+decided) and the answer.
 
---file reads JSONL or Parquet records (--field holds the raw output, --gold-field
-the gold answer; a record's own 'task', 'choices', 'numbers' and 'finish_reason'
-are used) and writes each back with correct, reason, how and answer added: JSONL
-to stdout or --out, Parquet when --out ends in .parquet. A closing summary on
-stderr gives the accuracy with its 95 % Wilson interval and the count of each
-reason. --workers N verifies in N processes.
+--file reads JSONL or Parquet records (--field: the raw output,
+--gold-field: the gold answer; a record's own 'task', 'choices',
+'numbers' and 'finish_reason' are used) and writes each back with
+correct, reason, how and answer added: JSONL to stdout or --out,
+Parquet when --out ends in .parquet. A closing summary on stderr
+gives the accuracy with its 95 % Wilson interval and the count of
+each reason. --workers N verifies in N processes.
 
---self-check DATASET writes each gold answer of a data set (a file, a bundled
-sample or hf:NAME) the way a model would (\\boxed{{gold}}, "The answer is
-gold.", <answer>gold</answer>, JSON) and lists the golds that do not verify
-as correct, so a broken data set shows before a training run.
+--self-check DATASET (a file, a bundled sample or hf:NAME) writes
+each gold answer the way a model would (\\boxed{{gold}}, "The answer
+is gold.", <answer>gold</answer>, JSON) and lists the golds that do
+not verify as correct: a broken data set shows before a training run.
 
 {EXIT_CODES_HELP} --self-check exits 1 when some gold does not verify.
 """
