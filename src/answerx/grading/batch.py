@@ -15,6 +15,7 @@ from answerx.extraction.models import Task
 from answerx.grading.core import (
     DEFAULT_TIME_LIMIT_S,
     DEFAULT_TOLERANCE,
+    _clean_gold,
     _extract,
     _verdict,
     verify,
@@ -141,16 +142,13 @@ def _timed_out(item: dict[str, Any], waited_s: float) -> Verdict:
     # and bounded) so the verdict still says what was stated.
     task = item["task"]
     if task == "auto":
-        task = infer_task(str(item["gold"]) if item["gold"] is not None else None,
-                          item["choices"], item["numbers"])  # fmt: skip
+        task = infer_task(_clean_gold(item["gold"]) or None, item["choices"], item["numbers"])
     extraction = _extract(
         item["raw_output"], task, item["choices"], item["numbers"], item["finish_reason"]
     )
-    verdict = _verdict("timeout", "math_verify", extraction.answer, None, extraction, 0.0)
-    gold = item["gold"]
-    return verdict.model_copy(
-        update={"gold": str(gold) if gold is not None else None, "elapsed_s": waited_s}
-    )
+    gold = _clean_gold(item["gold"]) or None
+    verdict = _verdict("timeout", "math_verify", extraction.answer, gold, extraction, 0.0)
+    return verdict.model_copy(update={"elapsed_s": waited_s})
 
 
 def _verify_in_workers(items: list[dict[str, Any]], workers: int, limit_s: float) -> list[Verdict]:
