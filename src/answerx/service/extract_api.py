@@ -136,17 +136,18 @@ async def _extract_items(items: list[Any], metrics: ServiceMetrics) -> str:
     for n, item in enumerate(items, 1):
         if n % _YIELD_EVERY == 0:
             await asyncio.sleep(0)  # let other requests in
+        at = f"items[{n - 1}]"  # errors name the item, as the client indexes it
         try:
             request = ExtractRequest.model_validate(item)
             extraction = extract(
                 request.raw_output, request.task, choices=request.choices, numbers=request.numbers
             )
         except ValidationError as exc:
-            message = validation_message(exc.errors(include_url=False))
+            message = validation_message(exc.errors(include_url=False), at=at)
             results.append(_failure("validation_error", message))
             failed += 1
         except AnswerxError as exc:  # a bad choices list, say: this item only
-            results.append(_failure("invalid_request", redact(str(exc))))
+            results.append(_failure("invalid_request", f"{at}: {redact(str(exc))}"))
             failed += 1
         else:
             metrics.count_extraction(extraction)
