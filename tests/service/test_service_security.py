@@ -255,6 +255,19 @@ def test_an_open_bind_is_allowed_with_a_token_or_the_flag() -> None:
     check_bind("127.0.0.1", ServiceSettings(), allow_unauthenticated=False)
 
 
+@pytest.mark.parametrize("token", ["Q", "short-token-15c"])
+def test_an_open_bind_refuses_a_short_token(token: str) -> None:
+    settings = ServiceSettings(api_token=token)
+
+    with pytest.raises(ConfigError, match="at least 16 characters") as caught:
+        check_bind("0.0.0.0", settings, allow_unauthenticated=True)
+
+    assert f"{len(token)}-character ANSWERX_API_TOKEN" in str(caught.value)
+    assert token not in str(caught.value)
+    check_bind("127.0.0.1", settings, allow_unauthenticated=False)  # loopback: any length
+    check_bind("0.0.0.0", ServiceSettings(api_token="x" * 16), allow_unauthenticated=False)
+
+
 def test_serve_refuses_before_starting_anything(
     clean_provider_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -345,6 +358,19 @@ def test_the_log_filter_drops_tracebacks_and_redacts_secrets() -> None:
     assert "Traceback" not in line
     assert _log_line([key], ValueError(f"key={key}")) == "key=***"
     assert _log_line([key], "token sk-fake-not-a-key-0123 refused") == "token *** refused"
+
+
+@pytest.mark.parametrize("token", ["Q", "tok3n", "abcdefg"])
+def test_a_short_api_token_is_redacted_where_it_stands_alone(token: str) -> None:
+    secrets = secrets_in({"ANSWERX_API_TOKEN": token})
+
+    assert secrets == [token]
+    assert _log_line(secrets, "got Bearer %s from %s", token, "10.0.0.1") == (
+        "got Bearer *** from 10.0.0.1"
+    )
+    assert _log_line(secrets, f"authorization={token}; retry") == "authorization=***; retry"
+    # inside other words it is left alone: the line stays readable
+    assert _log_line(secrets, f"Question{token}s and Answers") == f"Question{token}s and Answers"
 
 
 def test_the_secrets_to_redact_are_the_credential_variables() -> None:

@@ -23,9 +23,11 @@ from answerx.errors import ConfigError
 from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.service.settings import ServiceSettings
 
-__all__ = ["check_bind", "is_loopback", "serve"]
+__all__ = ["MIN_PUBLIC_TOKEN_LENGTH", "check_bind", "is_loopback", "serve"]
 
 APP_FACTORY: Final = "answerx.service.app:create_app"
+#: Shortest ``ANSWERX_API_TOKEN`` accepted for a non-loopback bind (guessable otherwise).
+MIN_PUBLIC_TOKEN_LENGTH: Final = 16
 
 
 log = logging.getLogger("answerx.service")
@@ -45,8 +47,21 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, settings: ServiceSettings, *, allow_unauthenticated: bool) -> None:
-    """Raise :class:`ConfigError` for a non-loopback ``host`` without a token (unless allowed)."""
-    if settings.auth_required or allow_unauthenticated or is_loopback(host):
+    """Raise :class:`ConfigError` for a non-loopback ``host`` without a token (unless
+    allowed), or with a token shorter than :data:`MIN_PUBLIC_TOKEN_LENGTH` characters."""
+    if is_loopback(host):
+        return
+    if settings.api_token is not None:
+        length = len(settings.api_token.get_secret_value())
+        if length < MIN_PUBLIC_TOKEN_LENGTH:
+            raise ConfigError(
+                f"refusing to listen on {host} with a {length}-character ANSWERX_API_TOKEN: "
+                f"a server others can reach needs a token of at least "
+                f"{MIN_PUBLIC_TOKEN_LENGTH} characters (for example the output of "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+            )
+        return
+    if allow_unauthenticated:
         return
     raise ConfigError(
         f"refusing to listen on {host} without authentication: anyone who can reach it "
