@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from hashlib import sha256
 from typing import Any
@@ -19,7 +21,7 @@ from answerx.service import ServiceSettings
 from answerx.service.redaction import SafeLogFilter, scrub_json, secrets_in
 from answerx.service.server import check_bind, is_loopback, serve
 from answerx.testing import FakeProviderServer, Reply
-from conftest import ServeProcess
+from conftest import ServeProcess, free_port
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -460,3 +462,41 @@ def test_answerx_serve_never_shows_a_refused_provider_key(
     assert key not in server.output and key[:12] not in server.output
     assert "Traceback" not in server.output
     assert status == 0, server.output
+
+
+# A SIGTERM that reaches `answerx serve` while it is still loading: this script sends
+# it to itself as soon as the named module starts to be imported, then runs the CLI.
+_SIGTERM_DURING_IMPORT = """
+import os, signal, sys
+from importlib.abc import MetaPathFinder
+
+LOADING, PORT = sys.argv[1:3]
+
+class SigtermOnImport(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == LOADING:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return None
+
+sys.meta_path.insert(0, SigtermOnImport())
+from answerx.cli import main
+sys.argv = ["answerx", "serve", "--port", PORT]
+main()
+"""
+
+
+@pytest.mark.parametrize("loading", ["uvicorn", "fastapi"])
+def test_a_sigterm_while_serve_is_starting_exits_0(child_env: dict[str, str], loading: str) -> None:
+    # The probe saw -15 for a SIGTERM within 0.3 s of the start: it came before the
+    # handler; now the handler is set before uvicorn and FastAPI are even imported.
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGTERM_DURING_IMPORT, loading, str(free_port())],
+        env=child_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Uvicorn running on" not in done.stdout + done.stderr

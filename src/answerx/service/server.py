@@ -99,6 +99,20 @@ def serve(
     metrics): about one per core. The access log is off by default: it puts a
     log line on the hot path of every request.
     """
+    # First of all: a SIGTERM while uvicorn and FastAPI are still being imported (a
+    # process manager stopping a server it just started) must end it with status 0 too.
+    with _exit_status_zero_once_stopped():
+        _serve(host, port, allow_unauthenticated, workers, access_log, log_level)
+
+
+def _serve(
+    host: str,
+    port: int,
+    allow_unauthenticated: bool,
+    workers: int,
+    access_log: bool,
+    log_level: str,
+) -> None:
     import uvicorn
 
     settings = ServiceSettings.from_env()  # a bad value fails here, not in each worker
@@ -113,18 +127,17 @@ def serve(
             "uvloop is not installed: with --workers, every response may wait about 40 ms "
             "(pip install 'uvicorn[standard]')"
         )
-    with _exit_status_zero_once_stopped():
-        uvicorn.run(
-            APP_FACTORY,
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            access_log=access_log,
-            log_level=log_level,
-            log_config=_log_config(secrets_in(os.environ)),
-            server_header=False,
-        )
+    uvicorn.run(
+        APP_FACTORY,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=access_log,
+        log_level=log_level,
+        log_config=_log_config(secrets_in(os.environ)),
+        server_header=False,
+    )
 
 
 @contextmanager
