@@ -23,7 +23,7 @@ from answerx.errors import ConfigError
 from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.service.settings import ServiceSettings
 
-__all__ = ["MIN_PUBLIC_TOKEN_LENGTH", "check_bind", "is_loopback", "serve"]
+__all__ = ["MIN_PUBLIC_TOKEN_LENGTH", "check_bind", "is_loopback", "serve", "uvicorn_options"]
 
 APP_FACTORY: Final = "answerx.service.app:create_app"
 #: Shortest ``ANSWERX_API_TOKEN`` accepted for a non-loopback bind (guessable otherwise).
@@ -137,7 +137,25 @@ def _serve(
         log_level=log_level,
         log_config=_log_config(secrets_in(os.environ)),
         server_header=False,
+        **uvicorn_options(settings),
     )
+
+
+def uvicorn_options(settings: ServiceSettings, *, in_process: bool = False) -> dict[str, Any]:
+    """uvicorn's connection limits for ``settings``: the header deadline and the
+    connection cap (:mod:`answerx.service.protocol`), the keep-alive timeout.
+
+    ``in_process``: for a server run in this process (tests), the protocol class
+    itself, with ``settings``' limits; otherwise its import path, which worker
+    processes import with the limits of the environment.
+    """
+    from answerx.service.protocol import guarded_protocol, protocol_path
+
+    return {
+        "http": guarded_protocol(settings) if in_process else protocol_path(),
+        "limit_concurrency": settings.max_connections,
+        "timeout_keep_alive": settings.keep_alive_s,
+    }
 
 
 @contextmanager
