@@ -14,8 +14,12 @@ import httpx
 import pytest
 
 from answerx import extract
+from answerx.service import ServiceSettings
 from answerx.service.pool import INLINE_CHARS, ExtractionJob, ExtractionPool
 from conftest import StartService
+
+JSON = {"content-type": "application/json"}
+TEXT = {"content-type": "text/plain"}
 
 #: About a second of extraction for one core: a run of a million newlines.
 HEAVY = "The answer is 42.\n" + "\n" * 1_000_000
@@ -183,3 +187,35 @@ def test_connections_beyond_the_cap_are_closed_at_once(start_service: StartServi
         except httpx.TransportError:
             assert time.monotonic() < deadline
             time.sleep(0.05)
+
+
+def test_the_server_keeps_idle_connections_longer_than_clients_do() -> None:
+    # A client reuses an idle connection until its own expiry; a server that closes
+    # it at the same moment drops the request sent on it (ReadError, no reply).
+    settings = ServiceSettings()
+
+    assert httpx.Limits().keepalive_expiry is not None
+    assert settings.keep_alive_s > httpx.Limits().keepalive_expiry  # httpx's default: 5 s
+    assert settings.keep_alive_s > 15  # aiohttp's keepalive_timeout
+
+
+def test_an_early_error_leaves_the_connection_usable(start_service: StartService) -> None:
+    # 413 before the body is read, 415 and 422 after: the unread rest of a body is
+    # skipped, and the next request on the same connection is answered.
+    url = start_service(max_body_bytes=1000)
+    oversized = b'{"raw_output": "' + b"x" * 50_000 + b'"}'
+
+    statuses, local_ends = [], set()
+    with httpx.Client(base_url=url, timeout=10) as client:
+        for response in (
+            client.post("/v1/extract", content=oversized, headers=JSON),
+            client.post("/v1/extract/batch", content=b"{}", headers=TEXT),
+            client.post("/v1/extract", content=b'{"task": 3}', headers=JSON),
+            client.post("/v1/extract", json={"raw_output": "#### 9"}),
+        ):
+            statuses.append(response.status_code)
+            sock = response.extensions["network_stream"].get_extra_info("socket")
+            local_ends.add(sock.getsockname())
+
+    assert statuses == [413, 415, 422, 200]
+    assert len(local_ends) == 1  # one connection throughout

@@ -18,12 +18,22 @@ variable                   meaning                                      default
                            worker; 0: all extraction on the loop
 ``ANSWERX_HEADER_TIMEOUT_S`` seconds a connection may take to send a    10
                            request's line and headers; then closed
-``ANSWERX_KEEP_ALIVE_S``   seconds an idle keep-alive connection is     5
-                           kept open between requests
+``ANSWERX_KEEP_ALIVE_S``   seconds an idle keep-alive connection is     20
+                           kept open between requests (longer than
+                           clients keep idle connections: httpx 5,
+                           aiohttp 15; see below)
 ``ANSWERX_MAX_CONNECTIONS`` connections open at once per server         1000
                            worker; beyond: closed at once (and
                            requests beyond it answered 503)
 =========================  ===========================================  =========
+
+Why 20 s of keep-alive, not uvicorn's 5: a client reuses an idle connection until
+its own expiry (httpx: 5 s). With the server's timeout equal to it, the server
+closes the connection just as the client sends its next request on it, which
+the client sees as a request closed without a reply (``ReadError``); uvloop, which
+runs due timers before reading the sockets, made this likely whenever the event
+loop had been busy (extraction on the loop). The server's timeout must be the
+longer one; idle connections count against ``ANSWERX_MAX_CONNECTIONS``.
 
 Provider credentials are never settings of the service: each provider reads its
 key from its own environment variable (``config/providers.yaml``), on the server.
@@ -85,7 +95,7 @@ class ServiceSettings(BaseModel):
         default=10.0, gt=0, description="Deadline for a request's line and headers."
     )
     keep_alive_s: int = Field(
-        default=5, ge=1, description="Idle seconds before a keep-alive connection is closed."
+        default=20, ge=1, description="Idle seconds before a keep-alive connection is closed."
     )
     max_connections: int = Field(
         default=1000, ge=1, description="Connections open at once (per worker process)."
