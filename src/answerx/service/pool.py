@@ -14,7 +14,9 @@ more than that. Worst case on the loop is then a few milliseconds per request.
 
 The pool is started on first use (``forkserver`` on Linux: forking the threaded
 server process itself is not safe) and sized to the CPU cores this process may
-use, or ``ANSWERX_EXTRACT_WORKERS``; ``0`` keeps all extraction on the loop.
+use, or ``ANSWERX_EXTRACT_WORKERS``; ``0`` keeps all extraction on the loop. The
+workers run at a lower CPU priority (``nice`` 10), so that on a machine short of
+cores the event loop still gets the CPU when it needs it.
 """
 
 from __future__ import annotations
@@ -75,6 +77,15 @@ def _run_jobs(jobs: Sequence[ExtractionJob]) -> list[JobResult]:
     return results
 
 
+def _lower_priority() -> None:
+    """In each worker: yield the CPU to the server's event loop when cores are short
+    (the loop answers /healthz and small requests; the workers can wait a moment)."""
+    try:
+        os.nice(10)
+    except OSError:  # pragma: no cover - not permitted here: run at the same priority
+        pass
+
+
 def default_workers() -> int:
     """The CPU cores this process may run on."""
     if hasattr(os, "sched_getaffinity"):
@@ -129,7 +140,9 @@ class ExtractionPool:
         if self._executor is None:
             method = "forkserver" if sys.platform.startswith("linux") else "spawn"
             context = multiprocessing.get_context(method)
-            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context, initializer=_lower_priority
+            )
         return self._executor
 
     def close(self) -> None:
