@@ -22,6 +22,7 @@ cores the event loop still gets the CPU when it needs it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -80,10 +81,8 @@ def _run_jobs(jobs: Sequence[ExtractionJob]) -> list[JobResult]:
 def _lower_priority() -> None:
     """In each worker: yield the CPU to the server's event loop when cores are short
     (the loop answers /healthz and small requests; the workers can wait a moment)."""
-    try:
+    with contextlib.suppress(OSError):  # not permitted: run at the same priority
         os.nice(10)
-    except OSError:  # pragma: no cover - not permitted here: run at the same priority
-        pass
 
 
 def default_workers() -> int:
