@@ -198,23 +198,33 @@ def run_load(spec: LoadSpec) -> LoadResult:
 
 
 def tree_cpu_seconds(pid: int) -> float | None:
-    """CPU seconds (user + system) used so far by ``pid`` and its children (Linux /proc).
+    """CPU seconds (user + system) used so far by ``pid`` and all its descendants
+    (uvicorn's workers, their extraction pools) (Linux /proc).
 
     Other work on a shared machine slows the wall-clock figures; the server's own
     CPU time per request does not depend on it.
     """
     tick = os.sysconf("SC_CLK_TCK")
-    total, found = 0.0, False
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue  # the process ended meanwhile
         # fields[1] is the parent pid; [11], [12] user and system ticks
-        if stat.parent.name == str(pid) or fields[1] == str(pid):
-            total += (int(fields[11]) + int(fields[12])) / tick
-            found = True
-    return total if found else None
+        parents[int(stat.parent.name)] = int(fields[1])
+        ticks[int(stat.parent.name)] = int(fields[11]) + int(fields[12])
+    if pid not in ticks:
+        return None
+    total = 0
+    for process, own in ticks.items():
+        ancestor = process
+        while ancestor not in (pid, 0, 1) and ancestor in parents:
+            ancestor = parents[ancestor]
+        if ancestor == pid:
+            total += own
+    return total / tick
 
 
 def _free_port() -> int:
