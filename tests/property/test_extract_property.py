@@ -158,19 +158,34 @@ def check_consistent(result: Extraction, raw: str, task: str, kwargs: dict[str, 
     if result.span is not None:
         start, end = result.span
         assert 0 <= start <= end <= len(raw)
+    assert isinstance(result.unfinished, bool)
     if result.method == "none":
         assert result.confidence == 0.0
         assert result.reasoning == raw
+        assert (result.valid, result.problem) == (None, None)
         return
+    # The answer is what was stated; `valid` says whether it has the task's shape.
+    assert isinstance(result.valid, bool)
+    assert result.valid == (result.problem is None)
     assert result.answer != ""
     assert result.confidence > 0.0
     assert result.span is not None
     start, end = result.span
     assert raw[start:end] == result.candidate
     assert marker_covers_span(raw, result.reasoning, start, end), "reasoning != raw - marker"
-    # The answer has the shape of its task.
     answer = result.answer
     assert answer is not None
+    if not result.valid:
+        assert result.problem
+        if task == "multiple_choice":
+            assert len(answer) == 1 and answer.isupper()
+            assert result.problem == f"letter {answer} is not an option"
+        elif task == "numeric":
+            assert result.problem == "not a single number"
+        else:
+            assert task in ("game24", "auto")
+        return
+    # A well-formed answer has the shape of its task.
     if task == "multiple_choice":
         allowed = "ABCDEFGHIJ"[: len(kwargs["choices"])] if "choices" in kwargs else "ABCDEFGHIJ"
         assert len(answer) == 1 and answer in allowed
@@ -296,6 +311,17 @@ ADVERSARIAL_EXTRA: dict[str, Callable[[int], str]] = {
     "control-chars": lambda n: _fill("\x0crac\x08oxed\t", n),
     "choice-letters": lambda n: _fill("(B) ", n),
 }
+# The shapes that took 2-4 s per 5 MB before issue 19 §7: long runs of newlines or spaces,
+# "\boxed" followed by megabytes of "{", "$" lines. Each must take at most 0.5 s per MB.
+ADVERSARIAL_RUNS: dict[str, Callable[[int], str]] = {
+    "newline-run": lambda n: "x" + "\n" * (n - 2) + "y",
+    "newlines-only": lambda n: "\n" * n,
+    "spaces-only": lambda n: " " * n,
+    "boxed-then-braces": lambda n: "\\boxed" + "{" * (n - 6),
+    "boxed-braces-one-close": lambda n: "\\boxed" + "{" * (n - 8) + "}B",
+    "dollar-lines": lambda n: _fill("$\n", n),
+}
+_PER_MB_LIMIT_S = 0.5
 _EXTRA_TASKS = ["auto", "multiple_choice", "game24", "text"]
 
 # Known engine bugs, (shape, task) -> what is wrong. Remove an entry when the engine is fixed
@@ -374,3 +400,19 @@ def test_adversarial_megabyte_is_fast_and_linear(shape: str, task: str, kwargs: 
 def test_adversarial_megabyte_more_shapes(shape: str, task: str) -> None:
     kwargs = {"numbers": NUMBERS} if task == "game24" else {}
     _check_adversarial(ADVERSARIAL_EXTRA[shape], task, kwargs)
+
+
+@pytest.mark.parametrize("task", ["auto", "math", "multiple_choice", "game24"])
+@pytest.mark.parametrize("shape", list(ADVERSARIAL_RUNS))
+def test_long_runs_take_at_most_half_a_second_per_megabyte(shape: str, task: str) -> None:
+    kwargs = {"numbers": NUMBERS} if task == "game24" else {}
+    raw = ADVERSARIAL_RUNS[shape](MB)
+    result, elapsed = _timed(raw, task, kwargs)
+    for _ in range(_RETRIES):  # best of three on a noisy machine
+        if elapsed <= _PER_MB_LIMIT_S:
+            break
+        again, t = _timed(raw, task, kwargs)
+        assert again == result
+        elapsed = min(elapsed, t)
+    check_consistent(result, raw, task, kwargs)
+    assert elapsed <= _PER_MB_LIMIT_S, f"1 MB took {elapsed:.2f} s"
