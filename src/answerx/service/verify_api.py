@@ -8,11 +8,11 @@ for exactly this. Verdicts are counted by reason in ``answerx_verdicts_total``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter
 from prometheus_client import Counter
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 from starlette.responses import Response
 
 from answerx.errors import AnswerxError, redact
@@ -21,25 +21,36 @@ from answerx.grading.rewards import reward_logs, reward_verdicts
 from answerx.service.asgi import JSON
 from answerx.service.errors import ERROR_RESPONSES, ApiError, validation_message
 from answerx.service.metrics import ServiceMetrics
+from answerx.service.openapi import example_response
 from answerx.service.schemas import ErrorDetail
 from answerx.service.settings import ServiceSettings
 from answerx.service.verify_schemas import (
+    VERIFY_EXAMPLE,
     RewardRequest,
     RewardResponse,
     VerifyBatchItem,
+    VerifyBatchRequest,
     VerifyBatchResponse,
     VerifyRequest,
 )
 
 __all__ = ["verify_router"]
 
+# The 200 examples are real verdicts (a numeric item: no math-verify worker is needed),
+# so the documented shape cannot drift from what the endpoints return.
+_VERDICT_EXAMPLE: Final = verify(
+    VERIFY_EXAMPLE["raw_output"], VERIFY_EXAMPLE["gold"], VERIFY_EXAMPLE["task"]
+).model_dump(mode="json")
 
-class _Envelope(BaseModel):
-    """The batch body as parsed: the items are judged one by one afterwards."""
 
-    model_config = ConfigDict(extra="forbid")
+def _reward_example() -> dict[str, Any]:
+    request = RewardRequest.model_validate(RewardRequest.model_json_schema()["examples"][0])
+    judged = reward_verdicts(request.query, request.prompts or [], request.labels)
+    scores = [v.reward for v in judged]
+    return {"rewards": scores, "scores": scores, "extra_logs": reward_logs(judged)}
 
-    items: list[Any]
+
+_REWARD_EXAMPLE: Final = _reward_example()
 
 
 def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRouter:
@@ -67,7 +78,7 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
         "/verify",
         response_model=Verdict,
         summary="Is the answer in one raw output right?",
-        responses=ERROR_RESPONSES,
+        responses={**ERROR_RESPONSES, **example_response(_VERDICT_EXAMPLE)},
     )
     def verify_one(body: VerifyRequest) -> Response:
         """The :class:`Verdict`: ``correct`` (null only for an unreadable gold), ``reason``,
@@ -80,9 +91,18 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
         "/verify/batch",
         response_model=VerifyBatchResponse,
         summary="Judge many raw outputs",
-        responses=ERROR_RESPONSES,
+        responses={
+            **ERROR_RESPONSES,
+            **example_response(
+                {
+                    "results": [{"verdict": _VERDICT_EXAMPLE, "error": None}],
+                    "succeeded": 1,
+                    "failed": 0,
+                }
+            ),
+        },
     )
-    def verify_batch_(body: _Envelope) -> Response:
+    def verify_batch_(body: VerifyBatchRequest) -> Response:
         """One result per item, in order; a malformed item gets its own ``error`` and the
         others are judged all the same. More than ``ANSWERX_MAX_BATCH`` items: 413."""
         check_size(len(body.items))
@@ -108,7 +128,7 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
         "/reward",
         response_model=RewardResponse,
         summary="OpenRLHF remote reward: rewards for rollouts against their labels",
-        responses=ERROR_RESPONSES,
+        responses={**ERROR_RESPONSES, **example_response(_REWARD_EXAMPLE)},
     )
     def reward(body: RewardRequest) -> Response:
         """OpenRLHF's ``--remote_rm_url`` protocol: ``query`` (prompt and response),

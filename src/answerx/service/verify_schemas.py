@@ -19,6 +19,7 @@ __all__ = [
     "RewardRequest",
     "RewardResponse",
     "VerifyBatchItem",
+    "VerifyBatchRequest",
     "VerifyBatchResponse",
     "VerifyRequest",
 ]
@@ -50,6 +51,22 @@ class VerifyRequest(BaseModel):
     finish_reason: Name | None = Field(
         default=None, description="The provider's finish reason ('length': the output was cut off)."
     )
+
+
+class VerifyBatchRequest(BaseModel):
+    """Many verifications in one request. Each item has the shape of ``POST /v1/verify``'s
+    body and is checked on its own, so one malformed item gets its own error."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"items": [VERIFY_EXAMPLE, {"raw_output": "So x = \\frac{1}{2}.", "gold": "0.5"}]}
+            ]
+        },
+    )
+
+    items: list[Any] = Field(description="Objects shaped like POST /v1/verify's body.")
 
 
 class VerifyBatchItem(BaseModel):
