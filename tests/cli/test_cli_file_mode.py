@@ -47,7 +47,15 @@ def test_file_to_file_keeps_every_input_field_and_adds_the_answer(tmp_path: Path
     assert result.stdout == ""  # results went to --out
     out = read_jsonl(dst)
     assert [r["id"] for r in out] == ["gsm", "mc", "box"]
-    assert out[0] == GOOD[0] | {"answer": "72", "method": "final_answer_phrase", "confidence": 0.9}
+    assert out[0] == GOOD[0] | {
+        "answer": "72",
+        "method": "final_answer_phrase",
+        "confidence": 0.9,
+        "valid": out[0]["valid"],  # True once the extraction layer checks well-formedness
+        "unfinished": False,
+        "span_start": 25,
+        "span_end": 27,
+    }
     assert (out[1]["answer"], out[1]["choices"]) == ("B", ["Mitochondrion", "Chloroplast"])
     assert (out[2]["answer"], out[2]["method"]) == ("\\frac{1}{2}", "boxed")
     assert "read 3 · written 3 · malformed 0" in result.stderr
@@ -223,12 +231,16 @@ def test_an_input_answer_field_is_kept_with_a_prefix(tmp_path: Path) -> None:
 
     assert json.loads(replaced.stdout)["answer"] == "5"
     assert "input field 'answer' was replaced" in replaced.stderr
-    assert json.loads(kept.stdout) | {} == {
+    record = json.loads(kept.stdout)
+    assert {k: v for k, v in record.items() if k != "extracted_valid"} == {
         "raw_output": "The answer is 5.",
         "answer": "6",
         "extracted_answer": "5",
         "extracted_method": "final_answer_phrase",
         "extracted_confidence": 0.9,
+        "extracted_unfinished": False,
+        "extracted_span_start": 14,
+        "extracted_span_end": 15,
     }
     assert "replaced" not in kept.stderr
 

@@ -68,7 +68,7 @@ _PROGRESS_VERSION = 1
 
 Source = str | os.PathLike[str] | IO[bytes]
 Sink = str | os.PathLike[str] | IO[bytes]
-ProgressCallback = Callable[["Progress"], None]
+ProgressCallback = Callable[["RunProgress"], None]
 
 
 class BatchSummary(FileSummary):
@@ -86,7 +86,7 @@ class BatchSummary(FileSummary):
 
 
 @dataclass(frozen=True, slots=True)
-class Progress:
+class RunProgress:
     """Where a run is, after each batch written."""
 
     rows: int
@@ -214,7 +214,7 @@ def _pump(
             summary.last_written = done.last
         writer.checkpoint(summary)
         if on_progress is not None:
-            on_progress(Progress(summary.consumed, summary.written, position, reader.total))
+            on_progress(RunProgress(summary.consumed, summary.written, position, reader.total))
 
     try:
         exhausted = False
