@@ -276,7 +276,7 @@ class RowOptions:
     def _row(self, output: object, task: object, choices: object, numbers: object) -> _Row:
         if not isinstance(output, str):
             raise InputError(f"{self.column!r} is {type(output).__name__}, not a string")
-        if task is None:
+        if task is None or task == "":  # CSV has no null: an empty cell is no value
             task = self.default_task
         elif not isinstance(task, str):
             raise InputError(f"{self.task_column!r} is {type(task).__name__}, not a string")
@@ -297,7 +297,7 @@ class RowOptions:
 def _list_value(
     value: object, name: str | None, types: tuple[type, ...], what: str
 ) -> list[Any] | None:
-    if value is None:
+    if value is None or value == "":  # CSV has no null: an empty cell is no value
         return None
     if isinstance(value, str):
         text = value
