@@ -7,12 +7,15 @@
   streamed in bounded memory, in order, resumable after an interruption.
 """
 
+from answerx.batch.files import BatchSummary, default_workers, run_file
 from answerx.batch.tables import (
     ERROR_COLUMN,
     EXTRACT_COLUMNS,
     VERIFY_COLUMNS,
     as_table,
     extract_table,
+    result_struct,
+    result_type,
     verify_table,
 )
 
@@ -20,7 +23,12 @@ __all__ = [
     "ERROR_COLUMN",
     "EXTRACT_COLUMNS",
     "VERIFY_COLUMNS",
+    "BatchSummary",
     "as_table",
+    "default_workers",
     "extract_table",
+    "result_struct",
+    "result_type",
+    "run_file",
     "verify_table",
 ]

@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any, TypeAlias, TypeVar
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from answerx.errors import AnswerxError, ConfigError, InputError
 from answerx.extraction import TASKS, Extraction, extract
@@ -33,6 +34,8 @@ __all__ = [
     "RowError",
     "as_table",
     "extract_table",
+    "result_struct",
+    "result_type",
     "verify_table",
 ]
 
@@ -115,6 +118,7 @@ def extract_table(
     choice and Game of 24.
 
     >>> import pyarrow as pa
+import pyarrow.compute as pc
     >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
     >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
     (['4', None], ['final_answer_phrase', None])
@@ -197,6 +201,32 @@ def verify_with(data: pa.Table, options: RowOptions, gold: str, prefix: str) -> 
         _errors(errors),
     ]
     return _add_columns(data, arrays, prefix, verify=True)
+
+
+def result_struct(table: pa.Table, *, verify: bool = False, prefix: str = "") -> pa.StructArray:
+    """The result columns of an :func:`extract_table` (or :func:`verify_table`) output as one
+    struct array, null where the row had no result: what a UDF returns as one value.
+
+    >>> import pyarrow as pa
+import pyarrow.compute as pc
+    >>> result_struct(extract_table(pa.table({"raw_output": ["#### 4"]})))[0]["answer"]
+    <pyarrow.StringScalar: '4'>
+    """
+    names = [name for name, _ in (VERIFY_COLUMNS if verify else EXTRACT_COLUMNS)]
+    names.append(ERROR_COLUMN)
+    arrays = [table.column(prefix + name).combine_chunks() for name in names]
+    method = table.column(prefix + "method").combine_chunks()
+    error = table.column(prefix + ERROR_COLUMN).combine_chunks()
+    # A row without a result (null output, or an error) is a null struct, as SQL expects;
+    # the error text stays readable through the error field of non-null rows only.
+    missing = pc.and_(pc.is_null(method), pc.is_null(error))
+    return pa.StructArray.from_arrays(arrays, names=names, mask=missing)
+
+
+def result_type(*, verify: bool = False) -> pa.StructType:
+    """The Arrow type of :func:`result_struct`."""
+    columns = (*(VERIFY_COLUMNS if verify else EXTRACT_COLUMNS), (ERROR_COLUMN, pa.string()))
+    return pa.struct([pa.field(name, type_) for name, type_ in columns])
 
 
 # --------------------------------------------------------------------------- rows
