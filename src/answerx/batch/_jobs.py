@@ -39,7 +39,7 @@ from answerx.extraction.files import (
     parse_record,
 )
 
-__all__ = ["Done", "Job", "Settings", "ignore_sigint", "run_job"]
+__all__ = ["Done", "Job", "Settings", "annotate_batch", "ignore_sigint", "run_job"]
 
 Payload = Literal["jsonl", "json", "arrow", "rows"]
 """What a job returns: JSONL bytes; JSON-array items joined by ",\\n"; an Arrow
@@ -208,8 +208,14 @@ def _join(encoded: list[str], payload: Payload) -> bytes:
 
 
 # --------------------------------------------------------------------------- Arrow batches
-def _run_batch(batch: pa.RecordBatch, first: int, s: Settings) -> Done:
-    data = pa.Table.from_batches([batch])
+def annotate_batch(data: pa.Table, s: Settings) -> pa.Table:
+    """``data`` with the result columns and the ``error`` column, the file mode's way.
+
+    A record's ``task``, ``choices`` and ``numbers`` columns are used when present
+    (``s.task`` is the default), and a null output (or gold) is an error, as a
+    JSONL record without one is malformed. Shared by the local file mode and the
+    Ray engine, so that both give the same rows.
+    """
     options = RowOptions.of(
         data,
         s.field,
@@ -218,24 +224,34 @@ def _run_batch(batch: pa.RecordBatch, first: int, s: Settings) -> Done:
         s.numbers_field,
         optional_columns=True,
     )
-    done = Done(read=data.num_rows)
-    done.replaced = [name for name in s.added if name in data.column_names]
     if s.mode == "verify":
         out = verify_with(data, options, s.gold, s.prefix)
     else:
         out = extract_with(data, options, s.prefix)
-    # The file mode reports a null output or gold as malformed (the table API
-    # gives it a null result): a JSONL record without one is malformed too.
-    errors = out.column(s.prefix + ERROR_COLUMN).to_pylist()
+    name = s.prefix + ERROR_COLUMN
+    errors = out.column(name).to_pylist()
     missing = [s.field] + ([s.gold] if s.mode == "verify" else [])
-    nulls = [data.column(name).is_null().to_pylist() for name in missing]
-    keep: list[bool] = []
+    nulls = [data.column(column).is_null().to_pylist() for column in missing]
+    changed = False
     for i, error in enumerate(errors):
         if error is None:
-            for name, null in zip(missing, nulls, strict=True):
+            for column, null in zip(missing, nulls, strict=True):
                 if null[i]:
-                    error = f"field {name!r} is null"
+                    errors[i], changed = f"field {column!r} is null", True
                     break
+    if changed:
+        out = out.set_column(out.column_names.index(name), name, pa.array(errors, pa.string()))
+    return out
+
+
+def _run_batch(batch: pa.RecordBatch, first: int, s: Settings) -> Done:
+    data = pa.Table.from_batches([batch])
+    done = Done(read=data.num_rows)
+    done.replaced = [name for name in s.added if name in data.column_names]
+    out = annotate_batch(data, s)
+    errors = out.column(s.prefix + ERROR_COLUMN).to_pylist()
+    keep: list[bool] = []
+    for i, error in enumerate(errors):
         if error is not None:
             done.malformed.append(MalformedLine(line=first + i, reason=error))
         keep.append(error is None)

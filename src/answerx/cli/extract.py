@@ -271,7 +271,7 @@ def extract_command(
 
             if file is None:
                 fail("--engine ray needs --file PATH (paths or globs)", ExitCode.USAGE)
-            run_ray_cli(
+            errors = run_ray_cli(
                 "extract",
                 file,
                 out,
@@ -283,6 +283,8 @@ def extract_command(
                 workers=workers,
                 quiet=quiet,
             )
+            if errors:
+                raise typer.Exit(int(ExitCode.MALFORMED))
             return
         if fmt is OutputFormat.table:
             if resume or workers is not None:
