@@ -277,3 +277,24 @@ def test_only_a_few_batches_are_read_ahead(tmp_path: Path) -> None:
         position = stream.tell()
 
     assert position < src.stat().st_size // 10  # far from the whole file
+
+
+def test_verify_mode_grades_every_record_against_its_gold(tmp_path: Path) -> None:
+    src = write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            {"id": 1, "raw_output": "#### 72", "gold": 72},
+            {"id": 2, "raw_output": "#### 70", "gold": "72"},
+            {"id": 3, "raw_output": "#### 72"},  # no gold: malformed
+        ],
+    )
+    reported: list[MalformedLine] = []
+
+    run_file(src, tmp_path / "out.jsonl", mode="verify", workers=1, on_error=reported.append)
+
+    rows = read_jsonl(tmp_path / "out.jsonl")
+    assert [(r["id"], r["correct"], r["reason"]) for r in rows] == [
+        (1, True, "equivalent"),
+        (2, False, "different"),
+    ]
+    assert reported == [MalformedLine(line=3, reason="no 'gold' field")]

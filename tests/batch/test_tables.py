@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import answerx
-from answerx.batch import EXTRACT_COLUMNS, as_table, extract_table
+from answerx.batch import EXTRACT_COLUMNS, as_table, extract_table, verify_table
 from answerx.errors import ConfigError, InputError
 from answerx.examples import open_examples
 
@@ -135,3 +135,36 @@ def test_a_mistake_in_the_call_raises_config_error(kwargs: dict[str, str], messa
 def test_something_that_is_not_a_table_raises_input_error() -> None:
     with pytest.raises(InputError, match="not a table"):
         as_table(42)
+
+
+def test_verify_table_grades_each_row_and_keeps_the_extraction_columns() -> None:
+    table = pa.table(
+        {
+            "raw_output": [
+                "6 * 7 = 42, so the answer is 42.",
+                "So $x = \\boxed{3}$.",
+                "Let me think. First, 3 +",
+                None,
+            ],
+            "gold": ["42", "4", "1", "1"],
+            "finish_reason": [None, None, "length", None],
+        }
+    )
+
+    out = verify_table(table, finish_reason="finish_reason")
+
+    rows = out.to_pylist()
+    assert [r["correct"] for r in rows] == [True, False, False, None]
+    assert [r["reason"] for r in rows] == ["equivalent", "different", "unfinished", None]
+    assert rows[1]["answer"] == "3" and rows[1]["method"] == "boxed"
+    assert rows[2]["unfinished"] is True
+    expected = answerx.verify("6 * 7 = 42, so the answer is 42.", "42")
+    assert (rows[0]["how"], rows[0]["error"]) == (expected.how, None)
+
+
+def test_a_finish_reason_of_length_marks_an_output_unfinished() -> None:
+    table = pa.table({"raw_output": ["Let me think. First, 3"], "fr": ["length"]})
+
+    out = extract_table(table, finish_reason="fr")
+
+    assert out.column("unfinished").to_pylist() == [True]

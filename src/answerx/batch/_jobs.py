@@ -115,14 +115,14 @@ def _run_lines(lines: Sequence[bytes], first: int, s: Settings) -> Done:
             continue  # blank lines (a trailing newline, spacing) are not records
         done.read += 1
         try:
-            record, (task, choices, numbers) = parse_record(
+            record, (task, choices, numbers, finish) = parse_record(
                 raw, line_no, s.field, s.task, s.task_field, s.choices_field, s.numbers_field
             )
             if s.mode == "verify":
-                out = _verified_record(record, s, task, choices, numbers, done.replaced)
+                out = _verified_record(record, s, (task, choices, numbers, finish), done.replaced)
                 method = out[s.prefix + "method"]
             else:
-                extraction = _extract_guarded(record[s.field], task, choices, numbers)
+                extraction = _extract_guarded(record[s.field], task, choices, numbers, finish)
                 _note_replaced(record, s.prefix, ADDED_FIELDS, done.replaced)
                 out = output_record(ExtractedRecord(line_no, record, extraction), s.prefix)
                 method = extraction.method
@@ -148,9 +148,10 @@ def _extract_guarded(
     task: str,
     choices: Sequence[str] | None,
     numbers: Sequence[int | float] | None,
+    finish: str | None,
 ) -> Extraction:
     try:
-        return extract(output, task, choices=choices, numbers=numbers)
+        return extract(output, task, choices=choices, numbers=numbers, finish_reason=finish)
     except AnswerxError:
         raise
     except Exception as exc:
@@ -160,18 +161,24 @@ def _extract_guarded(
 def _verified_record(
     record: dict[str, Any],
     s: Settings,
-    task: str,
-    choices: Sequence[str] | None,
-    numbers: Sequence[int | float] | None,
+    options: tuple[str, Sequence[str] | None, Sequence[int | float] | None, str | None],
     replaced: list[str],
 ) -> dict[str, Any]:
     # The grading layer sits above extraction: imported only when verifying.
-    from answerx.grading import verify  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from answerx.grading import verify
 
     if record.get(s.gold) is None:
         raise InputError(f"no {s.gold!r} field")
     try:
-        verdict = verify(record[s.field], record[s.gold], task, choices=choices, numbers=numbers)
+        task, choices, numbers, finish = options
+        verdict = verify(
+            record[s.field],
+            record[s.gold],
+            task,
+            choices=choices,
+            numbers=numbers,
+            finish_reason=finish,
+        )
     except AnswerxError:
         raise
     except Exception as exc:

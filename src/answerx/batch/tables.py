@@ -103,31 +103,34 @@ def extract_table(
     task: str = "auto",
     choices: str | None = None,
     numbers: str | None = None,
+    finish_reason: str | None = None,
     prefix: str = "",
 ) -> pa.Table:
     """``table`` with the extraction of each row's ``column`` added as flat columns.
 
-    Added (each named ``prefix + name``, replacing an input column of that name):
-    ``answer``, ``method``, ``confidence``, ``valid``, ``unfinished``,
-    ``span_start``, ``span_end`` and ``error`` (why a row has no result; null
-    when it has one, or when its output is null).
+        Added (each named ``prefix + name``, replacing an input column of that name):
+        ``answer``, ``method``, ``confidence``, ``valid``, ``unfinished``,
+        ``span_start``, ``span_end`` and ``error`` (why a row has no result; null
+        when it has one, or when its output is null).
 
-    ``task`` is a task name (one for every row) or the name of a column of
-    task names (a null there means ``"auto"``). ``choices`` and ``numbers``
-    name list columns (or JSON-list strings, as CSV holds them) for multiple
-    choice and Game of 24.
+        ``task`` is a task name (one for every row) or the name of a column of
+        task names (a null there means ``"auto"``). ``choices`` and ``numbers``
+        name list columns (or JSON-list strings, as CSV holds them) for multiple
+        choice and Game of 24; ``finish_reason`` names a column of the provider's
+        finish reasons (``"length"`` marks a cut-off output ``unfinished``).
 
-    >>> import pyarrow as pa
-import pyarrow.compute as pc
-    >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
-    >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
-    (['4', None], ['final_answer_phrase', None])
+        >>> import pyarrow as pa
+    import pyarrow.compute as pc
+        >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
+        >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
+        (['4', None], ['final_answer_phrase', None])
 
-    Raises :class:`~answerx.errors.ConfigError` for a missing column or an
-    unknown task name: a mistake in the call, not in a row.
+        Raises :class:`~answerx.errors.ConfigError` for a missing column or an
+        unknown task name: a mistake in the call, not in a row.
     """
     data = as_table(table)
-    return extract_with(data, RowOptions.of(data, column, task, choices, numbers), prefix)
+    options = RowOptions.of(data, column, task, choices, numbers, finish_reason)
+    return extract_with(data, options, prefix)
 
 
 def extract_with(data: pa.Table, options: RowOptions, prefix: str) -> pa.Table:
@@ -156,26 +159,28 @@ def verify_table(
     task: str = "auto",
     choices: str | None = None,
     numbers: str | None = None,
+    finish_reason: str | None = None,
     prefix: str = "",
 ) -> pa.Table:
     """``table`` with each row's ``output`` graded against its ``gold`` as flat columns.
 
     Added (each named ``prefix + name``): ``correct``, ``reason``, ``how`` and
     the extraction columns of :func:`extract_table`, then ``error``. A null
-    output or gold gives a null result; ``task``, ``choices`` and ``numbers``
-    work as in :func:`extract_table`.
+    output or gold gives a null result; ``task``, ``choices``, ``numbers`` and
+    ``finish_reason`` work as in :func:`extract_table`.
 
     Raises :class:`~answerx.errors.ConfigError` for a missing column or an
     unknown task name.
     """
     data = as_table(table)
-    return verify_with(data, RowOptions.of(data, output, task, choices, numbers), gold, prefix)
+    options = RowOptions.of(data, output, task, choices, numbers, finish_reason)
+    return verify_with(data, options, gold, prefix)
 
 
 def verify_with(data: pa.Table, options: RowOptions, gold: str, prefix: str) -> pa.Table:
     """:func:`verify_table` with the row options already checked (the file mode's entry)."""
     # The grading layer sits above extraction: imported only when verifying.
-    from answerx.grading import verify  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from answerx.grading import verify
 
     if gold not in data.column_names:
         raise ConfigError(_missing(gold, data))
@@ -205,12 +210,12 @@ def verify_with(data: pa.Table, options: RowOptions, gold: str, prefix: str) -> 
 
 def result_struct(table: pa.Table, *, verify: bool = False, prefix: str = "") -> pa.StructArray:
     """The result columns of an :func:`extract_table` (or :func:`verify_table`) output as one
-    struct array, null where the row had no result: what a UDF returns as one value.
+        struct array, null where the row had no result: what a UDF returns as one value.
 
-    >>> import pyarrow as pa
-import pyarrow.compute as pc
-    >>> result_struct(extract_table(pa.table({"raw_output": ["#### 4"]})))[0]["answer"]
-    <pyarrow.StringScalar: '4'>
+        >>> import pyarrow as pa
+    import pyarrow.compute as pc
+        >>> result_struct(extract_table(pa.table({"raw_output": ["#### 4"]})))[0]["answer"]
+        <pyarrow.StringScalar: '4'>
     """
     names = [name for name, _ in (VERIFY_COLUMNS if verify else EXTRACT_COLUMNS)]
     names.append(ERROR_COLUMN)
@@ -230,8 +235,8 @@ def result_type(*, verify: bool = False) -> pa.StructType:
 
 
 # --------------------------------------------------------------------------- rows
-_Row = tuple[str, str, list[str] | None, list[int | float] | None]
-"""(output, task, choices, numbers) of one row, checked."""
+_Row = tuple[str, str, list[str] | None, list[int | float] | None, str | None]
+"""(output, task, choices, numbers, finish_reason) of one row, checked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +248,7 @@ class RowOptions:
     task_column: str | None
     choices_column: str | None
     numbers_column: str | None
+    finish_column: str | None = None
 
     @classmethod
     def of(
@@ -252,6 +258,7 @@ class RowOptions:
         task: str,
         choices: str | None,
         numbers: str | None,
+        finish_reason: str | None = None,
         *,
         optional_columns: bool = False,
     ) -> RowOptions:
@@ -272,14 +279,15 @@ class RowOptions:
                 "task" if "task" in names else None,
                 choices if choices in names else None,
                 numbers if numbers in names else None,
+                "finish_reason" if "finish_reason" in names else None,
             )
-        for name in (choices, numbers):
+        for name in (choices, numbers, finish_reason):
             if name is not None and name not in names:
                 raise ConfigError(_missing(name, data))
         if task in TASKS:
-            return cls(column, task, None, choices, numbers)
+            return cls(column, task, None, choices, numbers, finish_reason)
         if task in names:
-            return cls(column, "auto", task, choices, numbers)
+            return cls(column, "auto", task, choices, numbers, finish_reason)
         raise ConfigError(
             f"task {task!r} is neither a task ({', '.join(TASKS)}) nor a column "
             f"(columns: {', '.join(names)})"
@@ -292,18 +300,21 @@ class RowOptions:
         tasks = self._values(data, self.task_column, n)
         choices = self._values(data, self.choices_column, n)
         numbers = self._values(data, self.numbers_column, n)
+        finishes = self._values(data, self.finish_column, n)
         rows: list[_Row | RowError | None] = []
         for i, output in enumerate(outputs):
             if output is None:
                 rows.append(None)
                 continue
             try:
-                rows.append(self._row(output, tasks[i], choices[i], numbers[i]))
+                rows.append(self._row(output, tasks[i], choices[i], numbers[i], finishes[i]))
             except AnswerxError as exc:
                 rows.append(RowError(i, str(exc)))
         return rows
 
-    def _row(self, output: object, task: object, choices: object, numbers: object) -> _Row:
+    def _row(
+        self, output: object, task: object, choices: object, numbers: object, finish: object
+    ) -> _Row:
         if not isinstance(output, str):
             raise InputError(f"{self.column!r} is {type(output).__name__}, not a string")
         if task is None or task == "":  # CSV has no null: an empty cell is no value
@@ -312,11 +323,14 @@ class RowOptions:
             raise InputError(f"{self.task_column!r} is {type(task).__name__}, not a string")
         else:
             check_task(task)  # the ConfigError names the valid tasks: the row's reason
+        if finish is not None and not isinstance(finish, str):
+            raise InputError(f"{self.finish_column!r} is {type(finish).__name__}, not a string")
         return (
             output,
             task,
             _list_value(choices, self.choices_column, (str,), "strings"),
             _list_value(numbers, self.numbers_column, (int, float), "numbers"),
+            finish or None,
         )
 
     @staticmethod
@@ -345,11 +359,11 @@ def _list_value(
 
 
 def _extract_row(row: _Row) -> Extraction:
-    return extract(row[0], row[1], choices=row[2], numbers=row[3])
+    return extract(row[0], row[1], choices=row[2], numbers=row[3], finish_reason=row[4])
 
 
 def _verify_row(verify: Callable[..., Any], row: _Row, gold: object) -> Any:
-    return verify(row[0], gold, row[1], choices=row[2], numbers=row[3])
+    return verify(row[0], gold, row[1], choices=row[2], numbers=row[3], finish_reason=row[4])
 
 
 def _guarded(call: Callable[[], _T]) -> tuple[_T | None, str | None]:
@@ -381,12 +395,11 @@ def _extraction_arrays(results: Sequence[Extraction | None]) -> list[pa.Array]:
 
 
 def _valid(e: Extraction | None) -> bool | None:
-    # `valid`/`unfinished` arrive with the extraction layer's well-formedness checks.
-    return getattr(e, "valid", None) if e is not None else None
+    return e.valid if e is not None else None
 
 
 def _unfinished(e: Extraction | None) -> bool | None:
-    return bool(getattr(e, "unfinished", False)) if e is not None else None
+    return e.unfinished if e is not None else None
 
 
 def _errors(errors: list[str | None]) -> pa.Array:

@@ -151,9 +151,8 @@ def output_record(
     out[prefix + "answer"] = e.answer
     out[prefix + "method"] = e.method
     out[prefix + "confidence"] = e.confidence
-    # valid/unfinished come with the extraction layer's well-formedness checks.
-    out[prefix + "valid"] = getattr(e, "valid", None)
-    out[prefix + "unfinished"] = bool(getattr(e, "unfinished", False))
+    out[prefix + "valid"] = e.valid
+    out[prefix + "unfinished"] = e.unfinished
     out[prefix + "span_start"] = e.span[0] if e.span else None
     out[prefix + "span_end"] = e.span[1] if e.span else None
     return out
@@ -352,7 +351,11 @@ def _iter_extract(
                     raw, line_no, field, task, task_field, choices_field, numbers_field
                 )
                 extraction = extract(
-                    record[field], options[0], choices=options[1], numbers=options[2]
+                    record[field],
+                    options[0],
+                    choices=options[1],
+                    numbers=options[2],
+                    finish_reason=options[3],
                 )
             except AnswerxError as exc:
                 bad = MalformedLine(line=line_no, reason=str(exc))
@@ -380,7 +383,7 @@ def _is_binary(stream: IO[Any]) -> bool:
     return "b" in getattr(stream, "mode", "")
 
 
-_Options = tuple[str, Sequence[str] | None, Sequence[int | float] | None]
+_Options = tuple[str, Sequence[str] | None, Sequence[int | float] | None, str | None]
 
 
 def parse_record(
@@ -392,7 +395,8 @@ def parse_record(
     choices_field: str | None,
     numbers_field: str | None,
 ) -> tuple[dict[str, Any], _Options]:
-    """The record of one JSONL line and its (task, choices, numbers); InputError when malformed.
+    """The record of one JSONL line and its (task, choices, numbers, finish_reason);
+    InputError when malformed.
 
     ``line_no`` 1 may start with a byte-order mark.
     """
@@ -429,7 +433,10 @@ def parse_record(
         check_task(record_task)  # ConfigError names the valid tasks; reported as the reason
     choices = _list_field(record, choices_field, (str,), "strings")
     numbers = _list_field(record, numbers_field, (int, float), "numbers")
-    return record, (record_task, choices, numbers)
+    finish = record.get("finish_reason")
+    if finish is not None and not isinstance(finish, str):
+        raise InputError(f"field 'finish_reason' is {_json_type(finish)}, not a string")
+    return record, (record_task, choices, numbers, finish or None)
 
 
 def _list_field(
