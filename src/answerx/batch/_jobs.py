@@ -39,11 +39,22 @@ from answerx.extraction.files import (
     parse_record,
 )
 
-__all__ = ["Done", "Job", "Settings", "annotate_batch", "ignore_sigint", "run_job"]
+__all__ = [
+    "Done",
+    "Job",
+    "Settings",
+    "annotate_batch",
+    "ignore_sigint",
+    "merge_columns",
+    "needed_columns",
+    "run_job",
+]
 
-Payload = Literal["jsonl", "json", "arrow", "rows"]
-"""What a job returns: JSONL bytes; JSON-array items joined by ",\\n"; an Arrow
-table; or plain dict rows (JSONL input bound for an Arrow writer)."""
+Payload = Literal["jsonl", "json", "columns", "rows"]
+"""What a job returns: JSONL bytes; JSON-array items joined by ",\\n"; only the
+added columns and which rows to keep (Arrow in and out: the caller already holds
+the input columns, so the long outputs never travel back); or plain dict rows
+(JSONL input bound for an Arrow writer)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +274,9 @@ def _run_batch(batch: pa.RecordBatch, first: int, s: Settings) -> Done:
             done.malformed.append(MalformedLine(line=first + i, reason=error))
         keep.append(error is None)
     out = out.drop_columns([s.prefix + ERROR_COLUMN])
+    if s.payload == "columns":
+        added = out.select(list(s.added))
+        out = added
     if not all(keep):
         out = out.filter(pa.array(keep, pa.bool_()))
     done.written = out.num_rows
@@ -278,5 +292,29 @@ def _run_batch(batch: pa.RecordBatch, first: int, s: Settings) -> Done:
             encoded.append(text)
         done.payload = _join(encoded, s.payload)
     else:
-        done.payload = out
+        done.payload = (None if all(keep) else keep, added)
     return done
+
+
+def needed_columns(names: Sequence[str], s: Settings) -> list[str]:
+    """The input columns a job reads (the rest stay with the caller)."""
+    wanted = {s.field, s.task_field, s.choices_field, s.numbers_field, "finish_reason"}
+    if s.mode == "verify":
+        wanted.add(s.gold)
+    return [name for name in names if name in wanted]
+
+
+def merge_columns(batch: pa.RecordBatch, payload: tuple[list[bool] | None, pa.Table]) -> pa.Table:
+    """``batch`` with a "columns" job's added columns (replacing same-named ones), less
+    the rows the job found malformed."""
+    keep, added = payload
+    table = pa.Table.from_batches([batch])
+    for i, name in enumerate(added.column_names):
+        column = added.column(i)
+        if name in table.column_names:
+            table = table.set_column(table.column_names.index(name), added.field(i), column)
+        else:
+            table = table.append_column(added.field(i), column)
+    if keep is not None:
+        table = table.filter(pa.array(keep, pa.bool_()))
+    return table

@@ -35,7 +35,16 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from pydantic import Field
 
-from answerx.batch._jobs import Done, Job, Payload, Settings, ignore_sigint, run_job
+from answerx.batch._jobs import (
+    Done,
+    Job,
+    Payload,
+    Settings,
+    ignore_sigint,
+    merge_columns,
+    needed_columns,
+    run_job,
+)
 from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS
 from answerx.errors import ConfigError, InputError
 from answerx.extraction.files import MAX_REPORTED, FileSummary, MalformedLine
@@ -156,7 +165,7 @@ def run_file(
         raise ConfigError("workers must be at least 1")
     # JSON is encoded in the workers; Arrow output gets tables (or, from JSONL, rows).
     encoded: dict[str, Payload] = {"jsonl": "jsonl", "json": "json"}
-    payload = encoded.get(fout) or ("rows" if fin == "jsonl" else "arrow")
+    payload = encoded.get(fout) or ("rows" if fin == "jsonl" else "columns")
     settings = Settings(
         mode=mode, field=field, gold=gold, task=task, prefix=prefix, payload=payload
     )
@@ -188,12 +197,15 @@ def _pump(
     stop: Callable[[], bool] | None,
 ) -> BatchSummary:
     stopped = stop or (lambda: False)
-    in_flight: deque[tuple[Future[Done], int, int]] = deque()
+    in_flight: deque[tuple[Future[Done], int, int, pa.RecordBatch | None]] = deque()
     jobs = iter(reader)
     pool: Executor | None = None
     limit = 2 * workers
 
-    def commit(done: Done, consumed: int, position: int) -> None:
+    def commit(done: Done, consumed: int, position: int, kept: pa.RecordBatch | None) -> None:
+        if kept is not None:
+            done.replaced = [name for name in settings.added if name in kept.schema.names]
+            done.payload = merge_columns(kept, done.payload)
         writer.write(done.payload)
         summary.read += done.read
         summary.written += done.written
@@ -229,19 +241,27 @@ def _pump(
                     # Started only once a second batch exists: a small file needs no pool.
                     pool = _start_pool(workers)
                 executor = pool or _INLINE
-                in_flight.append((executor.submit(run_job, job, settings), consumed, position))
+                kept = None
+                if settings.payload == "columns" and job.batch is not None:
+                    # Only the columns extraction reads go to the worker; the rest wait here.
+                    kept = job.batch
+                    job = Job(
+                        job.first, batch=kept.select(needed_columns(kept.schema.names, settings))
+                    )
+                future = executor.submit(run_job, job, settings)
+                in_flight.append((future, consumed, position, kept))
             if not in_flight or stopped():
                 break
-            future, consumed, position = in_flight[0]
+            future, consumed, position, kept = in_flight[0]
             while not wait([future], timeout=0.2).done:
                 if stopped():
                     break
             if not future.done():
                 break
             in_flight.popleft()
-            commit(future.result(), consumed, position)
+            commit(future.result(), consumed, position, kept)
     finally:
-        for future, _, _ in in_flight:
+        for future, *_ in in_flight:
             future.cancel()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
