@@ -298,3 +298,17 @@ def test_verify_mode_grades_every_record_against_its_gold(tmp_path: Path) -> Non
         (2, False, "different"),
     ]
     assert reported == [MalformedLine(line=3, reason="no 'gold' field")]
+
+
+def test_a_replaced_parquet_column_is_named_and_a_prefix_keeps_it(tmp_path: Path) -> None:
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"raw_output": ["#### 5"], "answer": ["6"]}), src)
+
+    replaced = run_file(src, tmp_path / "a.parquet", workers=1)
+    kept = run_file(src, tmp_path / "b.parquet", workers=1, prefix="x_")
+
+    assert replaced.replaced_fields == ["answer"]
+    assert pq.read_table(tmp_path / "a.parquet").column("answer").to_pylist() == ["5"]
+    assert kept.replaced_fields == []
+    out = pq.read_table(tmp_path / "b.parquet")
+    assert (out.column("answer")[0].as_py(), out.column("x_answer")[0].as_py()) == ("6", "5")
