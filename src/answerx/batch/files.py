@@ -44,6 +44,7 @@ from answerx.batch._jobs import (
     merge_columns,
     needed_columns,
     run_job,
+    to_ipc,
 )
 from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS
 from answerx.errors import ConfigError, InputError
@@ -248,6 +249,8 @@ def _pump(
                     job = Job(
                         job.first, batch=kept.select(needed_columns(kept.schema.names, settings))
                     )
+                if pool is not None and job.batch is not None:
+                    job = Job(job.first, batch=to_ipc(job.batch))
                 future = executor.submit(run_job, job, settings)
                 in_flight.append((future, consumed, position, kept))
             if not in_flight or stopped():
