@@ -60,6 +60,7 @@ from answerx.extraction.tasks import check_task
 __all__ = ["HELP", "InputFormat", "OutputFormat", "extract_command"]
 
 MAX_WARNINGS = 100  # malformed-line warnings printed; later ones are only counted
+EXIT_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a Ctrl-C
 _PROGRESS_EVERY = 128  # lines between progress-bar updates (an update costs microseconds)
 
 
@@ -318,7 +319,7 @@ def extract_command(
                 _print_summary(batch)
             if batch.interrupted:
                 _print_interrupted(batch, file, out, fmt)
-                raise typer.Exit(130)
+                raise typer.Exit(EXIT_INTERRUPTED)
             summary = batch
     if not summary.ok:
         raise typer.Exit(int(ExitCode.MALFORMED))
@@ -430,7 +431,7 @@ def _run_batch(
                 if not to_stdout
                 else "[yellow]stopped at once (second Ctrl-C)[/]"
             )
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 @contextmanager
@@ -564,7 +565,7 @@ def _run_table(
         except KeyboardInterrupt:
             _print_summary(summary)
             err.print("[yellow]interrupted:[/] the table was not written")
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         dst.flush()
     if not quiet:
         _print_summary(summary)
