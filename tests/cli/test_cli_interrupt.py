@@ -17,7 +17,7 @@ from answerx.batch.files import progress_path
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
-N = 20_000
+N = 10_000
 
 
 def big_input(path: Path) -> Path:
