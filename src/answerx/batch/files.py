@@ -392,7 +392,11 @@ class _open_reader:
 
     def _parquet(self, path: str) -> _Reader:
         try:
-            parquet = self.stack.enter_context(pq.ParquetFile(path))
+            # pre_buffer (the default) keeps every row group it has read cached until the
+            # file is closed: memory grows with the file. A 1 MB read buffer stays flat.
+            parquet = self.stack.enter_context(
+                pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+            )
         except pa.ArrowInvalid as exc:
             raise InputError(f"{path}: not a Parquet file ({exc})") from None
         names = parquet.schema_arrow.names
