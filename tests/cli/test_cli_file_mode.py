@@ -272,3 +272,32 @@ def test_choices_and_numbers_are_for_single_texts(tmp_path: Path, flag: str) -> 
 
     assert result.exit_code == 2
     assert "in a file, give each record" in result.stderr
+
+
+def test_nan_and_infinity_in_input_records_are_written_as_valid_json_and_said(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"raw_output": "#### 1", "score": NaN, "x": -Infinity}\n', encoding="utf-8")
+
+    result = runner.invoke(app, ["extract", "-f", str(src), "--format", "json"])
+
+    assert result.exit_code == 0, result.output
+    (record,) = json.loads(result.stdout, parse_constant=pytest.fail)  # standard JSON only
+    assert (record["score"], record["x"], record["answer"]) == (None, None, "1")
+    assert "1 records held NaN or Infinity" in result.stderr and "written as null" in result.stderr
+
+
+def test_csv_and_parquet_outputs_follow_the_out_extension(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    src = write_jsonl(tmp_path / "in.jsonl", list(GOOD))
+
+    to_csv = runner.invoke(app, ["extract", "-f", str(src), "-o", str(tmp_path / "o.csv")])
+    to_parquet = runner.invoke(
+        app, ["extract", "-f", str(src), "-o", str(tmp_path / "o.parquet"), "-w", "1"]
+    )
+
+    assert (to_csv.exit_code, to_parquet.exit_code) == (0, 0), to_csv.output + to_parquet.output
+    assert (tmp_path / "o.csv").read_text(encoding="utf-8").startswith('"id","raw_output"')
+    answers = pq.read_table(tmp_path / "o.parquet").column("answer").to_pylist()
+    assert answers == ["72", "B", "\\frac{1}{2}"]

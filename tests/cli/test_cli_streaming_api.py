@@ -178,3 +178,12 @@ def test_progress_reports_lines_and_bytes() -> None:
     extract_file(io.BytesIO(data), io.BytesIO(), on_progress=lambda n, b: calls.append((n, b)))
 
     assert calls[-1] == (2, len(data))
+
+
+def test_nan_and_infinity_become_null_and_are_counted() -> None:
+    dst = io.StringIO()
+
+    summary = extract_file(io.StringIO('{"raw_output": "#### 1", "s": [NaN, Infinity]}\n'), dst)
+
+    assert json.loads(dst.getvalue(), parse_constant=pytest.fail)["s"] == [None, None]
+    assert summary.nonfinite_nulled == 1
