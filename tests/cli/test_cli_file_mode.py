@@ -261,6 +261,7 @@ def test_progress_bar_goes_to_stderr_when_asked(tmp_path: Path) -> None:
 
     assert result.exit_code == 0
     assert "lines" in result.stderr and "in.jsonl" in result.stderr
+    assert "lines/s" in result.stderr and "ETA" in result.stderr  # items/s and time left
     assert len(result.stdout.splitlines()) == 300  # stdout holds only the records
 
 
