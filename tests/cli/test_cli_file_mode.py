@@ -302,3 +302,14 @@ def test_csv_and_parquet_outputs_follow_the_out_extension(tmp_path: Path) -> Non
     assert (tmp_path / "o.csv").read_text(encoding="utf-8").startswith('"id","raw_output"')
     answers = pq.read_table(tmp_path / "o.parquet").column("answer").to_pylist()
     assert answers == ["72", "B", "\\frac{1}{2}"]
+
+
+def test_engine_ray_refuses_local_only_options_before_starting_anything(tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", list(GOOD))
+
+    result = runner.invoke(
+        app, ["extract", "-f", str(src), "-o", str(tmp_path / "o"), "--engine", "ray", "--resume"]
+    )
+
+    assert result.exit_code == 2
+    assert "--resume, --input-format and --format are for local runs" in result.stderr

@@ -264,6 +264,7 @@ def extract_command(
                 "'choices'/'numbers' fields",
                 ExitCode.USAGE,
             )
+        explicit_fmt = fmt
         if fmt is None:
             fmt = OutputFormat.table if examples else OutputFormat(format_of(out, "jsonl"))
         show_progress = (not quiet and sys.stderr.isatty()) if progress is None else progress
@@ -272,6 +273,12 @@ def extract_command(
 
             if file is None:
                 fail("--engine ray needs --file PATH (paths or globs)", ExitCode.USAGE)
+            if resume or input_format is not None or explicit_fmt not in (None, "parquet"):
+                fail(
+                    "--engine ray reads Parquet/JSONL by extension and writes Parquet; "
+                    "--resume, --input-format and --format are for local runs",
+                    ExitCode.USAGE,
+                )
             errors = run_ray_cli(
                 "extract",
                 file,
