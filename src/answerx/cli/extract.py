@@ -107,7 +107,7 @@ are written to JSON as null.
 Ctrl-C stops after the batch in progress: --out is left a valid file holding
 every record up to that batch, and --resume continues it.
 
---engine ray runs the file on a Ray cluster (pip install 'answerx[ray]';
+--engine ray runs the file on a Ray cluster (pip install 'answerx\\[ray]';
 --address auto or ray://HOST:10001) and writes Parquet.
 
 --examples runs over the example outputs bundled with answerx (a table by default).
@@ -128,7 +128,7 @@ def extract_command(
         typer.Option(
             "--file",
             "-f",
-            help="JSONL file of outputs to stream ('-' = stdin).",
+            help="JSONL, CSV or Parquet file of outputs to stream ('-' = stdin, JSONL).",
             show_default=False,
         ),
     ] = None,
@@ -179,8 +179,8 @@ def extract_command(
         typer.Option(
             "--format",
             show_default=False,
-            help="table, json or jsonl. Default: a single text: table on a terminal, "
-            "else json; --file: jsonl; --examples: table.",
+            help="table, json, jsonl, csv or parquet. Default: a single text: table on a "
+            "terminal, else json; --file: --out's extension, else jsonl; --examples: table.",
         ),
     ] = None,
     prefix: Annotated[
