@@ -47,7 +47,15 @@ def test_file_to_file_keeps_every_input_field_and_adds_the_answer(tmp_path: Path
     assert result.stdout == ""  # results went to --out
     out = read_jsonl(dst)
     assert [r["id"] for r in out] == ["gsm", "mc", "box"]
-    assert out[0] == GOOD[0] | {"answer": "72", "method": "final_answer_phrase", "confidence": 0.9}
+    assert out[0] == GOOD[0] | {
+        "answer": "72",
+        "method": "final_answer_phrase",
+        "confidence": 0.9,
+        "valid": out[0]["valid"],  # True once the extraction layer checks well-formedness
+        "unfinished": False,
+        "span_start": 25,
+        "span_end": 27,
+    }
     assert (out[1]["answer"], out[1]["choices"]) == ("B", ["Mitochondrion", "Chloroplast"])
     assert (out[2]["answer"], out[2]["method"]) == ("\\frac{1}{2}", "boxed")
     assert "read 3 · written 3 · malformed 0" in result.stderr
@@ -223,12 +231,16 @@ def test_an_input_answer_field_is_kept_with_a_prefix(tmp_path: Path) -> None:
 
     assert json.loads(replaced.stdout)["answer"] == "5"
     assert "input field 'answer' was replaced" in replaced.stderr
-    assert json.loads(kept.stdout) | {} == {
+    record = json.loads(kept.stdout)
+    assert {k: v for k, v in record.items() if k != "extracted_valid"} == {
         "raw_output": "The answer is 5.",
         "answer": "6",
         "extracted_answer": "5",
         "extracted_method": "final_answer_phrase",
         "extracted_confidence": 0.9,
+        "extracted_unfinished": False,
+        "extracted_span_start": 14,
+        "extracted_span_end": 15,
     }
     assert "replaced" not in kept.stderr
 
@@ -249,6 +261,7 @@ def test_progress_bar_goes_to_stderr_when_asked(tmp_path: Path) -> None:
 
     assert result.exit_code == 0
     assert "lines" in result.stderr and "in.jsonl" in result.stderr
+    assert "lines/s" in result.stderr and "ETA" in result.stderr  # items/s and time left
     assert len(result.stdout.splitlines()) == 300  # stdout holds only the records
 
 
@@ -260,3 +273,43 @@ def test_choices_and_numbers_are_for_single_texts(tmp_path: Path, flag: str) -> 
 
     assert result.exit_code == 2
     assert "in a file, give each record" in result.stderr
+
+
+def test_nan_and_infinity_in_input_records_are_written_as_valid_json_and_said(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"raw_output": "#### 1", "score": NaN, "x": -Infinity}\n', encoding="utf-8")
+
+    result = runner.invoke(app, ["extract", "-f", str(src), "--format", "json"])
+
+    assert result.exit_code == 0, result.output
+    (record,) = json.loads(result.stdout, parse_constant=pytest.fail)  # standard JSON only
+    assert (record["score"], record["x"], record["answer"]) == (None, None, "1")
+    assert "1 records held NaN or Infinity" in result.stderr and "written as null" in result.stderr
+
+
+def test_csv_and_parquet_outputs_follow_the_out_extension(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    src = write_jsonl(tmp_path / "in.jsonl", list(GOOD))
+
+    to_csv = runner.invoke(app, ["extract", "-f", str(src), "-o", str(tmp_path / "o.csv")])
+    to_parquet = runner.invoke(
+        app, ["extract", "-f", str(src), "-o", str(tmp_path / "o.parquet"), "-w", "1"]
+    )
+
+    assert (to_csv.exit_code, to_parquet.exit_code) == (0, 0), to_csv.output + to_parquet.output
+    assert (tmp_path / "o.csv").read_text(encoding="utf-8").startswith('"id","raw_output"')
+    answers = pq.read_table(tmp_path / "o.parquet").column("answer").to_pylist()
+    assert answers == ["72", "B", "\\frac{1}{2}"]
+
+
+def test_engine_ray_refuses_local_only_options_before_starting_anything(tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", list(GOOD))
+
+    result = runner.invoke(
+        app, ["extract", "-f", str(src), "-o", str(tmp_path / "o"), "--engine", "ray", "--resume"]
+    )
+
+    assert result.exit_code == 2
+    assert "--resume, --input-format and --format are for local runs" in result.stderr

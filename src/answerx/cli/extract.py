@@ -1,8 +1,9 @@
 """``answerx extract``: the final answer out of one text, stdin, or a JSONL file.
 
 Thin on purpose: single texts go to :func:`answerx.extract`, files to
-:func:`answerx.extraction.files.extract_file` / :func:`~answerx.extraction.files.iter_extract`;
-this module only parses options and prints.
+:func:`answerx.batch.run_file` (JSONL, CSV, Parquet on every core) or, for a
+table, :func:`~answerx.extraction.files.iter_extract`; this module only parses
+options and prints.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from enum import StrEnum
@@ -26,10 +31,12 @@ from rich.progress import (
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.table import Table
 from rich.text import Text
 
+from answerx.batch.files import BatchSummary, RunProgress, format_of, run_file
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
@@ -46,16 +53,14 @@ from answerx.extraction.files import (
     ExtractedRecord,
     FileSummary,
     MalformedLine,
-    extract_file,
     iter_extract,
-    json_line_writer,
-    output_record,
 )
 from answerx.extraction.tasks import check_task
 
-__all__ = ["HELP", "OutputFormat", "extract_command"]
+__all__ = ["HELP", "InputFormat", "OutputFormat", "extract_command"]
 
 MAX_WARNINGS = 100  # malformed-line warnings printed; later ones are only counted
+EXIT_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a Ctrl-C
 _PROGRESS_EVERY = 128  # lines between progress-bar updates (an update costs microseconds)
 
 
@@ -65,18 +70,45 @@ class OutputFormat(StrEnum):
     table = "table"
     json = "json"
     jsonl = "jsonl"
+    csv = "csv"
+    parquet = "parquet"
 
 
-HELP = f"""Extract the final answer from LLM output: one TEXT, stdin ('-'), or a JSONL file.
+class InputFormat(StrEnum):
+    """How a --file is read."""
+
+    jsonl = "jsonl"
+    csv = "csv"
+    parquet = "parquet"
+
+
+class Engine(StrEnum):
+    """Where a --file runs."""
+
+    local = "local"
+    ray = "ray"
+
+
+HELP = f"""Extract the final answer from LLM output: one TEXT, stdin ('-'), or a file.
 
 A single text prints answer, method, confidence and task: as a table on a
 terminal, as JSON otherwise (--format changes it).
 
---file streams a JSONL file line by line (any size, flat memory) and writes
-every record back with answer, method and confidence added (JSONL by default).
-A record's own 'task', 'choices' and 'numbers' fields are used for it.
-Malformed lines are reported on stderr with their line number, skipped, and
-counted in the closing summary.
+--file streams a JSONL, CSV or Parquet file (format from the extension, or
+--input-format) in batches across --workers processes (default: every core),
+in flat memory, and writes every record back in order with answer, method,
+confidence, valid, unfinished, span_start and span_end added: to --out in the
+format its extension names (.jsonl, .json, .csv, .parquet; --format wins;
+JSONL on stdout). A record's own 'task', 'choices' and 'numbers' fields are
+used for it. Malformed records are reported on stderr with their line (JSONL)
+or row number, skipped, and counted in the closing summary. NaN and Infinity
+are written to JSON as null.
+
+Ctrl-C stops after the batch in progress: --out is left a valid file holding
+every record up to that batch, and --resume continues it.
+
+--engine ray runs the file on a Ray cluster (pip install 'answerx\\[ray]';
+--address auto or ray://HOST:10001) and writes Parquet.
 
 --examples runs over the example outputs bundled with answerx (a table by default).
 
@@ -96,7 +128,7 @@ def extract_command(
         typer.Option(
             "--file",
             "-f",
-            help="JSONL file of outputs to stream ('-' = stdin).",
+            help="JSONL, CSV or Parquet file of outputs to stream ('-' = stdin, JSONL).",
             show_default=False,
         ),
     ] = None,
@@ -147,8 +179,8 @@ def extract_command(
         typer.Option(
             "--format",
             show_default=False,
-            help="table, json or jsonl. Default: a single text: table on a terminal, "
-            "else json; --file: jsonl; --examples: table.",
+            help="table, json, jsonl, csv or parquet. Default: a single text: table on a "
+            "terminal, else json; --file: --out's extension, else jsonl; --examples: table.",
         ),
     ] = None,
     prefix: Annotated[
@@ -170,6 +202,43 @@ def extract_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar and no closing summary.")
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            min=1,
+            show_default=False,
+            help="Worker processes for --file. Default: every core.",
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=1, help="Records per batch (--file).")
+    ] = 1024,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue an interrupted --file run into the same --out."),
+    ] = False,
+    input_format: Annotated[
+        InputFormat | None,
+        typer.Option(
+            "--input-format",
+            show_default=False,
+            help="jsonl, csv or parquet. Default: from --file's extension (else jsonl).",
+        ),
+    ] = None,
+    engine: Annotated[
+        Engine, typer.Option("--engine", help="local (this machine's cores) or ray.")
+    ] = Engine.local,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            show_default=False,
+            help="Ray cluster for --engine ray: 'auto', 'ray://HOST:10001'. Default: "
+            "RAY_ADDRESS, else a local cluster.",
+        ),
+    ] = None,
 ) -> None:
     """Extract the final answer from LLM output (the full help is :data:`HELP`)."""
     with command_boundary():
@@ -195,17 +264,70 @@ def extract_command(
                 "'choices'/'numbers' fields",
                 ExitCode.USAGE,
             )
-        summary = _run_file(
-            file,
-            out,
-            examples=examples,
-            field=field,
-            task=task,
-            prefix=prefix,
-            fmt=fmt or (OutputFormat.table if examples else OutputFormat.jsonl),
-            progress=(not quiet and sys.stderr.isatty()) if progress is None else progress,
-            quiet=quiet,
-        )
+        explicit_fmt = fmt
+        if fmt is None:
+            fmt = OutputFormat.table if examples else OutputFormat(format_of(out, "jsonl"))
+        show_progress = (not quiet and sys.stderr.isatty()) if progress is None else progress
+        if engine is Engine.ray:
+            from answerx.integrations.ray import run_ray_cli
+
+            if file is None:
+                fail("--engine ray needs --file PATH (paths or globs)", ExitCode.USAGE)
+            if resume or input_format is not None or explicit_fmt not in (None, "parquet"):
+                fail(
+                    "--engine ray reads Parquet/JSONL by extension and writes Parquet; "
+                    "--resume, --input-format and --format are for local runs",
+                    ExitCode.USAGE,
+                )
+            errors = run_ray_cli(
+                "extract",
+                file,
+                out,
+                address=address,
+                field=field,
+                task=task,
+                prefix=prefix,
+                batch_size=batch_size,
+                workers=workers,
+                quiet=quiet,
+            )
+            if errors:
+                raise typer.Exit(int(ExitCode.MALFORMED))
+            return
+        if fmt is OutputFormat.table:
+            if resume or workers is not None:
+                fail("--format table runs on one core and cannot --resume", ExitCode.USAGE)
+            summary: FileSummary = _run_table(
+                file,
+                out,
+                examples=examples,
+                field=field,
+                task=task,
+                progress=show_progress,
+                quiet=quiet,
+            )
+        else:
+            batch = _run_batch(
+                file,
+                out,
+                examples=examples,
+                field=field,
+                task=task,
+                prefix=prefix,
+                fmt=fmt,
+                input_format=input_format,
+                workers=workers,
+                batch_size=batch_size,
+                resume=resume,
+                progress=show_progress,
+                quiet=quiet,
+            )
+            if not quiet:
+                _print_summary(batch)
+            if batch.interrupted:
+                _print_interrupted(batch, file, out, fmt)
+                raise typer.Exit(EXIT_INTERRUPTED)
+            summary = batch
     if not summary.ok:
         raise typer.Exit(int(ExitCode.MALFORMED))
 
@@ -234,7 +356,24 @@ def _answer_cell(answer: str | None) -> Text:
 
 
 # --------------------------------------------------------------------------- files
-def _run_file(
+def _warner(err: Console, unit: str) -> Callable[[MalformedLine], None]:
+    warned = 0
+
+    def warn(bad: MalformedLine) -> None:
+        nonlocal warned
+        warned += 1
+        if warned <= MAX_WARNINGS:
+            err.print(f"[yellow]warning:[/] {unit} {bad.line} skipped: {escape(bad.reason)}")
+        elif warned == MAX_WARNINGS + 1:
+            err.print(
+                f"[yellow]warning:[/] more than {MAX_WARNINGS} malformed {unit}s; "
+                "the rest are only counted"
+            )
+
+    return warn
+
+
+def _run_batch(
     file: str | None,
     out: str | None,
     *,
@@ -243,28 +382,158 @@ def _run_file(
     task: str,
     prefix: str,
     fmt: OutputFormat,
+    input_format: InputFormat | None,
+    workers: int | None,
+    batch_size: int,
+    resume: bool,
     progress: bool,
     quiet: bool,
-) -> FileSummary:
+) -> BatchSummary:
     show_bar = progress and not quiet
-    # One console for the bar and the warnings, so warnings print above a live bar.
     err = stderr(force_terminal=show_bar)
     to_stdout = out is None or out == "-"
     if file is not None and out is not None and _same_file(file, out):
         fail(f"--out {out!r} is the input file: it would be overwritten", ExitCode.USAGE)
-    warned = 0
-
-    def warn(bad: MalformedLine) -> None:
-        nonlocal warned
-        warned += 1
-        if warned <= MAX_WARNINGS:
-            err.print(f"[yellow]warning:[/] line {bad.line} skipped: {escape(bad.reason)}")
-        elif warned == MAX_WARNINGS + 1:
-            err.print(
-                f"[yellow]warning:[/] more than {MAX_WARNINGS} malformed lines; "
-                "the rest are only counted"
+    if resume and to_stdout:
+        fail("--resume needs --out FILE: a stream cannot be continued", ExitCode.USAGE)
+    in_fmt = str(input_format) if input_format else format_of(file, "jsonl")
+    if in_fmt == "json":
+        in_fmt = "jsonl"  # a .json input is read as JSON Lines (one record a line)
+    unit = "line" if in_fmt == "jsonl" else "row"
+    with ExitStack() as stack:
+        src: Any
+        if examples:
+            src, name = stack.enter_context(open_examples()), "examples"
+        elif file == "-":
+            src, name = sys.stdin.buffer, "stdin"
+        else:
+            assert file is not None
+            src, name = file, file
+            if not os.path.isfile(file):
+                # Checked here so that a missing input never creates or truncates --out.
+                open(file, "rb").close()  # raises the OSError to report
+        dst: Any = sys.stdout.buffer if to_stdout else out
+        stop = stack.enter_context(_stop_on_sigint())
+        on_progress = stack.enter_context(_batch_bar(err, name, unit, show_bar))
+        try:
+            return run_file(
+                src,
+                dst,
+                in_format=in_fmt,
+                out_format=str(fmt),
+                workers=workers,
+                batch_size=batch_size,
+                field=field,
+                task=task,
+                prefix=prefix,
+                resume=resume,
+                on_error=_warner(err, unit),
+                on_progress=on_progress,
+                stop=stop,
             )
+        except KeyboardInterrupt:
+            err.print(
+                "[yellow]stopped at once (second Ctrl-C):[/] the output may end in a cut "
+                "batch; --resume cuts it off and continues"
+                if not to_stdout
+                else "[yellow]stopped at once (second Ctrl-C)[/]"
+            )
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
+
+@contextmanager
+def _stop_on_sigint() -> Iterator[Callable[[], bool]]:
+    """A first Ctrl-C asks the run to stop after the batch in progress (so the output
+    is left whole); a second one stops at once."""
+    requested = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        if requested.is_set():
+            raise KeyboardInterrupt
+        requested.set()
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread (an embedding app): Ctrl-C stays the app's
+        yield requested.is_set
+        return
+    try:
+        yield requested.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _batch_bar(
+    console: Console, name: str, unit: str, enabled: bool
+) -> Iterator[Callable[[RunProgress], None] | None]:
+    if not enabled:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rows]:,} " + unit + "s"),
+        TextColumn("{task.fields[rate]:,.0f} " + unit + "s/s"),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+    task_id = bar.add_task(os.path.basename(name), total=None, rows=0, rate=0.0)
+    started = time.monotonic()
+
+    def update(p: RunProgress) -> None:
+        rate = p.rows / max(time.monotonic() - started, 1e-9)
+        bar.update(task_id, completed=p.done, total=p.total, rows=p.rows, rate=rate)
+
+    with bar:
+        yield update
+
+
+def _print_interrupted(
+    summary: BatchSummary, file: str | None, out: str | None, fmt: OutputFormat
+) -> None:
+    err = stderr()
+    unit = "line" if format_of(file, "jsonl") in ("jsonl", "json") else "row"
+    last = (
+        f"last input {unit} written: {summary.last_written:,}"
+        if summary.last_written is not None
+        else "no record written yet"
+    )
+    err.print(
+        f"[yellow]interrupted[/] after {summary.consumed:,} input {unit}s "
+        f"(whole batches only); {last}"
+    )
+    where = "the output" if out is None or out == "-" else out
+    kind = {"json": "a valid JSON array (closed)", "parquet": "a valid Parquet file"}.get(
+        str(fmt), f"valid {str(fmt).upper()}, every record whole"
+    )
+    err.print(f"{escape(where)} is {kind}, with {summary.written:,} records")
+    if out is not None and out != "-" and file not in (None, "-"):
+        argv = [a for a in sys.argv[1:] if a != "--resume"]
+        command = shlex.join(["answerx", *argv, "--resume"]) if argv else "… --resume"
+        err.print(f"resume with: {escape(command)}")
+
+
+def _run_table(
+    file: str | None,
+    out: str | None,
+    *,
+    examples: bool,
+    field: str,
+    task: str,
+    progress: bool,
+    quiet: bool,
+) -> FileSummary:
+    # A table needs every row before it prints: one core, meant for small files.
+    show_bar = progress and not quiet
+    err = stderr(force_terminal=show_bar)
+    to_stdout = out is None or out == "-"
+    if file is not None and out is not None and _same_file(file, out):
+        fail(f"--out {out!r} is the input file: it would be overwritten", ExitCode.USAGE)
     with ExitStack() as stack:
         # Input before output: a missing input must not create or truncate --out.
         if examples:
@@ -281,20 +550,17 @@ def _run_file(
             assert out is not None
             dst = stack.enter_context(open(out, "wb"))
         on_progress = stack.enter_context(_progress_bar(err, name, _size(src), show_bar))
-        options: dict[str, Any] = {
-            "field": field,
-            "task": task,
-            "on_error": warn,
-            "on_progress": on_progress,
-        }
-        if fmt is OutputFormat.jsonl:
-            summary = extract_file(src, dst, prefix=prefix, **options)
-        else:
-            summary = FileSummary()
-            items = iter_extract(src, summary=summary, **options)
-            if fmt is OutputFormat.json:
-                _write_json_array(items, dst, prefix, summary)
-            elif to_stdout:
+        summary = FileSummary()
+        items = iter_extract(
+            src,
+            field=field,
+            task=task,
+            summary=summary,
+            on_error=_warner(err, "line"),
+            on_progress=on_progress,
+        )
+        try:
+            if to_stdout:
                 _write_table(items, stdout())
             else:
                 # rich writes text, and a file gets a fixed width. detach() leaves dst open.
@@ -303,6 +569,10 @@ def _run_file(
                     _write_table(items, Console(file=text, width=120, highlight=False))
                 finally:
                     text.detach()
+        except KeyboardInterrupt:
+            _print_summary(summary)
+            err.print("[yellow]interrupted:[/] the table was not written")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         dst.flush()
     if not quiet:
         _print_summary(summary)
@@ -355,18 +625,6 @@ def _progress_bar(
         bar.update(task_id, completed=last[1], lines=last[0])  # the bar's last frame is exact
 
 
-def _write_json_array(
-    items: Iterator[ExtractedRecord], dst: IO[bytes], prefix: str, summary: FileSummary
-) -> None:
-    # Streamed: "[", one record per line with commas between, "]"; never all in memory.
-    write = json_line_writer(dst, end="")
-    dst.write(b"[")
-    for i, item in enumerate(items):
-        dst.write(b"\n" if i == 0 else b",\n")
-        write(output_record(item, prefix, summary))
-    dst.write(b"\n]\n")
-
-
 def _write_table(items: Iterator[ExtractedRecord], console: Console) -> None:
     # A table needs all its rows before it prints: meant for small files (--examples).
     rows: list[tuple[str, str, Text, str, str, str | None]] = []
@@ -410,3 +668,8 @@ def _print_summary(summary: FileSummary) -> None:
         err.print("by method: " + " · ".join(f"{m} {n:,}" for m, n in methods))
     for name in summary.replaced_fields:
         err.print(f"[yellow]warning:[/] input field {name!r} was replaced; use --prefix to keep it")
+    if summary.nonfinite_nulled:
+        err.print(
+            f"[yellow]note:[/] {summary.nonfinite_nulled:,} records held NaN or Infinity, "
+            "which JSON cannot hold: written as null"
+        )

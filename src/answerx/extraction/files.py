@@ -1,7 +1,8 @@
 """Extraction over JSONL files, streamed one line at a time.
 
 :func:`extract_file` reads a JSONL file of raw outputs and writes the same
-records back with ``answer``, ``method`` and ``confidence`` added. It never holds
+records back with ``answer``, ``method``, ``confidence``, ``valid``,
+``unfinished``, ``span_start`` and ``span_end`` added. It never holds
 more than one line in memory, so a file of any length runs in flat memory.
 
 A malformed line (bad JSON, not an object, a missing or non-string field, an
@@ -10,12 +11,20 @@ skipped, and counted in the returned :class:`FileSummary`.
 
 Each record may carry its own ``task``, ``choices`` and ``numbers`` (field names
 configurable); a record's ``task`` overrides the default one.
+
+JSON has no NaN or Infinity: a record that holds them (Python's ``json`` reads
+them) is written back with null in their place, valid JSON, and counted in
+:attr:`FileSummary.nonfinite_nulled`.
+
+Many cores, CSV and Parquet: :func:`answerx.batch.run_file`.
 """
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
@@ -34,10 +43,12 @@ __all__ = [
     "ExtractedRecord",
     "FileSummary",
     "MalformedLine",
+    "dumps_record",
     "extract_file",
     "iter_extract",
     "json_line_writer",
     "output_record",
+    "parse_record",
 ]
 
 Source = str | os.PathLike[str] | IO[bytes] | IO[str]
@@ -55,7 +66,16 @@ MAX_REPORTED = 1000
 counted (and still passed to ``on_error``), so a file of bad lines cannot make
 memory grow."""
 
-ADDED_FIELDS = ("answer", "method", "confidence")
+ADDED_FIELDS = (
+    "answer",
+    "method",
+    "confidence",
+    "valid",
+    "unfinished",
+    "span_start",
+    "span_end",
+)
+"""The fields added to each record (before the prefix); the same as answerx.batch's columns."""
 
 _JSON_TYPES: dict[type, str] = {
     dict: "an object",
@@ -92,6 +112,10 @@ class FileSummary(BaseModel):
         default_factory=list,
         description="Input fields that the added answer/method/confidence fields replaced.",
     )
+    nonfinite_nulled: int = Field(
+        default=0,
+        description="Records written with null for a NaN or Infinity (not valid JSON).",
+    )
 
     @property
     def ok(self) -> bool:
@@ -111,7 +135,7 @@ class ExtractedRecord:
 def output_record(
     item: ExtractedRecord, prefix: str = "", summary: FileSummary | None = None
 ) -> dict[str, Any]:
-    """The input record (updated in place) with ``answer``, ``method``, ``confidence`` added.
+    """The input record (updated in place) with the :data:`ADDED_FIELDS` added.
 
     The added fields are named ``prefix + name``; an input field of the same name
     is replaced (its position in the record is kept) and, when ``summary`` is
@@ -127,6 +151,10 @@ def output_record(
     out[prefix + "answer"] = e.answer
     out[prefix + "method"] = e.method
     out[prefix + "confidence"] = e.confidence
+    out[prefix + "valid"] = e.valid
+    out[prefix + "unfinished"] = e.unfinished
+    out[prefix + "span_start"] = e.span[0] if e.span else None
+    out[prefix + "span_end"] = e.span[1] if e.span else None
     return out
 
 
@@ -205,7 +233,7 @@ def extract_file(
             src = stack.enter_context(open(src, "rb"))
         if isinstance(dst, str | os.PathLike):
             dst = stack.enter_context(open(dst, "w", encoding="utf-8", newline="\n"))
-        write = json_line_writer(dst)
+        write = json_line_writer(dst, summary=summary)
         for item in iter_extract(
             src,
             field=field,
@@ -222,21 +250,75 @@ def extract_file(
     return summary
 
 
-def json_line_writer(dst: IO[Any], end: str = "\n") -> Callable[[dict[str, Any]], None]:
-    """A function that writes one record to ``dst`` (text or binary) as UTF-8 JSON + ``end``."""
+def json_line_writer(
+    dst: IO[Any], end: str = "\n", summary: FileSummary | None = None
+) -> Callable[[dict[str, Any]], None]:
+    """A function that writes one record to ``dst`` (text or binary) as UTF-8 JSON + ``end``.
+
+    NaN and Infinity become null (and count in ``summary.nonfinite_nulled``).
+    """
     binary = _is_binary(dst)
 
     def write(record: dict[str, Any]) -> None:
-        text = json.dumps(record, ensure_ascii=False) + end
+        text, nulled = dumps_record(record)
+        if nulled and summary is not None:
+            summary.nonfinite_nulled += 1
+        text += end
         try:
             dst.write(text.encode("utf-8") if binary else text)
         except UnicodeEncodeError:
-            # A lone surrogate from a "\ud800" escape, or a sink whose encoding
-            # cannot hold the text: ASCII-escaped JSON is the same record.
-            ascii_text = json.dumps(record) + end
+            # A sink whose encoding cannot hold the text: ASCII-escaped JSON is the same record.
+            ascii_text = json.dumps(_finite(record) if nulled else record) + end
             dst.write(ascii_text.encode("ascii") if binary else ascii_text)
 
     return write
+
+
+def dumps_record(record: dict[str, Any]) -> tuple[str, bool]:
+    """``record`` as one line of standard JSON, and whether a NaN/Infinity became null.
+
+    A lone surrogate (from a ``"\\ud800"`` escape in the input) is written
+    escaped, so the text always encodes as UTF-8.
+    """
+    try:
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_json_default)
+        nulled = False
+    except ValueError:
+        # Python writes NaN/Infinity as bare words no JSON parser accepts.
+        record = _finite(record)
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_json_default)
+        nulled = True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(record, allow_nan=False, default=_json_default)
+    return text, nulled
+
+
+def _json_default(value: object) -> object:
+    """JSON for what Parquet columns hold and JSON lacks: dates and times as ISO 8601,
+    bytes as text when UTF-8 (else hex), anything else (Decimal) as its string."""
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value.hex()
+    return str(value)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN/Infinity float, however deep, replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 # --------------------------------------------------------------------------- internals
@@ -265,11 +347,15 @@ def _iter_extract(
                 continue  # blank lines (a trailing newline, spacing) are not records
             summary.read += 1
             try:
-                record, options = _parse(
+                record, options = parse_record(
                     raw, line_no, field, task, task_field, choices_field, numbers_field
                 )
                 extraction = extract(
-                    record[field], options[0], choices=options[1], numbers=options[2]
+                    record[field],
+                    options[0],
+                    choices=options[1],
+                    numbers=options[2],
+                    finish_reason=options[3],
                 )
             except AnswerxError as exc:
                 bad = MalformedLine(line=line_no, reason=str(exc))
@@ -297,10 +383,10 @@ def _is_binary(stream: IO[Any]) -> bool:
     return "b" in getattr(stream, "mode", "")
 
 
-_Options = tuple[str, Sequence[str] | None, Sequence[int | float] | None]
+_Options = tuple[str, Sequence[str] | None, Sequence[int | float] | None, str | None]
 
 
-def _parse(
+def parse_record(
     raw: bytes | str,
     line_no: int,
     field: str,
@@ -309,7 +395,11 @@ def _parse(
     choices_field: str | None,
     numbers_field: str | None,
 ) -> tuple[dict[str, Any], _Options]:
-    """The record of one line and its extraction options; InputError when malformed."""
+    """The record of one JSONL line and its (task, choices, numbers, finish_reason);
+    InputError when malformed.
+
+    ``line_no`` 1 may start with a byte-order mark.
+    """
     if isinstance(raw, bytes):
         if line_no == 1 and raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
@@ -343,7 +433,10 @@ def _parse(
         check_task(record_task)  # ConfigError names the valid tasks; reported as the reason
     choices = _list_field(record, choices_field, (str,), "strings")
     numbers = _list_field(record, numbers_field, (int, float), "numbers")
-    return record, (record_task, choices, numbers)
+    finish = record.get("finish_reason")
+    if finish is not None and not isinstance(finish, str):
+        raise InputError(f"field 'finish_reason' is {_json_type(finish)}, not a string")
+    return record, (record_task, choices, numbers, finish or None)
 
 
 def _list_field(

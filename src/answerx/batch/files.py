@@ -1,0 +1,767 @@
+"""Files of any size on every core: JSONL, CSV or Parquet in and out.
+
+:func:`run_file` reads the input in batches (JSONL lines, or Arrow record
+batches from CSV and Parquet), runs them on a pool of worker processes, and
+writes the results in input order. Only ``2 × workers`` batches are in flight
+at once, so memory stays flat whatever the file's length.
+
+A malformed row is reported (``on_error``) with its line (JSONL) or row
+number, skipped and counted; it never stops the run.
+
+Stopping (``stop()`` returning true, which the CLI wires to Ctrl-C) ends the
+run between two batches: the output is closed as a valid file holding every
+batch before that point, and a small progress record next to it
+(``OUT.answerx-progress``) lets ``resume=True`` continue where it stopped.
+The record goes away when a run finishes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+from pydantic import Field
+
+from answerx.batch._jobs import (
+    Done,
+    Job,
+    Payload,
+    Settings,
+    ignore_sigint,
+    merge_columns,
+    needed_columns,
+    run_job,
+    to_ipc,
+)
+from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS
+from answerx.errors import ConfigError, InputError
+from answerx.extraction.files import MAX_REPORTED, FileSummary, MalformedLine
+from answerx.extraction.tasks import check_task
+
+__all__ = [
+    "INPUT_FORMATS",
+    "OUTPUT_FORMATS",
+    "BatchSummary",
+    "default_workers",
+    "format_of",
+    "progress_path",
+    "run_file",
+]
+
+InputFormat = Literal["jsonl", "csv", "parquet"]
+OutputFormat = Literal["jsonl", "json", "csv", "parquet"]
+INPUT_FORMATS: tuple[str, ...] = ("jsonl", "csv", "parquet")
+OUTPUT_FORMATS: tuple[str, ...] = ("jsonl", "json", "csv", "parquet")
+_EXTENSIONS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_PROGRESS_SUFFIX = ".answerx-progress"
+_PROGRESS_VERSION = 1
+
+Source = str | os.PathLike[str] | IO[bytes]
+Sink = str | os.PathLike[str] | IO[bytes]
+ProgressCallback = Callable[["RunProgress"], None]
+
+
+class BatchSummary(FileSummary):
+    """What a :func:`run_file` run did (over all its resumed parts)."""
+
+    consumed: int = Field(default=0, description="Input lines (JSONL) or rows read and done.")
+    last_written: int | None = Field(
+        default=None, description="Number of the last input line/row whose record was written."
+    )
+    interrupted: bool = Field(default=False, description="The run stopped before the end.")
+    resumed_from: int | None = Field(
+        default=None, description="Input lines/rows a resumed run skipped (done before)."
+    )
+    workers: int = Field(default=1, description="Worker processes used.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunProgress:
+    """Where a run is, after each batch written."""
+
+    rows: int
+    """Input lines (JSONL) or rows done."""
+    written: int
+    done: int
+    """Units done out of ``total``: bytes for JSONL and CSV, rows for Parquet."""
+    total: int | None
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def format_of(path: str | os.PathLike[str] | None, default: str = "jsonl") -> str:
+    """The file format that ``path``'s extension names; ``default`` when none does."""
+    if path is None or str(path) == "-":
+        return default
+    return _EXTENSIONS.get(Path(path).suffix.lower(), default)
+
+
+def progress_path(out: str | os.PathLike[str]) -> Path:
+    """Where the progress record of a run writing ``out`` is kept."""
+    return Path(str(out) + _PROGRESS_SUFFIX)
+
+
+def run_file(
+    src: Source,
+    dst: Sink,
+    *,
+    mode: Literal["extract", "verify"] = "extract",
+    in_format: str | None = None,
+    out_format: str | None = None,
+    workers: int | None = None,
+    batch_size: int = 1024,
+    field: str = "raw_output",
+    gold: str = "gold",
+    task: str = "auto",
+    prefix: str = "",
+    resume: bool = False,
+    on_error: Callable[[MalformedLine], None] | None = None,
+    on_progress: ProgressCallback | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> BatchSummary:
+    """Extract (or verify) every record of ``src`` into ``dst`` on ``workers`` processes.
+
+    Formats come from the file extensions (``in_format``/``out_format`` override
+    them; a stream is JSONL). Each record keeps every input field and gains the
+    columns of :func:`answerx.batch.extract_table` (named ``prefix + name``).
+    A record's ``task``, ``choices`` and ``numbers`` fields are used for it.
+
+    Raises :class:`~answerx.errors.ConfigError` for a bad option, a missing
+    column or an unusable progress record, :class:`~answerx.errors.InputError`
+    for an input that cannot be read at all, and :class:`OSError` for I/O.
+    """
+    check_task(task)
+    fin = _check_format(in_format or format_of(_name(src)), INPUT_FORMATS, "input")
+    fout = _check_format(out_format or format_of(_name(dst)), OUTPUT_FORMATS, "output")
+    if batch_size < 1:
+        raise ConfigError("batch_size must be at least 1")
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise ConfigError("workers must be at least 1")
+    # JSON is encoded in the workers; Arrow output gets tables (or, from JSONL, rows).
+    encoded: dict[str, Payload] = {"jsonl": "jsonl", "json": "json"}
+    payload = encoded.get(fout) or ("rows" if fin == "jsonl" else "columns")
+    settings = Settings(
+        mode=mode, field=field, gold=gold, task=task, prefix=prefix, payload=payload
+    )
+    record = _ProgressRecord.for_run(src, fin, fout, settings)
+    summary = BatchSummary(workers=workers)
+    with ExitStack() as stack:
+        # Input first: a missing input must not create or truncate the output.
+        reader = stack.enter_context(_open_reader(src, fin, batch_size, settings))
+        if resume:
+            summary, resume = record.resume_from(dst, summary)
+            reader.skip(summary.consumed)
+        writer = stack.enter_context(_open_writer(dst, fout, resume=resume, record=record))
+        summary = _pump(reader, writer, settings, workers, summary, on_error, on_progress, stop)
+        if not summary.interrupted:
+            writer.finish()
+            record.clear(dst)
+    return summary
+
+
+# --------------------------------------------------------------------------- the loop
+def _pump(
+    reader: _Reader,
+    writer: _Writer,
+    settings: Settings,
+    workers: int,
+    summary: BatchSummary,
+    on_error: Callable[[MalformedLine], None] | None,
+    on_progress: ProgressCallback | None,
+    stop: Callable[[], bool] | None,
+) -> BatchSummary:
+    stopped = stop or (lambda: False)
+    in_flight: deque[tuple[Future[Done], int, int, pa.RecordBatch | None]] = deque()
+    jobs = iter(reader)
+    pool: Executor | None = None
+    limit = 2 * workers
+
+    def commit(done: Done, consumed: int, position: int, kept: pa.RecordBatch | None) -> None:
+        if kept is not None:
+            done.replaced = [name for name in settings.added if name in kept.schema.names]
+            done.payload = merge_columns(kept, done.payload)
+        writer.write(done.payload)
+        summary.read += done.read
+        summary.written += done.written
+        summary.malformed_count += len(done.malformed)
+        for bad in done.malformed:
+            if len(summary.malformed) < MAX_REPORTED:
+                summary.malformed.append(bad)
+            if on_error is not None:
+                on_error(bad)
+        for method, n in done.by_method.items():
+            summary.by_method[method] = summary.by_method.get(method, 0) + n
+        for name in done.replaced:
+            if name not in summary.replaced_fields:
+                summary.replaced_fields.append(name)
+        summary.nonfinite_nulled += done.nonfinite
+        summary.consumed += consumed
+        if done.last is not None:
+            summary.last_written = done.last
+        writer.checkpoint(summary)
+        if on_progress is not None:
+            on_progress(RunProgress(summary.consumed, summary.written, position, reader.total))
+
+    try:
+        exhausted = False
+        while True:
+            while not exhausted and len(in_flight) < limit and not stopped():
+                item = next(jobs, None)
+                if item is None:
+                    exhausted = True
+                    break
+                job, consumed, position = item
+                if pool is None and workers > 1 and (in_flight or summary.consumed):
+                    # Started only once a second batch exists: a small file needs no pool.
+                    pool = _start_pool(workers)
+                executor = pool or _INLINE
+                kept = None
+                if settings.payload == "columns" and job.batch is not None:
+                    # Only the columns extraction reads go to the worker; the rest wait here.
+                    kept = job.batch
+                    job = Job(
+                        job.first, batch=kept.select(needed_columns(kept.schema.names, settings))
+                    )
+                if pool is not None and job.batch is not None:
+                    job = Job(job.first, batch=to_ipc(job.batch))
+                future = executor.submit(run_job, job, settings)
+                in_flight.append((future, consumed, position, kept))
+            if not in_flight or stopped():
+                break
+            future, consumed, position, kept = in_flight[0]
+            while not wait([future], timeout=0.2).done:
+                if stopped():
+                    break
+            if not future.done():
+                break
+            in_flight.popleft()
+            commit(future.result(), consumed, position, kept)
+    finally:
+        for future, *_ in in_flight:
+            future.cancel()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    summary.interrupted = bool(in_flight) or not exhausted
+    return summary
+
+
+class _InlineExecutor(Executor):
+    """Runs each job at once in this process (one worker, or the first batch)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
+
+
+_INLINE = _InlineExecutor()
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    # forkserver: workers fork from a clean server that has imported answerx once,
+    # not from this process and its threads (a progress bar, a web server).
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(["answerx.batch._jobs"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=ignore_sigint)
+
+
+# --------------------------------------------------------------------------- readers
+class _Reader:
+    """Batches of an input: (job, lines or rows consumed, progress position)."""
+
+    total: int | None = None
+
+    def __iter__(self) -> Iterator[tuple[Job, int, int]]:
+        raise NotImplementedError
+
+    def skip(self, n: int) -> None:
+        """Skip the first ``n`` lines/rows (done by the run being resumed)."""
+        raise NotImplementedError
+
+
+class _LinesReader(_Reader):
+    def __init__(self, stream: IO[bytes], batch_size: int) -> None:
+        self.stream = stream
+        self.batch_size = batch_size
+        self.line = 0
+        self.total = _size(stream)
+
+    def skip(self, n: int) -> None:
+        for _ in range(n):
+            if not self.stream.readline():
+                raise ConfigError(f"cannot resume: the input has fewer than {n:,} lines")
+        self.line = n
+
+    def __iter__(self) -> Iterator[tuple[Job, int, int]]:
+        lines: list[bytes] = []
+        for raw in self.stream:  # one buffered line at a time, never the whole file
+            lines.append(raw)
+            if len(lines) == self.batch_size:
+                yield self._job(lines)
+                lines = []
+        if lines:
+            yield self._job(lines)
+
+    def _job(self, lines: list[bytes]) -> tuple[Job, int, int]:
+        job = Job(first=self.line + 1, lines=lines)
+        self.line += len(lines)
+        return job, len(lines), _tell(self.stream)
+
+
+class _ArrowReader(_Reader):
+    def __init__(self, batches: Iterator[pa.RecordBatch], total: int | None, stream: Any) -> None:
+        self.batches = batches
+        self.total = total
+        self.stream = stream  # CSV: the file, whose position is the progress
+        self.row = 0
+        self.skip_rows = 0
+
+    def skip(self, n: int) -> None:
+        self.skip_rows = n
+
+    def __iter__(self) -> Iterator[tuple[Job, int, int]]:
+        for batch in self.batches:
+            if self.skip_rows:
+                cut = min(self.skip_rows, batch.num_rows)
+                self.skip_rows -= cut
+                self.row += cut
+                batch = batch.slice(cut)
+            if batch.num_rows == 0:
+                continue
+            job = Job(first=self.row + 1, batch=batch)
+            self.row += batch.num_rows
+            position = _tell(self.stream) if self.stream is not None else self.row
+            yield job, batch.num_rows, position
+        if self.skip_rows:
+            raise ConfigError("cannot resume: the input has fewer rows than the run had done")
+
+
+class _open_reader:
+    def __init__(self, src: Source, fmt: str, batch_size: int, settings: Settings) -> None:
+        self.src, self.fmt, self.batch_size, self.settings = src, fmt, batch_size, settings
+        self.stack = ExitStack()
+
+    def __enter__(self) -> _Reader:
+        src = self.src
+        if isinstance(src, str | os.PathLike):
+            if self.fmt == "parquet":
+                return self._parquet(str(src))
+            stream: IO[bytes] = self.stack.enter_context(open(src, "rb"))
+        else:
+            stream = src
+        if self.fmt == "parquet":
+            raise ConfigError("Parquet input must be a file, not a stream")
+        if self.fmt == "csv":
+            return self._csv(stream)
+        return _LinesReader(stream, self.batch_size)
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.close()
+
+    def _parquet(self, path: str) -> _Reader:
+        try:
+            # pre_buffer (the default) keeps every row group it has read cached until the
+            # file is closed: memory grows with the file. A 1 MB read buffer stays flat.
+            parquet = self.stack.enter_context(
+                pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+            )
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"{path}: not a Parquet file ({exc})") from None
+        names = parquet.schema_arrow.names
+        _check_columns(names, self.settings, path)
+        return _ArrowReader(
+            parquet.iter_batches(batch_size=self.batch_size), parquet.metadata.num_rows, None
+        )
+
+    def _csv(self, stream: IO[bytes]) -> _Reader:
+        header = stream.readline()
+        names = next(csv.reader([header.decode("utf-8-sig")]), [])
+        _check_columns(names, self.settings, _name(stream) or "stdin")
+        if stream.seekable():
+            stream.seek(0)
+        body: Any = stream if stream.seekable() else _Prepend(header, stream)
+        bad_rows: list[str] = []
+
+        def invalid(row: pacsv.InvalidRow) -> str:
+            bad_rows.append(f"{row.actual_columns} fields, not {row.expected_columns}")
+            return "skip"
+
+        reader = pacsv.open_csv(
+            body,
+            read_options=pacsv.ReadOptions(block_size=1 << 22, use_threads=False),
+            parse_options=pacsv.ParseOptions(newlines_in_values=True, invalid_row_handler=invalid),
+            # Every column as text: a CSV round trip keeps each cell as written, and a
+            # column that looks numeric for the first block cannot fail on a later one.
+            convert_options=pacsv.ConvertOptions(
+                column_types={name: pa.string() for name in names}, strings_can_be_null=False
+            ),
+        )
+        return _ArrowReader(_rebatch(reader, self.batch_size), _size(stream), stream)
+
+
+def _rebatch(reader: Any, size: int) -> Iterator[pa.RecordBatch]:
+    for block in reader:
+        for start in range(0, block.num_rows, size):
+            yield block.slice(start, size)
+
+
+class _Prepend(io.RawIOBase):
+    """A header line read off a pipe, put back in front of the rest."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self.head, self.rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.head or self.rest.read(len(buffer))
+        if self.head:
+            data, self.head = self.head[: len(buffer)], self.head[len(buffer) :]
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _check_columns(names: list[str], s: Settings, where: str) -> None:
+    needed = [s.field] + ([s.gold] if s.mode == "verify" else [])
+    for name in needed:
+        if name not in names:
+            raise ConfigError(f"{where}: no column {name!r} (columns: {', '.join(names)})")
+
+
+# --------------------------------------------------------------------------- writers
+class _Writer:
+    def __init__(self, stream: IO[bytes], record: _ProgressRecord, path: Path | None) -> None:
+        self.stream, self.record, self.path = stream, record, path
+
+    def write(self, payload: Any) -> None:
+        raise NotImplementedError
+
+    def state(self) -> dict[str, Any]:
+        self.stream.flush()
+        return {"offset": self.stream.tell()}
+
+    def checkpoint(self, summary: BatchSummary) -> None:
+        if self.path is not None:
+            self.record.save(self.path, summary, self.state())
+
+    def finish(self) -> None:
+        """Finish the file after the last batch (nothing more will come)."""
+
+    def close(self) -> None:
+        """Leave a valid file, finished or interrupted."""
+        self.stream.flush()
+
+
+class _JsonlWriter(_Writer):
+    def write(self, payload: Any) -> None:
+        self.stream.write(payload)
+
+
+class _JsonArrayWriter(_Writer):
+    def __init__(self, stream: IO[bytes], record: _ProgressRecord, path: Path | None, n: int):
+        super().__init__(stream, record, path)
+        self.count = n
+        if n == 0 and not _tell(stream):
+            stream.write(b"[")
+
+    def write(self, payload: Any) -> None:
+        if payload:
+            self.stream.write((b"\n" if self.count == 0 else b",\n") + payload)
+            self.count += 1
+
+    def close(self) -> None:
+        # Closed at every end, Ctrl-C included, so the file is always one valid array;
+        # a resumed run cuts the closing bracket off again (the recorded offset).
+        self.stream.write(b"\n]\n")
+        self.stream.flush()
+
+
+class _ArrowWriter(_Writer):
+    """CSV or Parquet from Arrow tables (or from rows, for JSONL input)."""
+
+    def __init__(
+        self,
+        stream: IO[bytes],
+        record: _ProgressRecord,
+        path: Path | None,
+        fmt: str,
+        schema: pa.Schema | None,
+        header: bool,
+        types: dict[str, pa.DataType],
+    ) -> None:
+        super().__init__(stream, record, path)
+        self.fmt, self.schema, self.header, self.types = fmt, schema, header, types
+        self.rows = 0
+        self.inner: Any = None
+
+    def write(self, payload: Any) -> None:
+        table = self._table(payload)
+        if table is None or table.num_rows == 0:
+            return
+        if self.fmt == "csv":
+            table = _flat_for_csv(table)
+        if self.inner is None:
+            if self.schema is None:
+                # A column that is all null in the first batch is taken as text, so that
+                # later batches with values in it still fit.
+                self.schema = pa.schema(
+                    [
+                        pa.field(f.name, self.types.get(f.name, pa.string()))
+                        if pa.types.is_null(f.type)
+                        else f
+                        for f in table.schema
+                    ]
+                )
+            if self.fmt == "parquet":
+                self.inner = pq.ParquetWriter(self.stream, self.schema)
+            else:
+                options = pacsv.WriteOptions(include_header=self.header)
+                self.inner = pacsv.CSVWriter(self.stream, self.schema, write_options=options)
+        self.inner.write_table(table.cast(self.schema) if table.schema != self.schema else table)
+        self.rows += table.num_rows
+
+    def _table(self, payload: Any) -> pa.Table | None:
+        if isinstance(payload, pa.Table):
+            return payload
+        if not payload:
+            return None
+        try:
+            return pa.Table.from_pylist(payload, schema=self.schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(
+                f"a JSONL batch does not fit the {self.fmt} schema of the first batch ({exc}); "
+                "write JSONL, or give every record the same field types"
+            ) from None
+
+    def state(self) -> dict[str, Any]:
+        if self.fmt == "parquet":
+            return {"rows": self.rows}
+        return super().state()
+
+    def finish(self) -> None:
+        if self.inner is None and self.schema is not None and self.fmt == "parquet":
+            # No rows at all: still a valid (empty) Parquet file with the input's columns.
+            self.inner = pq.ParquetWriter(self.stream, self.schema)
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()
+        self.stream.flush()
+
+
+def _flat_for_csv(table: pa.Table) -> pa.Table:
+    # CSV has no lists or structs: such columns become JSON text, as CSV input reads them.
+    for i, f in enumerate(table.schema):
+        if pa.types.is_nested(f.type) or pa.types.is_null(f.type):
+            values = [None if v is None else json.dumps(v) for v in table.column(i).to_pylist()]
+            table = table.set_column(
+                i, pa.field(f.name, pa.string()), pa.array(values, pa.string())
+            )
+    return table
+
+
+class _open_writer:
+    def __init__(self, dst: Sink, fmt: str, *, resume: bool, record: _ProgressRecord) -> None:
+        self.dst, self.fmt, self.resume, self.record = dst, fmt, resume, record
+        self.stack = ExitStack()
+        self.writer: _Writer | None = None
+
+    def __enter__(self) -> _Writer:
+        path = Path(self.dst) if isinstance(self.dst, str | os.PathLike) else None
+        state = self.record.state if self.resume else {}
+        schema = None
+        old: Iterator[pa.RecordBatch] | None = None
+        if path is None:
+            stream: IO[bytes] = self.dst  # type: ignore[assignment]
+        elif self.resume and self.fmt == "parquet":
+            schema, old = _reopen_parquet(path, int(state.get("rows", 0)))
+            stream = self.stack.enter_context(open(path, "wb"))
+        elif self.resume:
+            stream = self.stack.enter_context(open(path, "r+b"))
+            stream.truncate(int(state.get("offset", 0)))
+            stream.seek(0, os.SEEK_END)
+        else:
+            stream = self.stack.enter_context(open(path, "wb"))
+        written = int(self.record.summary.get("written", 0)) if self.resume else 0
+        if self.fmt == "jsonl":
+            self.writer = _JsonlWriter(stream, self.record, path)
+        elif self.fmt == "json":
+            self.writer = _JsonArrayWriter(stream, self.record, path, written)
+        else:
+            header = not (self.resume and _tell(stream) > 0)
+            settings = self.record.run["settings"]
+            columns = VERIFY_COLUMNS if settings["mode"] == "verify" else EXTRACT_COLUMNS
+            types = {settings["prefix"] + name: type_ for name, type_ in columns}
+            self.writer = _ArrowWriter(stream, self.record, path, self.fmt, schema, header, types)
+        if old is not None:
+            for batch in old:
+                self.writer.write(pa.Table.from_batches([batch], schema=schema))
+        return self.writer
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        finally:
+            self.stack.close()
+
+
+def _reopen_parquet(path: Path, rows: int) -> tuple[pa.Schema, Iterator[pa.RecordBatch] | None]:
+    """The schema and the first ``rows`` rows of an interrupted run's Parquet output.
+
+    A Parquet file cannot be appended to: the rows are copied into a new one,
+    from a side copy that is deleted as soon as it is read.
+    """
+    side = path.with_name(path.name + ".resuming")
+    os.replace(path, side)
+    try:
+        old = pq.ParquetFile(side)
+    except pa.ArrowInvalid:
+        os.replace(side, path)
+        raise ConfigError(
+            f"cannot resume: {path} is not a complete Parquet file (the run was killed before "
+            "it could close it); run again without --resume"
+        ) from None
+    schema = old.schema_arrow
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        left = rows
+        try:
+            for batch in old.iter_batches(batch_size=65536):
+                if left <= 0:
+                    break
+                yield batch.slice(0, left)
+                left -= batch.num_rows
+        finally:
+            old.close()
+            side.unlink(missing_ok=True)
+
+    return schema, batches()
+
+
+# --------------------------------------------------------------------------- progress record
+@dataclass(slots=True)
+class _ProgressRecord:
+    """What ``OUT.answerx-progress`` holds: enough to check and continue a run."""
+
+    run: dict[str, Any]
+    summary: dict[str, Any]
+    state: dict[str, Any]
+
+    @classmethod
+    def for_run(cls, src: Source, fin: str, fout: str, settings: Settings) -> _ProgressRecord:
+        name = _name(src)
+        run = {
+            "version": _PROGRESS_VERSION,
+            "input": os.path.abspath(name) if name else None,
+            "in_format": fin,
+            "out_format": fout,
+            "settings": asdict(settings),
+        }
+        return cls(run, {}, {})
+
+    def save(self, path: Path, summary: BatchSummary, state: dict[str, Any]) -> None:
+        data = {
+            "run": self.run,
+            "summary": summary.model_dump(mode="json"),
+            "state": state,
+        }
+        target = progress_path(path)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, target)  # atomic: a kill leaves the old record or the new one
+
+    def clear(self, dst: Sink) -> None:
+        if isinstance(dst, str | os.PathLike):
+            progress_path(dst).unlink(missing_ok=True)
+
+    def resume_from(self, dst: Sink, fresh: BatchSummary) -> tuple[BatchSummary, bool]:
+        """The summary of the run to continue (after checking it is this run), and
+        whether there is one (no output yet: a resume is a first run)."""
+        if not isinstance(dst, str | os.PathLike):
+            raise ConfigError("--resume needs --out FILE: a stream cannot be continued")
+        target = progress_path(dst)
+        if not Path(dst).exists():
+            return fresh, False
+        try:
+            saved = json.loads(target.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(
+                f"nothing to resume: {dst} has no progress record ({target.name}); "
+                "it finished, or was not written by answerx; run again without --resume"
+            ) from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"cannot resume: {target} is unreadable ({exc})") from None
+        if saved.get("run") != self.run:
+            raise ConfigError(
+                f"cannot resume: {dst} was written by a different run "
+                f"(recorded: {json.dumps(saved.get('run'))}); give the same input and options"
+            )
+        self.summary, self.state = saved["summary"], saved["state"]
+        summary = BatchSummary.model_validate(saved["summary"])
+        summary.interrupted = False
+        summary.resumed_from = summary.consumed
+        summary.workers = fresh.workers
+        return summary, True
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_format(fmt: str, allowed: tuple[str, ...], what: str) -> str:
+    if fmt not in allowed:
+        raise ConfigError(f"unknown {what} format {fmt!r}; one of: {', '.join(allowed)}")
+    return fmt
+
+
+def _name(stream: object) -> str | None:
+    if isinstance(stream, str | os.PathLike):
+        return None if str(stream) == "-" else str(stream)
+    name = getattr(stream, "name", None)
+    return name if isinstance(name, str) and not name.startswith("<") else None
+
+
+def _size(stream: IO[bytes]) -> int | None:
+    try:
+        size = os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None  # not a real file (a pipe, a test stream)
+    return size or None
+
+
+def _tell(stream: Any) -> int:
+    try:
+        return int(stream.tell())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return 0

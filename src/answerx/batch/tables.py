@@ -1,0 +1,423 @@
+"""Extraction and verification over Arrow tables: one call per batch, flat result columns.
+
+:func:`extract_table` and :func:`verify_table` take a ``pyarrow.Table`` or
+``RecordBatch`` (or a pandas DataFrame, or anything ``pyarrow.table()`` reads)
+and return it with flat columns added, so that any engine that speaks Arrow
+(Hugging Face ``datasets``, polars, DuckDB, Ray Data, the ``--file`` mode)
+runs the same code row for row.
+
+A null output gives a null result. A row that cannot be read (an output that
+is not a string, an unknown task, choices that are not a list of strings)
+gives a null result and its reason in the ``error`` column: one bad row never
+raises, so a ten-million-row job never dies on row 7,341,022.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeAlias, TypeVar
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from answerx.errors import AnswerxError, ConfigError, InputError
+from answerx.extraction import TASKS, Extraction, extract
+from answerx.extraction.tasks import check_task
+
+__all__ = [
+    "ERROR_COLUMN",
+    "EXTRACT_COLUMNS",
+    "VERIFY_COLUMNS",
+    "RowError",
+    "as_table",
+    "extract_table",
+    "result_struct",
+    "result_type",
+    "verify_table",
+]
+
+EXTRACT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("answer", pa.string()),
+    ("method", pa.string()),
+    ("confidence", pa.float64()),
+    ("valid", pa.bool_()),
+    ("unfinished", pa.bool_()),
+    ("span_start", pa.int64()),
+    ("span_end", pa.int64()),
+)
+"""The columns :func:`extract_table` adds (before ``prefix``), with their Arrow types."""
+
+VERIFY_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("correct", pa.bool_()),
+    ("reason", pa.string()),
+    ("how", pa.string()),
+    *EXTRACT_COLUMNS,
+)
+"""The columns :func:`verify_table` adds (before ``prefix``), with their Arrow types."""
+
+ERROR_COLUMN = "error"
+"""Name (before ``prefix``) of the column that says why a row has no result; null when fine."""
+
+_T = TypeVar("_T")
+
+TableLike: TypeAlias = Any
+"""A pyarrow Table or RecordBatch, a pandas or polars DataFrame, a dict of columns."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowError:
+    """A row that gave no result: its 0-based index in the table, and why."""
+
+    index: int
+    reason: str
+
+
+# --------------------------------------------------------------------------- public API
+def as_table(data: TableLike) -> pa.Table:
+    """``data`` as a ``pyarrow.Table`` (zero-copy where Arrow allows it).
+
+    Raises :class:`~answerx.errors.InputError` for something Arrow cannot read as a table.
+    """
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data])
+    module = type(data).__module__
+    if module.startswith("pandas"):
+        return pa.Table.from_pandas(data, preserve_index=False)
+    if module.startswith("polars"):
+        return data.to_arrow()
+    try:
+        return pa.table(data)
+    except (TypeError, ValueError, pa.ArrowException) as exc:
+        raise InputError(f"not a table Arrow can read ({type(data).__name__}): {exc}") from None
+
+
+def extract_table(
+    table: TableLike,
+    *,
+    column: str = "raw_output",
+    task: str = "auto",
+    choices: str | None = None,
+    numbers: str | None = None,
+    finish_reason: str | None = None,
+    prefix: str = "",
+) -> pa.Table:
+    """``table`` with the extraction of each row's ``column`` added as flat columns.
+
+        Added (each named ``prefix + name``, replacing an input column of that name):
+        ``answer``, ``method``, ``confidence``, ``valid``, ``unfinished``,
+        ``span_start``, ``span_end`` and ``error`` (why a row has no result; null
+        when it has one, or when its output is null).
+
+        ``task`` is a task name (one for every row) or the name of a column of
+        task names (a null there means ``"auto"``). ``choices`` and ``numbers``
+        name list columns (or JSON-list strings, as CSV holds them) for multiple
+        choice and Game of 24; ``finish_reason`` names a column of the provider's
+        finish reasons (``"length"`` marks a cut-off output ``unfinished``).
+
+        >>> import pyarrow as pa
+    import pyarrow.compute as pc
+        >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
+        >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
+        (['4', None], ['final_answer_phrase', None])
+
+        Raises :class:`~answerx.errors.ConfigError` for a missing column or an
+        unknown task name: a mistake in the call, not in a row.
+    """
+    data = as_table(table)
+    options = RowOptions.of(data, column, task, choices, numbers, finish_reason)
+    return extract_with(data, options, prefix)
+
+
+def extract_with(data: pa.Table, options: RowOptions, prefix: str) -> pa.Table:
+    """:func:`extract_table` with the row options already checked (the file mode's entry)."""
+    results: list[Extraction | None] = []
+    errors: list[str | None] = []
+    for row in options.rows(data):
+        if isinstance(row, RowError):
+            results.append(None)
+            errors.append(row.reason)
+        elif row is None:
+            results.append(None)
+            errors.append(None)
+        else:
+            result, error = _guarded(partial(_extract_row, row))
+            results.append(result)
+            errors.append(error)
+    return _add_columns(data, [*_extraction_arrays(results), _errors(errors)], prefix, verify=False)
+
+
+def verify_table(
+    table: TableLike,
+    *,
+    output: str = "raw_output",
+    gold: str = "gold",
+    task: str = "auto",
+    choices: str | None = None,
+    numbers: str | None = None,
+    finish_reason: str | None = None,
+    prefix: str = "",
+) -> pa.Table:
+    """``table`` with each row's ``output`` graded against its ``gold`` as flat columns.
+
+    Added (each named ``prefix + name``): ``correct``, ``reason``, ``how`` and
+    the extraction columns of :func:`extract_table`, then ``error``. A null
+    output or gold gives a null result; ``task``, ``choices``, ``numbers`` and
+    ``finish_reason`` work as in :func:`extract_table`.
+
+    Raises :class:`~answerx.errors.ConfigError` for a missing column or an
+    unknown task name.
+    """
+    data = as_table(table)
+    options = RowOptions.of(data, output, task, choices, numbers, finish_reason)
+    return verify_with(data, options, gold, prefix)
+
+
+def verify_with(data: pa.Table, options: RowOptions, gold: str, prefix: str) -> pa.Table:
+    """:func:`verify_table` with the row options already checked (the file mode's entry)."""
+    # The grading layer sits above extraction: imported only when verifying.
+    from answerx.grading import verify
+
+    if gold not in data.column_names:
+        raise ConfigError(_missing(gold, data))
+    golds = data.column(gold).to_pylist()
+    verdicts: list[Any] = []
+    errors: list[str | None] = []
+    for row, gold_value in zip(options.rows(data), golds, strict=True):
+        if isinstance(row, RowError):
+            verdicts.append(None)
+            errors.append(row.reason)
+        elif row is None or gold_value is None:
+            verdicts.append(None)
+            errors.append(None)
+        else:
+            verdict, error = _guarded(partial(_verify_row, verify, row, gold_value))
+            verdicts.append(verdict)
+            errors.append(error)
+    arrays = [
+        pa.array([v.correct if v else None for v in verdicts], pa.bool_()),
+        pa.array([v.reason if v else None for v in verdicts], pa.string()),
+        pa.array([v.how if v else None for v in verdicts], pa.string()),
+        *_extraction_arrays([v.extraction if v else None for v in verdicts]),
+        _errors(errors),
+    ]
+    return _add_columns(data, arrays, prefix, verify=True)
+
+
+def result_struct(table: pa.Table, *, verify: bool = False, prefix: str = "") -> pa.StructArray:
+    """The result columns of an :func:`extract_table` (or :func:`verify_table`) output as one
+        struct array, null where the row had no result: what a UDF returns as one value.
+
+        >>> import pyarrow as pa
+    import pyarrow.compute as pc
+        >>> result_struct(extract_table(pa.table({"raw_output": ["#### 4"]})))[0]["answer"]
+        <pyarrow.StringScalar: '4'>
+    """
+    names = [name for name, _ in (VERIFY_COLUMNS if verify else EXTRACT_COLUMNS)]
+    names.append(ERROR_COLUMN)
+    arrays = [table.column(prefix + name).combine_chunks() for name in names]
+    method = table.column(prefix + "method").combine_chunks()
+    error = table.column(prefix + ERROR_COLUMN).combine_chunks()
+    # A row without a result (null output, or an error) is a null struct, as SQL expects;
+    # the error text stays readable through the error field of non-null rows only.
+    missing = pc.and_(pc.is_null(method), pc.is_null(error))
+    return pa.StructArray.from_arrays(arrays, names=names, mask=missing)
+
+
+def result_type(*, verify: bool = False) -> pa.StructType:
+    """The Arrow type of :func:`result_struct`."""
+    columns = (*(VERIFY_COLUMNS if verify else EXTRACT_COLUMNS), (ERROR_COLUMN, pa.string()))
+    return pa.struct([pa.field(name, type_) for name, type_ in columns])
+
+
+# --------------------------------------------------------------------------- rows
+_Row = tuple[str, str, list[str] | None, list[int | float] | None, str | None]
+"""(output, task, choices, numbers, finish_reason) of one row, checked."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowOptions:
+    """Where each row's output, task, choices and numbers come from."""
+
+    column: str
+    default_task: str
+    task_column: str | None
+    choices_column: str | None
+    numbers_column: str | None
+    finish_column: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        data: pa.Table,
+        column: str,
+        task: str,
+        choices: str | None,
+        numbers: str | None,
+        finish_reason: str | None = None,
+        *,
+        optional_columns: bool = False,
+    ) -> RowOptions:
+        """Check the call against ``data``'s columns.
+
+        With ``optional_columns`` (the file mode), ``task`` is the default task
+        and task/choices/numbers columns are used when present; otherwise
+        ``task`` is a task name or a column name and named columns must exist.
+        """
+        names = data.column_names
+        if column not in names:
+            raise ConfigError(_missing(column, data))
+        if optional_columns:
+            check_task(task)
+            return cls(
+                column,
+                task,
+                "task" if "task" in names else None,
+                choices if choices in names else None,
+                numbers if numbers in names else None,
+                "finish_reason" if "finish_reason" in names else None,
+            )
+        for name in (choices, numbers, finish_reason):
+            if name is not None and name not in names:
+                raise ConfigError(_missing(name, data))
+        if task in TASKS:
+            return cls(column, task, None, choices, numbers, finish_reason)
+        if task in names:
+            return cls(column, "auto", task, choices, numbers, finish_reason)
+        raise ConfigError(
+            f"task {task!r} is neither a task ({', '.join(TASKS)}) nor a column "
+            f"(columns: {', '.join(names)})"
+        )
+
+    def rows(self, data: pa.Table) -> list[_Row | RowError | None]:
+        """Each row's checked options; None for a null output; a RowError for a bad row."""
+        outputs = data.column(self.column).to_pylist()
+        n = len(outputs)
+        tasks = self._values(data, self.task_column, n)
+        choices = self._values(data, self.choices_column, n)
+        numbers = self._values(data, self.numbers_column, n)
+        finishes = self._values(data, self.finish_column, n)
+        rows: list[_Row | RowError | None] = []
+        for i, output in enumerate(outputs):
+            if output is None:
+                rows.append(None)
+                continue
+            try:
+                rows.append(self._row(output, tasks[i], choices[i], numbers[i], finishes[i]))
+            except AnswerxError as exc:
+                rows.append(RowError(i, str(exc)))
+        return rows
+
+    def _row(
+        self, output: object, task: object, choices: object, numbers: object, finish: object
+    ) -> _Row:
+        if not isinstance(output, str):
+            raise InputError(f"{self.column!r} is {type(output).__name__}, not a string")
+        if task is None or task == "":  # CSV has no null: an empty cell is no value
+            task = self.default_task
+        elif not isinstance(task, str):
+            raise InputError(f"{self.task_column!r} is {type(task).__name__}, not a string")
+        else:
+            check_task(task)  # the ConfigError names the valid tasks: the row's reason
+        if finish is not None and not isinstance(finish, str):
+            raise InputError(f"{self.finish_column!r} is {type(finish).__name__}, not a string")
+        return (
+            output,
+            task,
+            _list_value(choices, self.choices_column, (str,), "strings"),
+            _list_value(numbers, self.numbers_column, (int, float), "numbers"),
+            finish or None,
+        )
+
+    @staticmethod
+    def _values(data: pa.Table, name: str | None, n: int) -> list[Any]:
+        return data.column(name).to_pylist() if name is not None else [None] * n
+
+
+def _list_value(
+    value: object, name: str | None, types: tuple[type, ...], what: str
+) -> list[Any] | None:
+    if value is None or value == "":  # CSV has no null: an empty cell is no value
+        return None
+    if isinstance(value, str):
+        text = value
+        # CSV holds lists as JSON text: '["Paris", "Rome"]'.
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            raise InputError(f"{name!r} must be a list of {what}, not {text[:40]!r}") from None
+    # bool is an int subclass, but `true` is not a number a Game of 24 can use.
+    if not isinstance(value, list) or not all(
+        isinstance(v, types) and not isinstance(v, bool) for v in value
+    ):
+        raise InputError(f"{name!r} must be a list of {what}")
+    return value or None
+
+
+def _extract_row(row: _Row) -> Extraction:
+    return extract(row[0], row[1], choices=row[2], numbers=row[3], finish_reason=row[4])
+
+
+def _verify_row(verify: Callable[..., Any], row: _Row, gold: object) -> Any:
+    return verify(row[0], gold, row[1], choices=row[2], numbers=row[3], finish_reason=row[4])
+
+
+def _guarded(call: Callable[[], _T]) -> tuple[_T | None, str | None]:
+    """``call()``'s result, or None and the reason it failed.
+
+    Any exception is a row's failure, not the run's: a bug that one odd output
+    triggers must cost that row, not the other ten million.
+    """
+    try:
+        return call(), None
+    except AnswerxError as exc:
+        return None, str(exc)
+    except Exception as exc:
+        return None, f"internal error: {type(exc).__name__}: {exc}"
+
+
+# --------------------------------------------------------------------------- columns
+def _extraction_arrays(results: Sequence[Extraction | None]) -> list[pa.Array]:
+    spans = [e.span if e is not None else None for e in results]
+    return [
+        pa.array([e.answer if e else None for e in results], pa.string()),
+        pa.array([e.method if e else None for e in results], pa.string()),
+        pa.array([e.confidence if e else None for e in results], pa.float64()),
+        pa.array([_valid(e) for e in results], pa.bool_()),
+        pa.array([_unfinished(e) for e in results], pa.bool_()),
+        pa.array([s[0] if s else None for s in spans], pa.int64()),
+        pa.array([s[1] if s else None for s in spans], pa.int64()),
+    ]
+
+
+def _valid(e: Extraction | None) -> bool | None:
+    return e.valid if e is not None else None
+
+
+def _unfinished(e: Extraction | None) -> bool | None:
+    return e.unfinished if e is not None else None
+
+
+def _errors(errors: list[str | None]) -> pa.Array:
+    return pa.array(errors, pa.string())
+
+
+def _add_columns(data: pa.Table, arrays: list[pa.Array], prefix: str, *, verify: bool) -> pa.Table:
+    names = [name for name, _ in (VERIFY_COLUMNS if verify else EXTRACT_COLUMNS)]
+    names.append(ERROR_COLUMN)
+    for name, array in zip(names, arrays, strict=True):
+        key = prefix + name
+        field = pa.field(key, array.type)
+        if key in data.column_names:
+            data = data.set_column(data.column_names.index(key), field, array)
+        else:
+            data = data.append_column(field, array)
+    return data
+
+
+def _missing(name: str, data: pa.Table) -> str:
+    return f"no column {name!r} (columns: {', '.join(data.column_names) or 'none'})"
