@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from answerx import __version__
-from answerx.cli import model
+from answerx.cli import index, model
 from answerx.cli._common import EXIT_CODES_HELP, ExitCode
 from answerx.cli.ask import approaches_command, ask_command
 from answerx.cli.demo import demo_command
@@ -69,6 +69,7 @@ app.command("report")(report_command)
 app.command("serve", help=SERVE_HELP)(serve_command)
 app.command("ask")(ask_command)
 app.command("approaches")(approaches_command)
+app.add_typer(index.app, name="index")
 
 
 def main() -> None:
