@@ -322,3 +322,23 @@ def test_clean_title_drops_the_models_numbering(title: str, clean: str) -> None:
 def test_format_survey_refuses_what_is_not_a_survey(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a survey"):
         format_survey({"sections": "nope"})
+
+
+def test_the_survey_command_prints_the_markdown(
+    fake_provider_env: FakeProviderServer, index: Index, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from typer.testing import CliRunner
+
+    from answerx.cli import app
+
+    monkeypatch.delenv("ANSWERX_PROVIDERS", raising=False)
+    fake_provider_env.set_default(_scripted_model)
+    out = tmp_path / "survey.md"
+    result = CliRunner().invoke(app, [
+        "survey", "A survey of Ostrand's instrument makers", "--index", index.path,
+        "--provider", "openai", "--model", "gpt-test", "--top-k", "3", "--out", str(out),
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "## 1 Makers" in result.output
+    assert out.read_text(encoding="utf-8").startswith("# Section-1. Instruments of Ostrand")

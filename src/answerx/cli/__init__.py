@@ -28,6 +28,7 @@ from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
 from answerx.cli.serve import HELP as SERVE_HELP
 from answerx.cli.serve import serve_command
+from answerx.cli.survey import survey_command
 
 __all__ = ["ExitCode", "app", "main"]
 
@@ -70,6 +71,7 @@ app.command("serve", help=SERVE_HELP)(serve_command)
 app.command("ask")(ask_command)
 app.command("approaches")(approaches_command)
 app.add_typer(index.app, name="index")
+app.command("survey")(survey_command)
 
 
 def main() -> None:
