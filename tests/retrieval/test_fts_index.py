@@ -70,8 +70,10 @@ def test_no_text_makes_a_search_raise(index: Index, query: str) -> None:
     assert all(isinstance(p, Passage) for p in results)
 
 
-def test_fts_query_quotes_every_token() -> None:
-    assert fts_query('Acme "Corp" OR x') == '"Acme" OR "Corp" OR "OR" OR "x"'
+def test_fts_query_quotes_every_token_and_drops_function_words() -> None:
+    assert fts_query('Who founded "Acme" NEAR the x') == '"founded" OR "Acme" OR "NEAR" OR "x"'
+    assert fts_query("Who is the one?") == '"one"'
+    assert fts_query("Who is it?") == '"Who" OR "is" OR "it"'  # nothing else: kept
     assert fts_query("") is None
 
 

@@ -27,7 +27,7 @@ from typing import Final, Self
 from answerx.errors import ConfigError, InputError
 from answerx.retrieval.base import CorpusRecord, Passage, read_corpus
 
-__all__ = ["FORMAT_VERSION", "Index", "build_index", "fts_query", "require_fts5"]
+__all__ = ["FORMAT_VERSION", "STOP_WORDS", "Index", "build_index", "fts_query", "require_fts5"]
 
 #: Stored in the index file; an index of another version is refused with a clear error.
 FORMAT_VERSION: Final = "1"
@@ -36,6 +36,15 @@ _BATCH: Final = 2000  # rows per executemany while building
 # unicode61 (FTS5's tokenizer, under porter) splits on everything but letters, digits
 # and private-use characters; matching its idea of a token keeps quoted tokens non-empty.
 _TOKEN = re.compile(r"[^\W_]+")
+# English function words dropped from queries (not from the index): in a real corpus each
+# matches nearly every passage, so an OR over them scores the whole index for little
+# ranking value. A query of nothing else keeps them. Written out rather than taken from
+# a package: thirty-odd words do not justify a dependency.
+STOP_WORDS: Final = frozenset(
+    "a an and are as at be by did do does for from had has have how in into is it its of "
+    "on or that the their there these this to was were what when where which who whom "
+    "whose why will with".split()
+)
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,10 +53,12 @@ CREATE VIRTUAL TABLE passages_fts USING fts5(
     contents, content='passages', content_rowid='rowid', tokenize='porter unicode61'
 );
 """
+# The best k rowids first (FTS5's rank column is bm25()), and only then their contents:
+# joining before the LIMIT would read the contents of every matching passage.
 _SEARCH = """
-SELECT p.id, p.contents, bm25(passages_fts) AS rank
-FROM passages_fts JOIN passages AS p ON p.rowid = passages_fts.rowid
-WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?
+SELECT p.id, p.contents, hits.rank FROM (
+    SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?
+) AS hits JOIN passages AS p ON p.rowid = hits.rowid ORDER BY hits.rank
 """
 
 
@@ -66,15 +77,18 @@ def require_fts5() -> None:
 
 
 def fts_query(query: str) -> str | None:
-    """``query`` as an FTS5 expression that cannot raise: its word tokens, each a quoted
-    string, joined with ``OR``; None when it holds no word at all.
+    """``query`` as an FTS5 expression that cannot raise: its word tokens less
+    :data:`STOP_WORDS`, each a quoted string, joined with ``OR``; None when it holds
+    no word at all.
 
     >>> fts_query('who founded "Acme" AND NEAR(x')
-    '"who" OR "founded" OR "Acme" OR "AND" OR "NEAR" OR "x"'
+    '"founded" OR "Acme" OR "NEAR" OR "x"'
     """
-    tokens = _TOKEN.findall(query)[:_MAX_QUERY_TOKENS]
+    tokens = _TOKEN.findall(query)
     if not tokens:
         return None
+    content = [t for t in tokens if t.lower() not in STOP_WORDS]
+    tokens = (content or tokens)[:_MAX_QUERY_TOKENS]
     # The tokens hold no '"', but double any anyway: a quoted string is a literal.
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
 
