@@ -40,11 +40,12 @@ _TOKEN = re.compile(r"[^\W_]+")
 # matches nearly every passage, so an OR over them scores the whole index for little
 # ranking value. A query of nothing else keeps them. Written out rather than taken from
 # a package: thirty-odd words do not justify a dependency.
-STOP_WORDS: Final = frozenset(
-    "a an and are as at be by did do does for from had has have how in into is it its of "
-    "on or that the their there these this to was were what when where which who whom "
-    "whose why will with".split()
-)
+STOP_WORDS: Final = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from", "had",
+    "has", "have", "how", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the",
+    "their", "there", "these", "this", "to", "was", "were", "what", "when", "where", "which",
+    "who", "whom", "whose", "why", "will", "with"
+})  # fmt: skip
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
