@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
 import random
 import statistics
@@ -54,14 +55,15 @@ def generate_corpus(path: Path, size: int) -> None:
     """``size`` passages: the bundled ones, then generated ones (same seed, same file)."""
     rng = random.Random(SEED)
     words = _vocabulary(rng)
-    weights = [1 / (rank + 1) for rank in range(len(words))]  # Zipf-like
+    # Zipf-like; cumulative once, or every choices() call would sum 30,000 weights again.
+    cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(words))))
     bundled = list(read_corpus(bundled_corpus_path()))
     with path.open("w", encoding="utf-8") as out:
         for record in bundled:
             out.write(record.model_dump_json() + "\n")
         for n in range(size - len(bundled)):
-            title = " ".join(rng.choices(words, weights, k=2)).title()
-            body = " ".join(rng.choices(words, weights, k=rng.randint(40, 90)))
+            title = " ".join(rng.choices(words, cum_weights=cumulative, k=2)).title()
+            body = " ".join(rng.choices(words, cum_weights=cumulative, k=rng.randint(40, 90)))
             out.write(json.dumps({"id": f"gen-{n}", "contents": f"{title}\n{body}."}) + "\n")
 
 
