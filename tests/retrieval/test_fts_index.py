@@ -133,6 +133,10 @@ def test_opening_a_file_that_is_not_an_index_says_so(tmp_path: Path) -> None:
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
     with pytest.raises(InputError, match="not an answerx index"):
         Index.open(other)
+    garbage = tmp_path / "notes.txt"
+    garbage.write_text("just some notes, not a database at all" * 50, encoding="utf-8")
+    with pytest.raises(InputError, match="not an answerx index"):
+        Index.open(garbage)
     with pytest.raises(InputError, match="no index at"):
         Index.open(tmp_path / "missing.db")
 

@@ -123,6 +123,9 @@ class Index:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
                              check_same_thread=False)  # fmt: skip
         try:
+            # Memory-mapped reads: a search touches pages all over the index, and a read()
+            # per page costs a system call each (the OS shares the mapping's pages).
+            db.execute("PRAGMA mmap_size = 1073741824")
             version = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         except sqlite3.DatabaseError:
             db.close()
