@@ -39,3 +39,14 @@ def test_a_malformed_corpus_line_exits_1_and_names_the_line(tmp_path: Path) -> N
     result = CliRunner().invoke(app, ["index", "build", str(corpus), "--out", str(tmp_path / "i")])
     assert result.exit_code == 1
     assert "line 2" in result.output
+
+
+def test_build_bundled_indexes_the_bundled_corpus(tmp_path: Path) -> None:
+    runner = CliRunner()
+    built = runner.invoke(app, ["index", "build", "--bundled", "--out", str(tmp_path / "b.db")])
+    assert built.exit_code == 0, built.output
+    assert "indexed 60 passages" in built.output
+    both = runner.invoke(app, ["index", "build", "c.jsonl", "--bundled", "--out", "x.db"])
+    assert both.exit_code == 2
+    neither = runner.invoke(app, ["index", "build", "--out", "x.db"])
+    assert neither.exit_code == 2

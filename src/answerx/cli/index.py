@@ -22,19 +22,29 @@ app = typer.Typer(help='Build and query a BM25 index of a JSONL corpus ({"id", "
 
 @app.command("build")
 def build(
-    corpus: Annotated[
-        Path, typer.Argument(help='JSONL corpus, one {"id", "contents"} object a line.')
-    ],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="The index to write (a file; bm25s: a folder).")
     ],
+    corpus: Annotated[
+        Path | None,
+        typer.Argument(
+            help='JSONL corpus, one {"id", "contents"} object a line.', show_default=False
+        ),
+    ] = None,
     engine: Annotated[
         str, typer.Option(help="fts5 (SQLite, built in) or bm25s (needs answerx[bm25]).")
     ] = "fts5",
+    bundled: Annotated[
+        bool, typer.Option("--bundled", help="Index the bundled fictional corpus instead.")
+    ] = False,
 ) -> None:
-    """Index CORPUS into OUT (replaced only once the new index is complete)."""
+    """Index CORPUS (or --bundled) into OUT, replaced only once the new index is complete."""
     with command_boundary():
-        from answerx.retrieval import build_bm25s_index, build_index
+        from answerx.retrieval import build_bm25s_index, build_index, bundled_corpus_path
+
+        if (corpus is None) != bundled:
+            fail("give either a CORPUS file or --bundled", ExitCode.USAGE)
+        corpus = bundled_corpus_path() if corpus is None else corpus
 
         if engine not in ("fts5", "bm25s"):
             fail(f"--engine: expected fts5 or bm25s, got {engine!r}", ExitCode.USAGE)
