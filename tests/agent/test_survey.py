@@ -319,6 +319,17 @@ def test_clean_title_drops_the_models_numbering(title: str, clean: str) -> None:
     assert clean_title(title) == clean
 
 
+def test_format_survey_renders_three_levels_at_most() -> None:
+    d = {"title": "D", "content": "too deep"}
+    c = {"title": "C", "subsections": [d]}
+    deep = {
+        "title": "T",
+        "sections": [{"title": "A", "subsections": [{"title": "B", "subsections": [c]}]}],
+    }
+    markdown = format_survey(deep)
+    assert "#### 1.1.1 C" in markdown and "D" not in markdown.replace("# T", "")
+
+
 def test_format_survey_refuses_what_is_not_a_survey(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a survey"):
         format_survey({"sections": "nope"})

@@ -719,7 +719,7 @@ def format_survey(survey: Survey | Mapping[str, Any] | None) -> str:
                 lines.extend([_clean_content(section.content), ""])
             elif section.plan.strip():
                 lines.extend([f"*{section.plan.strip()}*", ""])
-            if section.subsections and depth < 4:
+            if section.subsections and depth < 3:  # three levels, as SurveyCPM writes
                 render(section.subsections, f"{number}.", depth + 1)
 
     render(survey.sections, "", 1)
