@@ -268,6 +268,11 @@ def test_a_scripted_survey_runs_to_the_end(
     assert "## 2 Optics" in markdown and "## 3 Prizes" in markdown
     assert "### 1.1 Sub A" in markdown and "[1]" in markdown and "\\cite" not in markdown
     assert result.usage.input_tokens > 0
+    # The first write prompt: its part, its plan, and the passages of the search before it.
+    writes = [r for r in fake_provider.chat_requests if "Now write the part" in r.text]
+    first = writes[0].messages[-1]["content"]
+    assert 'Now write the part at section-1, titled "1. Makers"' in first
+    assert "About 1. Makers." in first and "bibkey: textid1\nBrightwater Instruments" in first
 
 
 def test_the_step_limit_and_the_budget_end_a_survey(
