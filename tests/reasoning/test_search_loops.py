@@ -67,6 +67,7 @@ def test_search_r1_searches_inserts_information_and_answers(
     prompt, turn, information = _contents(fake_provider, 1)
     assert QUESTION in prompt
     assert turn.endswith("</search>") and "made up" not in turn
+    assert "made up" not in response.text  # nor in the transcript
     assert information.startswith("<information>Doc 1(Title: ")
     assert information.endswith("</information>")
     search = response.metadata.search  # type: ignore[attr-defined]

@@ -229,8 +229,10 @@ class SearchReasoning(BaseReasoning[S]):
         """A turn of the conversation, stopped (or cut) at the closing query tag."""
         reply = yield from text_step(run, step, options=self._turn_options())
         turn = self._cut(reply)
-        if turn != reply:  # the conversation keeps what the model would have stopped at
+        if turn != reply:  # conversation and transcript keep what a stop would have left
             run.conversation[-1] = {"role": "assistant", "content": turn}
+            if run.transcript and run.transcript[-1] == (step, reply):
+                run.transcript[-1] = (step, turn)
         return turn
 
     def answer(self, run: Run, reply: str) -> Steps[Answer]:
