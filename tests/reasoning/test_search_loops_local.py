@@ -51,7 +51,7 @@ def test_each_search_loop_runs_to_a_termination_on_the_local_model(
         approach == "iter_retgen") else {"max_turns": 1}  # fmt: skip
     response = get_approach(
         approach, manager, retriever=index, task="text", result_mode=True,
-        max_tokens=24, temperature=0, min_confidence=0.0, top_k=2, **settings,
+        max_tokens=16, temperature=0, min_confidence=0.0, top_k=1, **settings,
     ).execute(bundled_questions()[0].question)  # fmt: skip
 
     assert response.metadata.termination in {str(t) for t in Termination}
