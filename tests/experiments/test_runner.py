@@ -15,14 +15,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from runner_helpers import GoldModel, write_config
+from runner_helpers import GoldModel, request_text, write_config
 
 from answerx.errors import ConfigError
 from answerx.experiments.calls import RunClientManager
 from answerx.experiments.config import ExperimentConfig, TargetSpec, load_config
 from answerx.experiments.runner import arun_experiment, run_experiment
 from answerx.experiments.store import ResultStore
-from answerx.testing import FakeProviderServer, Reply
+from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
 
 @pytest.fixture(autouse=True)
@@ -406,3 +406,27 @@ def test_a_config_error_during_the_run_stops_every_worker_and_marks_the_run_fail
 
     stored, later = asyncio.run(run_then_wait())
     assert later == stored  # the other workers were stopped: nothing written after the end
+
+
+def test_a_two_stage_run_stores_each_items_finish_reason(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    gold = GoldModel()
+
+    def replies(request: RecordedRequest) -> Reply:
+        if "A baker fills 7 trays" in request_text(request):  # arith-01: cut at the limit
+            return Reply.text("Let me count the trays one by one: 7 trays of", truncated=True)
+        return gold(request)
+
+    fake_provider.set_default(replies)
+    path = write_config(
+        tmp_path / "run.yaml", fake_provider.openai_base_url,
+        approaches=["chain_of_thought"], strategies=["two_stage"],
+    )  # fmt: skip
+    summary = run_experiment(load_config(path))
+
+    with ResultStore(load_config(path).output.db) as store:
+        items = {i.item_id: i for i in store.items(summary.run_id)}
+    assert summary.done == 4
+    assert {i.finish_reason for k, i in items.items() if k != "arithmetic/arith-01"} == {"stop"}
+    assert items["arithmetic/arith-01"].finish_reason == "length"

@@ -8,11 +8,16 @@ import pytest
 from reasoning_script import ScriptedModel
 
 from answerx.reasoning import get_approach
+from answerx.reasoning.sandbox import isolation_problem
 from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
+)
+# execute_code=True is refused where the sandbox cannot isolate (tests/reasoning/test_sandbox.py).
+needs_isolation = pytest.mark.skipif(
+    isolation_problem() is not None, reason=f"no isolated sandbox here: {isolation_problem()}"
 )
 
 
@@ -34,6 +39,7 @@ def test_the_program_is_not_run_by_default(
 
 
 @pytest.mark.parametrize("run", ["execute", "aexecute"])
+@needs_isolation
 def test_with_execute_code_the_printed_line_is_the_answer(
     manager: InstructorClientManager, model: ScriptedModel, run: str
 ) -> None:
@@ -59,6 +65,7 @@ def test_with_execute_code_the_printed_line_is_the_answer(
     assert meta["calls"] == 1  # running the program is not an LLM call
 
 
+@needs_isolation
 def test_the_structured_strategy_runs_the_code_field(
     manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
 ) -> None:
@@ -84,6 +91,7 @@ def test_the_structured_strategy_runs_the_code_field(
         ("x = 1", "ok", "the program printed nothing"),
     ],
 )
+@needs_isolation
 def test_a_failed_run_falls_back_to_the_stated_answer_and_says_why(
     manager: InstructorClientManager,
     model: ScriptedModel,
@@ -108,6 +116,7 @@ def test_a_failed_run_falls_back_to_the_stated_answer_and_says_why(
     assert "sk-live" not in response.model_dump_json()
 
 
+@needs_isolation
 def test_the_program_sees_no_api_key_of_the_environment(
     manager: InstructorClientManager, model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,6 +133,7 @@ def test_the_program_sees_no_api_key_of_the_environment(
     assert "sk-live" not in response.model_dump_json()
 
 
+@needs_isolation
 def test_a_reply_without_a_program_keeps_the_stated_answer(
     manager: InstructorClientManager, model: ScriptedModel
 ) -> None:

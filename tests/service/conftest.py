@@ -25,6 +25,7 @@ import uvicorn
 
 import fake_managers
 from answerx.service import ServiceSettings, create_app
+from answerx.service.server import uvicorn_options
 from answerx.testing import FakeProviderServer
 
 #: The provider key the tests set in the server's environment: shaped like a real
@@ -121,7 +122,7 @@ def serve_process() -> Iterator[Callable[..., ServeProcess]]:
 class ServiceThread:
     """uvicorn serving an app on 127.0.0.1 from a daemon thread."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, settings: ServiceSettings | None = None) -> None:
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", 0))
@@ -132,6 +133,8 @@ class ServiceThread:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=1,
+            # The connection limits `answerx serve` sets (header deadline, cap, keep-alive).
+            **uvicorn_options(settings or ServiceSettings(), in_process=True),
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -177,7 +180,8 @@ def start_service(clean_provider_env: None) -> Iterator[StartService]:
     running: list[ServiceThread] = []
 
     def start(**settings: Any) -> str:
-        server = ServiceThread(create_app(ServiceSettings(**settings)))
+        service_settings = ServiceSettings(**settings)
+        server = ServiceThread(create_app(service_settings), service_settings)
         server.start()
         running.append(server)
         return server.url

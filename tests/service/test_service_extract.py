@@ -201,6 +201,25 @@ def test_a_batch_answers_every_item_in_order_with_per_item_errors(http: httpx.Cl
     assert results[5]["extraction"]["method"] == "none"
 
 
+def test_batch_item_errors_name_the_item_by_its_index(http: httpx.Client) -> None:
+    items = [
+        {"raw_output": "So the answer is 72."},
+        "a bare string",
+        {"raw_output": "Only B fits.", "task": "algebra"},
+        {"task": "math"},
+    ]
+
+    response = http.post("/v1/extract/batch", json={"items": items})
+
+    messages = [r["error"]["message"] if r["error"] else None for r in response.json()["results"]]
+    assert messages[0] is None
+    assert messages[1] is not None
+    assert messages[1].startswith("items[1]: Input should be a valid dictionary")
+    assert messages[2] is not None and messages[2].startswith("items[2].task: Input should be")
+    assert messages[3] == "items[3].raw_output: Field required"
+    assert not any(m and "body" in m for m in messages)
+
+
 def test_an_empty_batch_is_an_empty_result(http: httpx.Client) -> None:
     response = http.post("/v1/extract/batch", json={"items": []})
 
@@ -339,6 +358,9 @@ def test_the_openapi_schema_has_every_endpoint_with_an_example(http: httpx.Clien
         ("POST", "/v1/extract/batch"),
         ("POST", "/v1/extract/structured"),
         ("POST", "/v1/ask"),
+        ("POST", "/v1/verify"),
+        ("POST", "/v1/verify/batch"),
+        ("POST", "/v1/reward"),
         ("GET", "/v1/approaches"),
         ("GET", "/v1/tasks"),
         ("GET", "/healthz"),

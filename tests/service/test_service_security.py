@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from hashlib import sha256
 from typing import Any
@@ -19,7 +21,7 @@ from answerx.service import ServiceSettings
 from answerx.service.redaction import SafeLogFilter, scrub_json, secrets_in
 from answerx.service.server import check_bind, is_loopback, serve
 from answerx.testing import FakeProviderServer, Reply
-from conftest import ServeProcess
+from conftest import ServeProcess, free_port
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -255,6 +257,19 @@ def test_an_open_bind_is_allowed_with_a_token_or_the_flag() -> None:
     check_bind("127.0.0.1", ServiceSettings(), allow_unauthenticated=False)
 
 
+@pytest.mark.parametrize("token", ["Q", "short-token-15c"])
+def test_an_open_bind_refuses_a_short_token(token: str) -> None:
+    settings = ServiceSettings(api_token=token)
+
+    with pytest.raises(ConfigError, match="at least 16 characters") as caught:
+        check_bind("0.0.0.0", settings, allow_unauthenticated=True)
+
+    assert f"{len(token)}-character ANSWERX_API_TOKEN" in str(caught.value)
+    assert token not in str(caught.value)
+    check_bind("127.0.0.1", settings, allow_unauthenticated=False)  # loopback: any length
+    check_bind("0.0.0.0", ServiceSettings(api_token="x" * 16), allow_unauthenticated=False)
+
+
 def test_serve_refuses_before_starting_anything(
     clean_provider_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -347,6 +362,19 @@ def test_the_log_filter_drops_tracebacks_and_redacts_secrets() -> None:
     assert _log_line([key], "token sk-fake-not-a-key-0123 refused") == "token *** refused"
 
 
+@pytest.mark.parametrize("token", ["Q", "tok3n", "abcdefg"])
+def test_a_short_api_token_is_redacted_where_it_stands_alone(token: str) -> None:
+    secrets = secrets_in({"ANSWERX_API_TOKEN": token})
+
+    assert secrets == [token]
+    assert _log_line(secrets, "got Bearer %s from %s", token, "10.0.0.1") == (
+        "got Bearer *** from 10.0.0.1"
+    )
+    assert _log_line(secrets, f"authorization={token}; retry") == "authorization=***; retry"
+    # inside other words it is left alone: the line stays readable
+    assert _log_line(secrets, f"Question{token}s and Answers") == f"Question{token}s and Answers"
+
+
 def test_the_secrets_to_redact_are_the_credential_variables() -> None:
     env = {
         "OPENAI_API_KEY": "sk-0123456789",
@@ -434,3 +462,41 @@ def test_answerx_serve_never_shows_a_refused_provider_key(
     assert key not in server.output and key[:12] not in server.output
     assert "Traceback" not in server.output
     assert status == 0, server.output
+
+
+# A SIGTERM that reaches `answerx serve` while it is still loading: this script sends
+# it to itself as soon as the named module starts to be imported, then runs the CLI.
+_SIGTERM_DURING_IMPORT = """
+import os, signal, sys
+from importlib.abc import MetaPathFinder
+
+LOADING, PORT = sys.argv[1:3]
+
+class SigtermOnImport(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == LOADING:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return None
+
+sys.meta_path.insert(0, SigtermOnImport())
+from answerx.cli import main
+sys.argv = ["answerx", "serve", "--port", PORT]
+main()
+"""
+
+
+@pytest.mark.parametrize("loading", ["uvicorn", "fastapi"])
+def test_a_sigterm_while_serve_is_starting_exits_0(child_env: dict[str, str], loading: str) -> None:
+    # The probe saw -15 for a SIGTERM within 0.3 s of the start: it came before the
+    # handler; now the handler is set before uvicorn and FastAPI are even imported.
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGTERM_DURING_IMPORT, loading, str(free_port())],
+        env=child_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Uvicorn running on" not in done.stdout + done.stderr

@@ -13,8 +13,11 @@ __all__ = ["HELP", "serve_command"]
 HELP = (
     "Serve the HTTP API (POST /v1/extract, /v1/extract/batch, /v1/extract/structured, /v1/ask; "
     "docs at /docs). Settings from ANSWERX_API_TOKEN, ANSWERX_MAX_BODY_BYTES, ANSWERX_MAX_BATCH, "
-    "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY, ANSWERX_RETRY_AFTER_S; provider keys from "
-    "their usual variables. Stops gracefully on SIGTERM or Ctrl-C (exit status 0)."
+    "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY, ANSWERX_RETRY_AFTER_S, "
+    "ANSWERX_EXTRACT_WORKERS, ANSWERX_HEADER_TIMEOUT_S, ANSWERX_KEEP_ALIVE_S, "
+    "ANSWERX_MAX_CONNECTIONS; provider keys from their usual variables. A non-loopback "
+    "--host needs an ANSWERX_API_TOKEN of 16+ characters. Stops gracefully on SIGTERM or "
+    "Ctrl-C (exit status 0)."
 )
 
 

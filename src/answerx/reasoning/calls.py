@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from answerx.agent.final import afinal_attempt, aforce_answer, final_attempt, force_answer
 from answerx.agent.termination import Termination
-from answerx.reasoning.sandbox import arun_python, run_python
+from answerx.reasoning.sandbox import SandboxMode, arun_python, run_python
 from answerx.structured.callinfo import CallInfo
 from answerx.structured.models import ReasoningExtraction
 
@@ -145,6 +145,7 @@ class CodeRun:
     code: str
     time_limit_s: float
     memory_limit_mb: int
+    sandbox: SandboxMode = "isolated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +211,11 @@ def _call(manager: ReasoningManager, request: Request) -> _Call:
             return _Call(
                 manager.extract_structured, manager.aextract_structured, (raw, approach), kwargs
             )
-        case CodeRun(_, code, time_limit_s, memory_limit_mb):
-            limits = {"time_limit_s": time_limit_s, "memory_limit_mb": memory_limit_mb}
+        case CodeRun(_, code, time_limit_s, memory_limit_mb, sandbox):
+            limits = {
+                "time_limit_s": time_limit_s, "memory_limit_mb": memory_limit_mb,
+                "sandbox": sandbox,
+            }  # fmt: skip
             return _Call(run_python, arun_python, (code,), limits)
         case FinalCall():
             sync, async_ = (

@@ -2,14 +2,18 @@
 
 By default the model's stated answer is used (its program is kept, not run).
 With ``execute_code=True`` the program runs in :mod:`answerx.reasoning.sandbox`
-(separate process, time and memory limits, empty environment, fresh temporary
-directory), and the last non-empty line it prints, normalised for the task, is
-the answer: ``metadata.stage == "code_execution"``, ``extraction.method ==
-"output_line"`` (``raw_output`` is the program's stdout, ``span`` the line).
+(separate process in its own PID, network, mount and user namespaces; time, memory
+and process limits; empty environment; fresh temporary directory), and the last
+non-empty line it prints, normalised for the task, is the answer:
+``metadata.stage == "code_execution"``, ``extraction.method == "output_line"``
+(``raw_output`` is the program's stdout, ``span`` the line).
 
 When the run does not give a usable answer, the model's stated answer stands
 (its stage stays ``structured``/``deterministic``/``structured_llm``) and the
-metadata says why. Metadata after an execution attempt:
+metadata says why. Where the system cannot isolate the program, building the
+approach with ``execute_code=True`` raises :class:`~answerx.errors.ConfigError`
+naming what to install, unless the setting ``sandbox="unsafe-local"`` asks for the
+program to run without isolation. Metadata after an execution attempt:
 
 - ``sandbox_termination``: the sandbox's ``ok``, ``timeout``, ``memory_limit`` or
   ``error`` (absent when there was no program to run);
@@ -19,14 +23,14 @@ metadata says why. Metadata after an execution attempt:
 
 from __future__ import annotations
 
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from answerx.extraction import Extraction
 from answerx.extraction.rules import RULES
 from answerx.reasoning.calls import CodeRun
 from answerx.reasoning.engine import Answer, Run, Steps
 from answerx.reasoning.parsing import last_code_block, last_output_line
-from answerx.reasoning.sandbox import SandboxResult
+from answerx.reasoning.sandbox import SandboxResult, check_sandbox
 from answerx.reasoning.settings import ProgramSettings
 from answerx.reasoning.single import SinglePrompt
 from answerx.structured.models import ProgramOfThoughtExtraction
@@ -46,6 +50,11 @@ class ProgramOfThought(SinglePrompt[ProgramSettings]):
     )
     settings_model = ProgramSettings
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.settings.execute_code:  # refuse before any LLM call is paid for
+            check_sandbox(self.settings.sandbox)
+
     def steps(self, run: Run) -> Steps[Answer]:
         answer = yield from super().steps(run)
         if not self.settings.execute_code:
@@ -57,6 +66,7 @@ class ProgramOfThought(SinglePrompt[ProgramSettings]):
         request = CodeRun(
             "program output", code,
             self.settings.code_time_limit_s, self.settings.code_memory_limit_mb,
+            self.settings.sandbox,
         )  # fmt: skip
         [result] = yield (request,)
         run.extras["sandbox_termination"] = result.termination

@@ -1,35 +1,52 @@
-"""Run model-written Python in a separate, limited process (``program_of_thought``).
+"""Run model-written Python in an isolated, limited process (``program_of_thought``).
 
-:func:`run_python` (and the async :func:`arun_python`) start ``sys.executable -I``
-(isolated mode: no ``PYTHON*`` variables, no user site-packages, no script
-directory on ``sys.path``) in a fresh temporary directory with an **empty
-environment**, so no API key of the parent process reaches the code. Before the
-code runs, a short bootstrap in the child sets resource limits (address space,
-CPU seconds as a backstop to the wall clock, file size, no core files) and
-clears the two variables Python itself adds (``LC_CTYPE`` locale coercion).
-The whole process group is killed at the wall-clock limit, and always once the
-program has ended, so background children do not outlive it. Only the last
-:data:`MAX_OUTPUT_BYTES` of stdout and of stderr are kept (answers and
-tracebacks come last).
+:func:`run_python` (and the async :func:`arun_python`) run ``code`` with
+``sys.executable -I`` (isolated mode) in a fresh temporary directory with an
+**empty environment**. With ``sandbox="isolated"`` (the default) the program also
+runs inside Linux namespaces made by ``unshare`` (util-linux) without root:
+
+- a **user namespace** (no privilege is needed or gained) and, for the program
+  itself, a second, nested one, so it holds no capability over the mounts or the
+  namespaces set up for it;
+- a **PID namespace** with its own ``/proc``: the program sees only the processes it
+  started, never the parent (``/proc/<ppid>/environ`` and the API keys in it are
+  out of reach); the namespace's init is a small bootstrap, and when it ends the
+  kernel kills every process left in the namespace (a ``setsid`` does not escape);
+- a **network namespace** with no interface up: no network at all, loopback included;
+- a **mount namespace** in which every mount is read-only except the temporary
+  directory, and ``/tmp``, ``/var/tmp``, ``/run``, ``/dev/shm`` and home directories
+  not holding the interpreter are hidden behind empty read-only ``tmpfs`` mounts;
+- a **process-count limit**: the namespace's ``pid_max`` (Linux >= 6.14; bounds
+  every user, root included) and ``RLIMIT_NPROC`` (counted per user namespace for
+  non-root users): :data:`MAX_PROCESSES`;
+- resource limits as before: address space, CPU seconds (a backstop to the wall
+  clock), file size, no core files; ``no_new_privs`` (no setuid gain).
+
+Whether isolation works is found out once per process by running a probe program
+(:func:`isolation_problem`). Where it does not, ``sandbox="isolated"`` raises
+:class:`ConfigError` naming what to install or enable; ``sandbox="unsafe-local"``
+runs the program without namespaces (only the limits, the empty environment and the
+process-group kill: *no* protection against code written to do harm).
 
 How a run ends (``SandboxResult.termination``):
 
 ================  ==============================================================
 ``ok``            exit status 0; ``stdout`` holds what the program printed
-``timeout``       the wall-clock limit (process group killed) or the CPU limit
+``timeout``       the wall-clock limit (every process killed) or the CPU limit
 ``memory_limit``  a ``MemoryError`` (or "Cannot allocate memory") under the
                   address-space limit
 ``error``         any other failure: ``message`` is the traceback's last line
 ================  ==============================================================
 
-.. warning::
-   This contains *accidents* (an endless loop, a memory bomb, code that reads
-   the environment or litters the working directory); it is **not** a security
-   boundary against a hostile model. The code runs as the same user, can read
-   the user's files and open network connections. Run untrusted code in a
-   container or VM.
+Only the last :data:`MAX_OUTPUT_BYTES` of stdout and of stderr are kept (answers
+and tracebacks come last).
 
-POSIX only, and tested on Linux: macOS ignores ``RLIMIT_AS`` (no memory limit
+What the isolation does **not** do: the program can *read* every file the user
+running answerx can read outside the hidden directories; it shares the kernel (a
+kernel exploit escapes any namespace); it can use up to :data:`MAX_PROCESSES`
+processes of its memory limit each and its share of CPU. Run hostile code in a VM.
+
+POSIX only, and isolation needs Linux; macOS ignores ``RLIMIT_AS`` (no memory limit
 there); Windows has neither ``resource`` nor process groups (a :class:`ConfigError`).
 """
 
@@ -37,8 +54,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -48,34 +67,55 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.errors import ConfigError
 
-__all__ = ["MAX_OUTPUT_BYTES", "SandboxResult", "SandboxTermination", "arun_python", "run_python"]
+__all__ = [
+    "MAX_OUTPUT_BYTES",
+    "MAX_PROCESSES",
+    "SANDBOX_MODES",
+    "SandboxMode",
+    "SandboxResult",
+    "SandboxTermination",
+    "arun_python",
+    "check_sandbox",
+    "isolation_problem",
+    "run_python",
+]
 
 SandboxTermination = Literal["ok", "timeout", "memory_limit", "error"]
+#: ``isolated``: namespaces (refused where unavailable); ``unsafe-local``: limits only.
+SandboxMode = Literal["isolated", "unsafe-local"]
+SANDBOX_MODES: Final[tuple[str, ...]] = get_args(SandboxMode)
 
 #: Bytes of stdout (and, separately, of stderr) kept from the end of the output.
 MAX_OUTPUT_BYTES = 64 * 1024
 #: Largest file the program may write in its directory.
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Processes an isolated program may have at once (its own included), about: the
+#: kernel's smallest namespace ``pid_max`` is 301 (pids 1-300, the init among them).
+MAX_PROCESSES = 300
 _PROGRAM = "program.py"
 # Seconds to wait for the output pipes to close after the process group is gone.
 _DRAIN_S = 1.0
+# Exit status of the namespace's init when setting the namespace up failed.
+_SETUP_FAILED = 125
 
-# Runs in the child (python -I -c BOOTSTRAP AS_BYTES CPU_S FSIZE_BYTES) before the
+# Runs in the child (python -I -c BOOTSTRAP AS_BYTES CPU_S FSIZE_BYTES NPROC) before the
 # program. Setting the limits here rather than in a preexec_fn: preexec_fn is not
 # safe when the parent has threads (the fake provider server, SDK pools, asyncio),
 # and hard limits equal to soft ones cannot be raised back by the program.
 _BOOTSTRAP = f"""\
 import os, resource, runpy, signal, sys
-_as, _cpu, _fsize = (int(a) for a in sys.argv[1:4])
+_as, _cpu, _fsize, _nproc = (int(a) for a in sys.argv[1:5])
 for _kind, _value in ((resource.RLIMIT_AS, _as), (resource.RLIMIT_FSIZE, _fsize),
                       (resource.RLIMIT_CORE, 0)):
     resource.setrlimit(_kind, (_value, _value))
+if _nproc > 0:
+    resource.setrlimit(resource.RLIMIT_NPROC, (_nproc, _nproc))
 resource.setrlimit(resource.RLIMIT_CPU, (_cpu, _cpu + 1))
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large file: OSError, not a kill
 os.environ.clear()  # Python's own LC_CTYPE coercion (PEP 538) would show up here
@@ -83,7 +123,109 @@ sys.argv = [{_PROGRAM!r}]
 runpy.run_path({_PROGRAM!r}, run_name="__main__")
 """
 
+# The namespace's init (PID 1), run by ``unshare`` as root of a fresh user namespace:
+# python -I -c INIT WORKDIR STATUS_FD WALL_S HIDE... -- BOOTSTRAP-COMMAND...
+# It makes every mount read-only but the working directory, hides the shared
+# temporary and home directories, bounds the pids, then forks the program: the child
+# enters a nested user namespace (so the program holds no capability over these
+# mounts), sets no_new_privs and execs the bootstrap. The init reports the child's
+# end on STATUS_FD ("exit N", "signal N", "timeout", "setup: why") and exits, and the
+# kernel then kills whatever is left in the namespace. Hand-written with ctypes
+# because no maintained library wraps mount_setattr/unshare for Python 3.11.
+_INIT = """\
+import ctypes, os, signal, sys
+workdir, status_fd, wall_s = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+split = sys.argv.index("--")
+hide, command = sys.argv[4:split], sys.argv[split + 1:]
+libc = ctypes.CDLL(None, use_errno=True)
+
+def report(text):
+    os.write(status_fd, text.encode("utf-8", "replace"))
+
+def check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+class MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+def setattr_ro(path, on, recursive):
+    attr = MountAttr(1 if on else 0, 0 if on else 1, 0, 0)  # MOUNT_ATTR_RDONLY
+    flags = 0x8000 if recursive else 0  # AT_RECURSIVE
+    libc.syscall.restype = ctypes.c_long
+    check(libc.syscall(ctypes.c_long(442), ctypes.c_int(-100), path.encode(),
+                       ctypes.c_uint(flags), ctypes.byref(attr),
+                       ctypes.c_size_t(ctypes.sizeof(attr))), f"mount_setattr {path}")
+
+def mount(source, target, fstype, flags, data):
+    check(libc.mount(source, target.encode(), fstype, ctypes.c_ulong(flags), data),
+          f"mount {target}")
+
+try:
+    keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
+    for path in hide:  # MS_NOSUID | MS_NODEV
+        if os.path.isdir(path) and not os.path.islink(path):
+            mount(b"tmpfs", path, b"tmpfs", 2 | 4, b"size=64k,mode=755")
+    os.makedirs(workdir, exist_ok=True)
+    mount(f"/proc/self/fd/{keep}".encode(), workdir, None, 4096, None)  # MS_BIND
+    os.close(keep)
+    try:  # per-namespace pid_max: Linux >= 6.14; the kernel's minimum is 301
+        with open("/proc/sys/kernel/pid_max", "w") as f:
+            f.write("301")
+    except OSError:
+        pass
+    setattr_ro("/", True, True)
+    setattr_ro(workdir, False, False)
+except OSError as exc:
+    report(f"setup: {exc}")
+    sys.exit(125)
+
+pid = os.fork()
+if pid == 0:
+    try:
+        os.close(status_fd)
+        check(libc.unshare(0x10000000), "unshare(CLONE_NEWUSER)")
+        check(libc.prctl(38, 1, 0, 0, 0), "no_new_privs")
+        os.chdir(workdir)
+        os.execve(command[0], command, {})
+    except BaseException as exc:
+        os.write(2, f"sandbox: {exc}\\n".encode())
+    os._exit(_SETUP_EXIT)
+
+def timeout(signum, frame):
+    raise TimeoutError
+
+signal.signal(signal.SIGALRM, timeout)
+signal.setitimer(signal.ITIMER_REAL, wall_s)  # a backstop when the parent is gone
+try:
+    _, status = os.waitpid(pid, 0)
+except TimeoutError:
+    report("timeout")
+    sys.exit(124)
+signal.setitimer(signal.ITIMER_REAL, 0)
+if os.WIFSIGNALED(status):
+    report(f"signal {os.WTERMSIG(status)}")
+else:
+    report(f"exit {os.waitstatus_to_exitcode(status)}")
+sys.exit(0)
+""".replace("_SETUP_EXIT", str(_SETUP_FAILED))
+
+_UNSHARE_FLAGS: Final = (
+    "--user", "--map-root-user", "--pid", "--fork", "--net", "--mount", "--mount-proc",
+    "--kill-child",  # unshare killed (the wall clock) -> the init killed -> all of them
+)  # fmt: skip
+
 _MEMORY_MARKERS = ("MemoryError", "Cannot allocate memory", "out of memory")
+
+_INSTALL_HINT = (
+    "code execution needs an isolated sandbox: install util-linux's `unshare` "
+    "(Debian/Ubuntu: apt-get install util-linux) on Linux >= 5.12 and allow unprivileged "
+    "user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu >= 23.10 "
+    "kernel.apparmor_restrict_unprivileged_userns=0), or run answerx in a container or VM "
+    'and set sandbox="unsafe-local" to run the code without isolation'
+)
 
 
 class SandboxResult(BaseModel):
@@ -108,26 +250,37 @@ class SandboxResult(BaseModel):
 
 
 def run_python(
-    code: str, *, time_limit_s: float = 5.0, memory_limit_mb: int = 256
+    code: str,
+    *,
+    time_limit_s: float = 5.0,
+    memory_limit_mb: int = 256,
+    sandbox: SandboxMode = "isolated",
 ) -> SandboxResult:
-    """Run ``code`` in a separate, limited Python process and report how it ended.
+    """Run ``code`` in a separate, limited (and by default isolated) Python process
+    and report how it ended.
 
     >>> run_python("print(6 * 7)").stdout                   # doctest: +SKIP
     '42\\n'
     >>> run_python("while True: pass", time_limit_s=1).termination  # doctest: +SKIP
     'timeout'
+
+    Raises :class:`ConfigError` for impossible limits, and for ``sandbox="isolated"``
+    where this system cannot isolate (the message says what to install).
     """
     _check_limits(time_limit_s, memory_limit_mb)
+    check_sandbox(sandbox)
     started = time.monotonic()
-    with _workdir(code) as cwd:
+    with _workdir(code) as cwd, _status_pipe(sandbox) as status:
         try:
             proc = subprocess.Popen(
-                _command(time_limit_s, memory_limit_mb), cwd=cwd, env={},
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                _command(cwd, status, time_limit_s, memory_limit_mb, sandbox), cwd=cwd,
+                env={}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, pass_fds=status.pass_fds,
                 start_new_session=True,  # its own process group, killed as a whole
             )  # fmt: skip
         except OSError as exc:
             return _not_started(exc, started)
+        status.started()
         assert proc.stdout is not None and proc.stderr is not None
         out, err = _Tail(), _Tail()
         readers = [_reader(proc.stdout, out), _reader(proc.stderr, err)]
@@ -141,25 +294,35 @@ def run_python(
             returncode = proc.wait()
         for thread in readers:
             thread.join(_DRAIN_S)
-    return _result(out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started)
+        returncode, setup_error = status.outcome(returncode)
+    return _result(
+        out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started, setup_error
+    )
 
 
 async def arun_python(
-    code: str, *, time_limit_s: float = 5.0, memory_limit_mb: int = 256
+    code: str,
+    *,
+    time_limit_s: float = 5.0,
+    memory_limit_mb: int = 256,
+    sandbox: SandboxMode = "isolated",
 ) -> SandboxResult:
     """Async :func:`run_python` (an asyncio subprocess; the event loop is never blocked
-    except for writing the program to its temporary directory)."""
+    except for writing the program to its temporary directory and, once per process,
+    the isolation probe)."""
     _check_limits(time_limit_s, memory_limit_mb)
+    check_sandbox(sandbox)
     started = time.monotonic()
-    with _workdir(code) as cwd:
+    with _workdir(code) as cwd, _status_pipe(sandbox) as status:
         try:
             proc = await asyncio.create_subprocess_exec(
-                *_command(time_limit_s, memory_limit_mb), cwd=cwd, env={},
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True,
+                *_command(cwd, status, time_limit_s, memory_limit_mb, sandbox), cwd=cwd,
+                env={}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, pass_fds=status.pass_fds, start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
             return _not_started(exc, started)
+        status.started()
         assert proc.stdout is not None and proc.stderr is not None
         out, err = _Tail(), _Tail()
         readers = [
@@ -175,7 +338,70 @@ async def arun_python(
             for task in pending:  # a grandchild that left the group still holds a pipe
                 task.cancel()
         returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
-    return _result(out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started)
+        returncode, setup_error = status.outcome(returncode)
+    return _result(
+        out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started, setup_error
+    )
+
+
+def check_sandbox(sandbox: str) -> None:
+    """Raise :class:`ConfigError` unless ``sandbox`` can run here: an unknown mode, or
+    ``isolated`` where the namespaces are unavailable (naming what to install)."""
+    if sandbox not in SANDBOX_MODES:
+        raise ConfigError(
+            f"unknown sandbox {sandbox!r}; valid sandboxes: {', '.join(SANDBOX_MODES)}"
+        )
+    if sandbox == "isolated":
+        problem = isolation_problem()
+        if problem is not None:
+            raise ConfigError(f"{_INSTALL_HINT} ({problem})")
+
+
+@functools.cache
+def isolation_problem() -> str | None:
+    """Why this system cannot run the isolated sandbox, or None when it can.
+
+    Found out once per process by running a small probe program in it (a few tens of
+    milliseconds), so a kernel that forbids user namespaces, a missing ``unshare``
+    or a failed mount all show up here with the reason.
+    """
+    if not sys.platform.startswith("linux"):
+        return f"namespaces need Linux, not {sys.platform}"
+    if shutil.which("unshare") is None:
+        return "no `unshare` on PATH"
+    probe = "import os\nprint(os.getpid(), os.getppid(), sorted(os.listdir('/proc'))[:0])"
+    try:
+        result = _run_isolated_probe(probe)
+    except OSError as exc:  # pragma: no cover - unshare vanished between the checks
+        return f"could not start unshare: {exc}"
+    if result.termination != "ok" or not result.stdout.startswith("2 1 "):
+        return result.message or result.stderr.strip()[-200:] or "the probe program failed"
+    return None
+
+
+def _run_isolated_probe(code: str) -> SandboxResult:
+    # run_python without check_sandbox (which calls this); a short, generous limit.
+    started = time.monotonic()
+    with _workdir(code) as cwd, _status_pipe("isolated") as status:
+        proc = subprocess.Popen(
+            _command(cwd, status, 10.0, 256, "isolated"), cwd=cwd, env={},
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            pass_fds=status.pass_fds, start_new_session=True,
+        )  # fmt: skip
+        status.started()
+        timed_out = False
+        try:
+            stdout, stderr = proc.communicate(timeout=10.0)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc.pid)
+            stdout, stderr = proc.communicate()
+        _kill_group(proc.pid)
+        returncode, setup_error = status.outcome(proc.returncode)
+    out, err = _Tail(), _Tail()
+    out.add(stdout)
+    err.add(stderr)
+    return _result(out, err, returncode, timed_out, 10.0, 256, started, setup_error)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -194,10 +420,39 @@ def _cpu_seconds(time_limit_s: float) -> int:
     return math.ceil(2 * time_limit_s) + 1
 
 
-def _command(time_limit_s: float, memory_limit_mb: int) -> list[str]:
-    return [
+def _hidden_directories() -> list[str]:
+    """Shared temporary directories and home directories, hidden from the program,
+    except one that holds the interpreter (it must stay readable)."""
+    keep = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.executable)}
+    candidates = ["/tmp", "/var/tmp", "/run", "/dev/shm", "/root", "/home"]
+    home = os.environ.get("HOME")
+    if home and Path(home).is_absolute():
+        candidates.append(home)
+    hidden: list[str] = []
+    for candidate in dict.fromkeys(candidates):
+        path = Path(candidate).resolve()
+        if any(k == path or path in k.parents for k in keep):
+            continue
+        hidden.append(str(path))
+    return hidden
+
+
+def _command(
+    cwd: str, status: _Status, time_limit_s: float, memory_limit_mb: int, sandbox: str
+) -> list[str]:
+    isolated = sandbox == "isolated"
+    bootstrap = [
         sys.executable, "-I", "-X", "utf8", "-c", _BOOTSTRAP,
-        str(memory_limit_mb * 1024 * 1024), str(_cpu_seconds(time_limit_s)), str(MAX_FILE_BYTES),
+        str(memory_limit_mb * 1024 * 1024), str(_cpu_seconds(time_limit_s)),
+        str(MAX_FILE_BYTES), str(MAX_PROCESSES if isolated else 0),
+    ]  # fmt: skip
+    if not isolated:
+        return bootstrap
+    unshare = shutil.which("unshare") or "unshare"
+    init_wall_s = 2 * time_limit_s + 2  # the parent's wall clock fires first
+    return [
+        unshare, *_UNSHARE_FLAGS, sys.executable, "-I", "-c", _INIT, cwd,
+        str(status.child_fd), str(init_wall_s), *_hidden_directories(), "--", *bootstrap,
     ]  # fmt: skip
 
 
@@ -209,6 +464,58 @@ def _workdir(code: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="answerx-sandbox-", ignore_cleanup_errors=True) as cwd:
         Path(cwd, _PROGRAM).write_text(code, encoding="utf-8")
         yield cwd
+
+
+class _Status:
+    """The pipe on which the namespace's init reports how the program ended (its own
+    exit status is not the program's: an init cannot die of a signal it sends itself)."""
+
+    def __init__(self, isolated: bool) -> None:
+        self.read_fd, self.child_fd = os.pipe() if isolated else (-1, -1)
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        return (self.child_fd,) if self.child_fd >= 0 else ()
+
+    def started(self) -> None:
+        """Close the parent's copy of the write end (EOF once the init is gone)."""
+        if self.child_fd >= 0:
+            os.close(self.child_fd)
+            self.child_fd = -1
+
+    def outcome(self, returncode: int) -> tuple[int, str | None]:
+        """The program's return code (negative: its signal) and a setup error, if any."""
+        if self.read_fd < 0:
+            return returncode, None
+        self.started()
+        os.set_blocking(self.read_fd, False)
+        try:
+            text = os.read(self.read_fd, 4096).decode("utf-8", "replace")
+        except BlockingIOError:  # pragma: no cover - the init was killed mid-write
+            text = ""
+        kind, _, value = text.partition(" ")
+        if kind == "exit" and value.lstrip("-").isdigit():
+            return int(value), None
+        if kind == "signal" and value.isdigit():
+            return -int(value), None
+        if kind == "setup:":
+            return _SETUP_FAILED, f"setting up the sandbox failed: {value}"
+        return returncode, None
+
+    def close(self) -> None:
+        self.started()
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+
+
+@contextlib.contextmanager
+def _status_pipe(sandbox: str) -> Iterator[_Status]:
+    status = _Status(sandbox == "isolated")
+    try:
+        yield status
+    finally:
+        status.close()
 
 
 async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
@@ -286,12 +593,15 @@ def _result(
     time_limit_s: float,
     memory_limit_mb: int,
     started: float,
+    setup_error: str | None = None,
 ) -> SandboxResult:
     stdout, stderr = out.text(), err.text()
     last_line = next((ln.strip() for ln in reversed(stderr.splitlines()) if ln.strip()), "")
     termination: SandboxTermination
     if timed_out:
         termination, message = "timeout", f"no result within {time_limit_s:g} s (wall clock)"
+    elif setup_error is not None:
+        termination, message = "error", setup_error
     elif returncode == -signal.SIGXCPU:  # the CPU backstop: SIGXCPU at the soft limit
         termination, message = "timeout", f"CPU time limit ({_cpu_seconds(time_limit_s)} s) reached"
     elif returncode != 0 and any(marker in stderr for marker in _MEMORY_MARKERS):

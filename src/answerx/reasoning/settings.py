@@ -9,7 +9,7 @@ multi-call variant is refused without ``multi_call=True`` rather than ignored.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final, Self
+from typing import Any, ClassVar, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -89,6 +89,11 @@ class ProgramSettings(ApproachSettings):
     )
     code_time_limit_s: float = Field(default=5.0, gt=0.0, le=600.0)
     code_memory_limit_mb: int = Field(default=256, ge=32, le=65536)
+    sandbox: Literal["isolated", "unsafe-local"] = Field(
+        default="isolated",
+        description="isolated: Linux namespaces (refused where unavailable); unsafe-local: "
+        "only the limits and an empty environment, no protection against hostile code.",
+    )
 
 
 class ReflectionSettings(MultiCallSettings):

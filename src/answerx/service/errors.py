@@ -174,16 +174,20 @@ async def send_error(
     await send({"type": "http.response.body", "body": body})
 
 
-def validation_message(errors: Sequence[Any]) -> str:
+def validation_message(errors: Sequence[Any], *, at: str | None = None) -> str:
     """One sentence for pydantic's errors: ``field: problem (got 'x'); ...``.
 
-    A wrong value is quoted only when it is a short string (an unknown task
-    name, say): a client's raw output is never echoed back at length.
+    ``at`` names what was validated when it is part of the body (``items[3]`` of a
+    batch): each field then reads ``items[3].task``, and a problem with the value
+    as a whole ``items[3]``, not ``body``. A wrong value is quoted only when it is a
+    short string (an unknown task name, say): a client's raw output is never echoed
+    back at length.
     """
     parts: list[str] = []
     for err in errors[:_MAX_PROBLEMS]:
         # A field name is the client's too (an unknown key): shortened like a value.
-        loc = ".".join(_clip(str(p)) for p in err.get("loc", ()) if p != "body") or "body"
+        fields = [_clip(str(p)) for p in err.get("loc", ()) if p != "body"]
+        loc = ".".join([at, *fields] if at is not None else fields) or "body"
         text = f"{loc}: {err.get('msg', 'invalid value')}"
         given = err.get("input")
         short = isinstance(given, str) and len(given) <= _ECHO_LIMIT

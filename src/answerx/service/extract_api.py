@@ -1,17 +1,19 @@
 """``POST /v1/extract`` and ``POST /v1/extract/batch``: deterministic extraction, no LLM.
 
 These are the hot endpoints (benchmarked in ``bench/service.py``), so they are
-``async def`` (a 15 µs extraction costs less than a hop to the thread pool) and
-return JSON serialised once by pydantic-core, not validated again by FastAPI.
-A batch runs on the event loop too, handing it back every
-:data:`_YIELD_EVERY` items so that other requests (``/healthz``) are not held up
-for its whole duration. In the thread pool, concurrent batches would fight over
-the GIL: measured, 4 batches in flight then gave 40 % fewer extractions/s.
+``async def`` and return JSON serialised once by pydantic-core, not validated
+again by FastAPI. Small inputs are extracted on the event loop (a 15 µs
+extraction costs less than a hop elsewhere); large outputs and batches go to the
+app's :class:`~answerx.service.pool.ExtractionPool` of worker processes, so that a
+megabyte of adversarial text never holds up other requests (``/healthz``). A
+thread pool would not do: concurrent batches would fight over the GIL (measured,
+4 batches in flight gave 40 % fewer extractions/s) and hold up the loop besides.
 """
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -30,6 +32,7 @@ from answerx.service.errors import (
 )
 from answerx.service.metrics import ServiceMetrics
 from answerx.service.openapi import BATCH_REQUEST_REF, example_response
+from answerx.service.pool import ExtractionJob, ExtractionPool
 from answerx.service.schemas import (
     EXTRACT_EXAMPLE,
     BatchItemResult,
@@ -41,7 +44,6 @@ from answerx.service.settings import ServiceSettings
 
 __all__ = ["extract_router"]
 
-_YIELD_EVERY: Final = 64  # items (about 1 ms of work) between two turns of other requests
 _EXTRACTION_EXAMPLE: Final = extract(EXTRACT_EXAMPLE["raw_output"], EXTRACT_EXAMPLE["task"])
 
 
@@ -54,8 +56,18 @@ class _Envelope(BaseModel):
 
 
 def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRouter:
-    """The extraction endpoints of one app."""
-    router = APIRouter(prefix="/v1", tags=["extraction"])
+    """The extraction endpoints of one app (and its pool of extraction processes,
+    stopped when the app shuts down)."""
+    pool = ExtractionPool(settings.extract_workers)
+
+    @asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            pool.close()
+
+    router = APIRouter(prefix="/v1", tags=["extraction"], lifespan=lifespan)
     max_batch = settings.max_batch
 
     @router.post(
@@ -72,7 +84,7 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
 
         No answer is not an error: ``answer`` is null and ``method`` is ``none``.
         """
-        extraction = extract(body.raw_output, body.task, choices=body.choices, numbers=body.numbers)
+        extraction = await pool.extract(_job(body))
         metrics.count_extraction(extraction)
         return Response(extraction.model_dump_json(), media_type=JSON)
 
@@ -125,36 +137,49 @@ def extract_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRou
                 "batch_too_large",
                 f"a batch holds at most {max_batch} items; this one has {len(envelope.items)}",
             )
-        return Response(await _extract_items(envelope.items, metrics), media_type=JSON)
+        return Response(await _extract_items(envelope.items, pool, metrics), media_type=JSON)
 
     return router
 
 
-async def _extract_items(items: list[Any], metrics: ServiceMetrics) -> str:
-    results: list[BatchItemResult] = []
-    failed = 0
-    for n, item in enumerate(items, 1):
-        if n % _YIELD_EVERY == 0:
-            await asyncio.sleep(0)  # let other requests in
+async def _extract_items(items: list[Any], pool: ExtractionPool, metrics: ServiceMetrics) -> str:
+    # Validated here (fast), extracted by the pool: a result per item, in order.
+    results: list[BatchItemResult | None] = []
+    jobs: list[ExtractionJob] = []
+    for n, item in enumerate(items):
         try:
-            request = ExtractRequest.model_validate(item)
-            extraction = extract(
-                request.raw_output, request.task, choices=request.choices, numbers=request.numbers
-            )
-        except ValidationError as exc:
-            message = validation_message(exc.errors(include_url=False))
+            jobs.append(_job(ExtractRequest.model_validate(item)))
+            results.append(None)  # filled in below
+        except ValidationError as exc:  # errors name the item as the client indexes it
+            message = validation_message(exc.errors(include_url=False), at=f"items[{n}]")
             results.append(_failure("validation_error", message))
+    extracted = iter(await pool.extract_many(jobs))
+    failed = 0
+    for n, result in enumerate(results):
+        if result is not None:
             failed += 1
-        except AnswerxError as exc:  # a bad choices list, say: this item only
-            results.append(_failure("invalid_request", redact(str(exc))))
+            continue
+        outcome = next(extracted)
+        if isinstance(outcome, AnswerxError):  # a bad choices list, say: this item only
+            results[n] = _failure("invalid_request", f"items[{n}]: {redact(str(outcome))}")
             failed += 1
         else:
-            metrics.count_extraction(extraction)
-            results.append(BatchItemResult.model_construct(extraction=extraction, error=None))
+            metrics.count_extraction(outcome)
+            results[n] = BatchItemResult.model_construct(extraction=outcome, error=None)
+    done = [result for result in results if result is not None]  # every one, by now
     response = BatchResponse.model_construct(
-        results=results, succeeded=len(results) - failed, failed=failed
+        results=done, succeeded=len(done) - failed, failed=failed
     )
     return response.model_dump_json()
+
+
+def _job(request: ExtractRequest) -> ExtractionJob:
+    return ExtractionJob(
+        request.raw_output,
+        request.task,
+        tuple(request.choices) if request.choices is not None else None,
+        tuple(request.numbers) if request.numbers is not None else None,
+    )
 
 
 def _is_json(content_type: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -22,10 +23,20 @@ __all__ = ["SafeLogFilter", "scrub_json", "secrets_in"]
 
 _SECRET_SUFFIXES: Final = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 _MIN_SECRET: Final = 8  # shorter values ("1", "true") are settings, not credentials
+#: Always a credential, whatever its length: the service's own bearer token.
+_TOKEN_VARIABLE: Final = "ANSWERX_API_TOKEN"
+# A secret shorter than this is redacted only where it stands as a whole token (not
+# inside a word): replacing every "a" of a line for a 1-character token would make
+# the log unreadable and point at the token all the same.
+_SUBSTRING_MIN: Final = 8
+_TOKEN_CHARS: Final = r"[\w\-.~+/]"
 
 
 class SafeLogFilter(logging.Filter):
     """What the server logs loses any traceback, and its text any secret.
+
+    Secrets of 8 characters or more are removed wherever they occur; shorter ones
+    (only ``ANSWERX_API_TOKEN`` is taken at that length) where they stand alone.
 
     A traceback can quote request data or a provider's reply (uvicorn logs one for
     malformed HTTP, asyncio for a failed task). ``secrets`` (the bearer token, the
@@ -36,13 +47,25 @@ class SafeLogFilter(logging.Filter):
 
     def __init__(self, secrets: Sequence[str] = ()) -> None:
         super().__init__()
-        self._secrets = tuple(secrets)
+        self._secrets = tuple(s for s in secrets if len(s) >= _SUBSTRING_MIN)
+        short = sorted({s for s in secrets if 0 < len(s) < _SUBSTRING_MIN}, key=len, reverse=True)
+        self._short = (
+            re.compile(
+                f"(?<!{_TOKEN_CHARS})(?:{'|'.join(map(re.escape, short))})(?!{_TOKEN_CHARS})"
+            )
+            if short
+            else None
+        )
+
+    def _redact(self, text: str) -> str:
+        text = redact(text, *self._secrets)
+        return self._short.sub("***", text) if self._short is not None else text
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.exc_info = None
         record.exc_text = None
         record.stack_info = None
-        record.msg = redact(str(record.msg), *self._secrets)  # log.error(exc) logs an object
+        record.msg = self._redact(str(record.msg))  # log.error(exc) logs an object
         if isinstance(record.args, tuple):
             # Argument by argument, so that a formatter reading ``args`` (uvicorn's
             # access log does) still finds them where it expects them.
@@ -51,21 +74,25 @@ class SafeLogFilter(logging.Filter):
 
     def _clean(self, arg: object) -> object:
         if isinstance(arg, str):
-            return redact(arg, *self._secrets)
+            return self._redact(arg)
         if isinstance(arg, BaseException):
-            return redact(str(arg), *self._secrets)
+            return self._redact(str(arg))
         return arg
 
 
 def secrets_in(environ: Mapping[str, str] | None = None) -> list[str]:
     """The values of the variables (of ``os.environ`` by default) that may hold
-    credentials: every ``*_KEY``, ``*_TOKEN``, ``*_SECRET`` and ``*_PASSWORD``
-    (provider keys, ``ANSWERX_API_TOKEN``)."""
+    credentials: every ``*_KEY``, ``*_TOKEN``, ``*_SECRET`` and ``*_PASSWORD`` of 8
+    characters or more (provider keys), and ``ANSWERX_API_TOKEN`` of any length."""
     env = os.environ if environ is None else environ
     return [
         value
         for name, value in env.items()
-        if name.upper().endswith(_SECRET_SUFFIXES) and len(value.strip()) >= _MIN_SECRET
+        if value.strip()
+        and (
+            name.upper() == _TOKEN_VARIABLE
+            or (name.upper().endswith(_SECRET_SUFFIXES) and len(value.strip()) >= _MIN_SECRET)
+        )
     ]
 
 

@@ -23,9 +23,11 @@ from answerx.errors import ConfigError
 from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.service.settings import ServiceSettings
 
-__all__ = ["check_bind", "is_loopback", "serve"]
+__all__ = ["MIN_PUBLIC_TOKEN_LENGTH", "check_bind", "is_loopback", "serve", "uvicorn_options"]
 
 APP_FACTORY: Final = "answerx.service.app:create_app"
+#: Shortest ``ANSWERX_API_TOKEN`` accepted for a non-loopback bind (guessable otherwise).
+MIN_PUBLIC_TOKEN_LENGTH: Final = 16
 
 
 log = logging.getLogger("answerx.service")
@@ -45,8 +47,21 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, settings: ServiceSettings, *, allow_unauthenticated: bool) -> None:
-    """Raise :class:`ConfigError` for a non-loopback ``host`` without a token (unless allowed)."""
-    if settings.auth_required or allow_unauthenticated or is_loopback(host):
+    """Raise :class:`ConfigError` for a non-loopback ``host`` without a token (unless
+    allowed), or with a token shorter than :data:`MIN_PUBLIC_TOKEN_LENGTH` characters."""
+    if is_loopback(host):
+        return
+    if settings.api_token is not None:
+        length = len(settings.api_token.get_secret_value())
+        if length < MIN_PUBLIC_TOKEN_LENGTH:
+            raise ConfigError(
+                f"refusing to listen on {host} with a {length}-character ANSWERX_API_TOKEN: "
+                f"a server others can reach needs a token of at least "
+                f"{MIN_PUBLIC_TOKEN_LENGTH} characters (for example the output of "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+            )
+        return
+    if allow_unauthenticated:
         return
     raise ConfigError(
         f"refusing to listen on {host} without authentication: anyone who can reach it "
@@ -84,6 +99,20 @@ def serve(
     metrics): about one per core. The access log is off by default: it puts a
     log line on the hot path of every request.
     """
+    # First of all: a SIGTERM while uvicorn and FastAPI are still being imported (a
+    # process manager stopping a server it just started) must end it with status 0 too.
+    with _exit_status_zero_once_stopped():
+        _serve(host, port, allow_unauthenticated, workers, access_log, log_level)
+
+
+def _serve(
+    host: str,
+    port: int,
+    allow_unauthenticated: bool,
+    workers: int,
+    access_log: bool,
+    log_level: str,
+) -> None:
     import uvicorn
 
     settings = ServiceSettings.from_env()  # a bad value fails here, not in each worker
@@ -98,18 +127,35 @@ def serve(
             "uvloop is not installed: with --workers, every response may wait about 40 ms "
             "(pip install 'uvicorn[standard]')"
         )
-    with _exit_status_zero_once_stopped():
-        uvicorn.run(
-            APP_FACTORY,
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            access_log=access_log,
-            log_level=log_level,
-            log_config=_log_config(secrets_in(os.environ)),
-            server_header=False,
-        )
+    uvicorn.run(
+        APP_FACTORY,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=access_log,
+        log_level=log_level,
+        log_config=_log_config(secrets_in(os.environ)),
+        server_header=False,
+        **uvicorn_options(settings),
+    )
+
+
+def uvicorn_options(settings: ServiceSettings, *, in_process: bool = False) -> dict[str, Any]:
+    """uvicorn's connection limits for ``settings``: the header deadline and the
+    connection cap (:mod:`answerx.service.protocol`), the keep-alive timeout.
+
+    ``in_process``: for a server run in this process (tests), the protocol class
+    itself, with ``settings``' limits; otherwise its import path, which worker
+    processes import with the limits of the environment.
+    """
+    from answerx.service.protocol import guarded_protocol, protocol_path
+
+    return {
+        "http": guarded_protocol(settings) if in_process else protocol_path(),
+        "limit_concurrency": settings.max_connections,
+        "timeout_keep_alive": settings.keep_alive_s,
+    }
 
 
 @contextmanager

@@ -13,7 +13,27 @@ variable                   meaning                                      default
 ``ANSWERX_LLM_CONCURRENCY`` LLM requests served at once per worker;     16
                            beyond it: 429 with ``Retry-After``
 ``ANSWERX_RETRY_AFTER_S``  the ``Retry-After`` sent with such a 429     1
+``ANSWERX_EXTRACT_WORKERS`` processes extracting large inputs and       the cores
+                           batches off the event loop, per server
+                           worker; 0: all extraction on the loop
+``ANSWERX_HEADER_TIMEOUT_S`` seconds a connection may take to send a    10
+                           request's line and headers; then closed
+``ANSWERX_KEEP_ALIVE_S``   seconds an idle keep-alive connection is     20
+                           kept open between requests (longer than
+                           clients keep idle connections: httpx 5,
+                           aiohttp 15; see below)
+``ANSWERX_MAX_CONNECTIONS`` connections open at once per server         1000
+                           worker; beyond: closed at once (and
+                           requests beyond it answered 503)
 =========================  ===========================================  =========
+
+Why 20 s of keep-alive, not uvicorn's 5: a client reuses an idle connection until
+its own expiry (httpx: 5 s). With the server's timeout equal to it, the server
+closes the connection just as the client sends its next request on it, which
+the client sees as a request closed without a reply (``ReadError``); uvloop, which
+runs due timers before reading the sockets, made this likely whenever the event
+loop had been busy (extraction on the loop). The server's timeout must be the
+longer one; idle connections count against ``ANSWERX_MAX_CONNECTIONS``.
 
 Provider credentials are never settings of the service: each provider reads its
 key from its own environment variable (``config/providers.yaml``), on the server.
@@ -39,6 +59,10 @@ ENV_VARS: Final[Mapping[str, str]] = {
     "llm_timeout_s": "ANSWERX_LLM_TIMEOUT_S",
     "llm_concurrency": "ANSWERX_LLM_CONCURRENCY",
     "retry_after_s": "ANSWERX_RETRY_AFTER_S",
+    "extract_workers": "ANSWERX_EXTRACT_WORKERS",
+    "header_timeout_s": "ANSWERX_HEADER_TIMEOUT_S",
+    "keep_alive_s": "ANSWERX_KEEP_ALIVE_S",
+    "max_connections": "ANSWERX_MAX_CONNECTIONS",
 }
 
 
@@ -60,6 +84,21 @@ class ServiceSettings(BaseModel):
     )
     retry_after_s: int = Field(
         default=1, ge=0, description="Retry-After (seconds) of a 429 for a full LLM queue."
+    )
+    extract_workers: int | None = Field(
+        default=None,
+        ge=0,
+        description="Processes extracting large inputs off the event loop (None: one per "
+        "core; 0: none, everything on the loop).",
+    )
+    header_timeout_s: float = Field(
+        default=10.0, gt=0, description="Deadline for a request's line and headers."
+    )
+    keep_alive_s: int = Field(
+        default=20, ge=1, description="Idle seconds before a keep-alive connection is closed."
+    )
+    max_connections: int = Field(
+        default=1000, ge=1, description="Connections open at once (per worker process)."
     )
 
     @property

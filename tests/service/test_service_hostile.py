@@ -1,0 +1,221 @@
+"""The service under hostile load: huge adversarial bodies, slow or idle connections,
+keep-alive reuse after early errors. Every probe stays on 127.0.0.1 and is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from answerx import extract
+from answerx.service import ServiceSettings
+from answerx.service.pool import INLINE_CHARS, ExtractionJob, ExtractionPool
+from conftest import StartService
+
+JSON = {"content-type": "application/json"}
+TEXT = {"content-type": "text/plain"}
+
+#: About a second of extraction for one core: a run of a million newlines.
+HEAVY = "The answer is 42.\n" + "\n" * 1_000_000
+
+
+def test_healthz_is_answered_while_huge_bodies_are_extracted(start_service: StartService) -> None:
+    url = start_service(max_body_bytes=4_000_000, extract_workers=1)
+    heavy_done: list[float] = []
+    answers: list[Any] = []
+
+    def post_heavy() -> None:
+        with httpx.Client(timeout=60) as client:
+            response = client.post(url + "/v1/extract", json={"raw_output": HEAVY})
+        heavy_done.append(time.monotonic())
+        answers.append(response.json().get("answer", response.text[:300]))
+
+    heavy = [threading.Thread(target=post_heavy) for _ in range(2)]
+    for thread in heavy:
+        thread.start()
+    health: list[float] = []
+    with httpx.Client(base_url=url, timeout=60) as client:
+        while len(heavy_done) < len(heavy):
+            assert client.get("/healthz").status_code == 200
+            health.append(time.monotonic())
+    for thread in heavy:
+        thread.join()
+
+    # On the event loop, extraction held up /healthz until it was done; in the pool
+    # /healthz keeps being answered the whole time.
+    assert answers == ["42", "42"]
+    answered_meanwhile = [t for t in health if t < min(heavy_done)]
+    assert len(answered_meanwhile) >= 40, f"only {len(answered_meanwhile)} /healthz answers"
+    assert answers == ["42", "42"]
+
+
+def test_a_large_batch_is_extracted_in_the_pool_like_extract_does(http: httpx.Client) -> None:
+    items: list[Any] = [  # the long ones go to the pool, the short stay on the loop
+        {"raw_output": f"Working... {'x' * 9000 * (i % 2)} so the answer is {i}."}
+        for i in range(12)
+    ]
+    items[3] = {"raw_output": "Answer: B", "task": "multiple_choice", "choices": ["1", "2"]}
+    items[5] = {"raw_output": "7", "task": "chemistry"}
+    assert len(items[1]["raw_output"]) > INLINE_CHARS >= len(items[0]["raw_output"])
+
+    response = http.post("/v1/extract/batch", json={"items": items})
+
+    results = response.json()["results"]
+    assert results[5]["error"]["message"].startswith("items[5].task: ")
+    for n, item in enumerate(items):
+        if n != 5:
+            expected = extract(
+                item["raw_output"], item.get("task", "auto"), choices=item.get("choices")
+            )
+            assert results[n] == {"extraction": expected.model_dump(mode="json"), "error": None}
+
+
+def test_the_pool_keeps_small_work_inline_and_gives_what_extract_gives() -> None:
+    pool = ExtractionPool(workers=1, inline_chars=100)
+    small, large = ExtractionJob("#### 7", "numeric"), ExtractionJob("x " * 200 + "\\boxed{9}")
+
+    async def run() -> tuple[Any, ...]:
+        return (
+            await pool.extract(small),
+            await pool.extract(large),
+            await pool.extract_many([small, large] * 3),
+        )
+
+    try:
+        one_small, one_large, many = asyncio.run(run())
+    finally:
+        pool.close()
+
+    assert pool.inline(len(small.raw_output)) and not pool.inline(len(large.raw_output))
+    assert one_small == extract("#### 7", "numeric")
+    assert one_large == extract(large.raw_output) and one_large.answer == "9"
+    assert many == [one_small, one_large] * 3
+
+
+def test_no_pool_means_everything_inline() -> None:
+    assert ExtractionPool(workers=0).inline(10**9)
+
+
+# --------------------------------------------------------------------------- slow and idle sockets
+
+
+def _open(url: str, first_bytes: bytes = b"") -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    if first_bytes:
+        sock.sendall(first_bytes)
+    return sock
+
+
+def _closed_by_server(sock: socket.socket, within_s: float = 10) -> bool:
+    """Whether the server closes ``sock`` (EOF or reset) within ``within_s`` seconds."""
+    sock.settimeout(within_s)
+    try:
+        return sock.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_connections_that_never_finish_their_headers_are_closed(
+    start_service: StartService,
+) -> None:
+    url = start_service(header_timeout_s=0.5)
+    unfinished = b"POST /v1/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: app"
+    slow = [_open(url, unfinished) for _ in range(20)] + [_open(url) for _ in range(5)]
+    try:
+        served = httpx.post(url + "/v1/extract", json={"raw_output": "#### 5"}, timeout=10)
+
+        assert [_closed_by_server(sock) for sock in slow] == [True] * len(slow)
+        assert served.json()["answer"] == "5"  # the others were served meanwhile
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_headers_trickling_in_do_not_extend_the_deadline(start_service: StartService) -> None:
+    url = start_service(header_timeout_s=0.6)
+    sock = _open(url, b"GET /healthz HTTP/1.1\r\n")
+    started = time.monotonic()
+    try:
+        with pytest.raises((BrokenPipeError, ConnectionResetError)):
+            for n in range(100):  # a header line every 0.1 s, for 10 s at most
+                sock.sendall(f"X-Slow-{n}: 1\r\n".encode())
+                time.sleep(0.1)
+    finally:
+        sock.close()
+
+    assert time.monotonic() - started < 5
+
+
+def test_a_finished_request_is_not_cut_by_the_header_deadline(
+    start_service: StartService,
+) -> None:
+    url = start_service(header_timeout_s=0.3, keep_alive_s=5)
+
+    with httpx.Client(base_url=url, timeout=10) as client:
+        first = client.get("/healthz")
+        time.sleep(0.6)  # idle longer than the header deadline, shorter than keep-alive
+        second = client.get("/healthz")
+
+    assert (first.status_code, second.status_code) == (200, 200)
+
+
+def test_connections_beyond_the_cap_are_closed_at_once(start_service: StartService) -> None:
+    url = start_service(max_connections=4, header_timeout_s=30)
+    held = [_open(url) for _ in range(4)]
+    try:
+        extra = [_open(url) for _ in range(3)]
+
+        assert [_closed_by_server(sock, 5) for sock in extra] == [True] * 3
+        assert not _closed_by_server(held[0], 0.2)  # the first four stay open
+    finally:
+        for sock in held:
+            sock.close()
+    # Once they are gone, the server takes connections again.
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            assert httpx.get(url + "/healthz", timeout=5).status_code == 200
+            break
+        except httpx.TransportError:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+
+def test_the_server_keeps_idle_connections_longer_than_clients_do() -> None:
+    # A client reuses an idle connection until its own expiry; a server that closes
+    # it at the same moment drops the request sent on it (ReadError, no reply).
+    settings = ServiceSettings()
+
+    assert httpx.Limits().keepalive_expiry is not None
+    assert settings.keep_alive_s > httpx.Limits().keepalive_expiry  # httpx's default: 5 s
+    assert settings.keep_alive_s > 15  # aiohttp's keepalive_timeout
+
+
+def test_an_early_error_leaves_the_connection_usable(start_service: StartService) -> None:
+    # 413 before the body is read, 415 and 422 after: the unread rest of a body is
+    # skipped, and the next request on the same connection is answered.
+    url = start_service(max_body_bytes=1000)
+    oversized = b'{"raw_output": "' + b"x" * 50_000 + b'"}'
+
+    statuses, local_ends = [], set()
+    with httpx.Client(base_url=url, timeout=10) as client:
+        for response in (
+            client.post("/v1/extract", content=oversized, headers=JSON),
+            client.post("/v1/extract/batch", content=b"{}", headers=TEXT),
+            client.post("/v1/extract", content=b'{"task": 3}', headers=JSON),
+            client.post("/v1/extract", json={"raw_output": "#### 9"}),
+        ):
+            statuses.append(response.status_code)
+            sock = response.extensions["network_stream"].get_extra_info("socket")
+            local_ends.add(sock.getsockname())
+
+    assert statuses == [413, 415, 422, 200]
+    assert len(local_ends) == 1  # one connection throughout
