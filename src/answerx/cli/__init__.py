@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from answerx import __version__
-from answerx.cli import model
+from answerx.cli import index, model
 from answerx.cli._common import EXIT_CODES_HELP, ExitCode
 from answerx.cli.ask import approaches_command, ask_command
 from answerx.cli.demo import demo_command
@@ -28,6 +28,7 @@ from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
 from answerx.cli.serve import HELP as SERVE_HELP
 from answerx.cli.serve import serve_command
+from answerx.cli.survey import survey_command
 from answerx.cli.verify import HELP as VERIFY_HELP
 from answerx.cli.verify import reward_func_app, verify_command
 
@@ -71,6 +72,8 @@ app.command("report")(report_command)
 app.command("serve", help=SERVE_HELP)(serve_command)
 app.command("ask")(ask_command)
 app.command("approaches")(approaches_command)
+app.add_typer(index.app, name="index")
+app.command("survey")(survey_command)
 app.command("verify", help=VERIFY_HELP)(verify_command)
 app.add_typer(reward_func_app, name="reward-func")
 

@@ -104,6 +104,15 @@ def ask_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole StandardResponse as JSON.")
     ] = False,
+    index: Annotated[
+        Path | None,
+        typer.Option(
+            "--index",
+            show_default=False,
+            help="The retriever of a search approach (search_r1, search_o1, r1_searcher, "
+            "ircot, iter_retgen): an index built with answerx index build.",
+        ),
+    ] = None,
 ) -> None:
     """Answer QUESTION with a reasoning approach; show the reasoning, the answer and its cost."""
     with command_boundary():
@@ -116,9 +125,16 @@ def ask_command(
         if max_calls is not None or time_limit is not None:
             budget = Budget(max_calls=max_calls, time_limit_s=time_limit)
         manager = InstructorClientManager(provider, model)
+        retriever = None
+        if index is not None:
+            from answerx.retrieval import open_index
+
+            if not index.exists():
+                fail(f"{index}: no such index (build one with: answerx index build)", ExitCode.IO)
+            retriever = open_index(str(index))
         reasoning = get_approach(
             approach, manager, strategy=strategy, task=task, prompt_dir=prompt_dir,
-            budget=budget, **_parse_settings(setting),
+            budget=budget, retriever=retriever, **_parse_settings(setting),
         )  # fmt: skip
         if manager.spec.autostart and manager.base_url is None:
             stderr().print(f"{provider}/{manager.model}: starting the local model …")

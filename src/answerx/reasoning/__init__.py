@@ -8,7 +8,12 @@
 """
 
 from answerx.reasoning.base import STRATEGIES, BaseReasoning
-from answerx.reasoning.registry import APPROACH_DESCRIPTIONS, APPROACHES, get_approach
+from answerx.reasoning.registry import (
+    APPROACH_DESCRIPTIONS,
+    APPROACHES,
+    SEARCH_APPROACHES,
+    get_approach,
+)
 from answerx.reasoning.response import ResponseMetadata, Stage, StandardResponse, Strategy
 from answerx.reasoning.settings import MARKER_CONFIDENCE, ApproachSettings
 
@@ -16,6 +21,7 @@ __all__ = [
     "APPROACHES",
     "APPROACH_DESCRIPTIONS",
     "MARKER_CONFIDENCE",
+    "SEARCH_APPROACHES",
     "STRATEGIES",
     "ApproachSettings",
     "BaseReasoning",

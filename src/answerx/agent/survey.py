@@ -1,0 +1,727 @@
+"""SurveyCPM: a survey writer that plans, searches, writes and extends, step by step.
+
+The writer is a state machine over a survey JSON and a *cursor*::
+
+    search ──► analyst-init_plan ──► search ──► write ──► search ──► write … ──►
+        analyst-extend_plan ──(extended)──► search … ──(nop, or no extensions left)──► done
+
+* The **survey** is ``{"title", "sections": [{"title", "plan", "content"?,
+  "subsections"?}]}``, three levels deep at most (:class:`Survey`).
+* The **cursor** is ``outline`` before the plan exists, ``section-i[.j[.k]]``
+  for the first part (depth first) without content, and ``None`` once everything
+  is written (:func:`cursor_of`).
+* Each step asks the model for ``<thought>…</thought><action>…</action>``. The
+  action is JSON (``search`` with keywords, ``init-plan`` with sections,
+  ``extend-plan`` at a position, ``nop``), or for ``write`` the content itself.
+  :func:`parse_response` validates it (:func:`validate_action`), strictly in
+  hard mode: counts, a minimum length, no headings, the language of the
+  instruction, and citations only of keys retrieved for this part (read from the
+  passages' ``bibkey:`` lines; SurveyCPM upstream reads them with its ``\\cite``
+  pattern and so never checks them). A reply that fails keeps the old state and
+  is retried, within ``max_step`` steps (140) and ``max_extend_step`` extension
+  attempts (12).
+* A search retrieves each keyword, deduplicates the passages and interleaves
+  them up to ``top_k`` (:func:`interleave_passages`); each passage keeps one
+  citation key (``textidN``, or its own ``bibkey:`` line) for the whole survey.
+
+:func:`write_survey` runs the machine against a manager and a retriever and
+returns a :class:`SurveyResult`: the Markdown (:func:`format_survey`), the survey
+JSON, the steps taken and the termination (``answer`` when the survey is done;
+``exceed available llm calls`` at the step limit or call/token budget;
+``timeout``). :func:`transition` is the pure state update, testable alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from answerx.agent.budget import Budget, BudgetTracker
+from answerx.agent.final import TextManager
+from answerx.agent.termination import Termination
+from answerx.errors import ConfigError, InputError, ProviderError
+from answerx.resources import prompt_template
+from answerx.retrieval.base import Passage, Retriever
+from answerx.structured.callinfo import CallInfo, Usage
+
+__all__ = [
+    "ActionName",
+    "ParsedResponse",
+    "Section",
+    "State",
+    "Survey",
+    "SurveyResult",
+    "SurveyRun",
+    "apply",
+    "cited_keys",
+    "clean_title",
+    "cursor_of",
+    "format_survey",
+    "interleave_passages",
+    "parse_response",
+    "retrieved_keys",
+    "transition",
+    "validate_action",
+    "write_survey",
+]
+
+State = Literal["search", "analyst-init_plan", "write", "analyst-extend_plan", "done"]
+ActionName = Literal["search", "init-plan", "extend-plan", "nop", "write"]
+ExtendResult = Literal["extended", "nop", "retry", ""]
+
+MAX_STEP: Final = 140
+MAX_EXTEND_STEP: Final = 12
+_THOUGHT = re.compile(r"<thought>(.*?)</thought>", re.DOTALL)
+_ACTION = re.compile(r"<action>(.*?)</action>", re.DOTALL)
+_POSITION = re.compile(r"section-(\d{1,3})(?:\.(\d{1,3}))?(?:\.(\d{1,3}))?")
+_CITE = re.compile(r"\\\w*cite(?!style)\w*\{([^{}]*)\}")
+_BIBKEY_LINE = re.compile(r"^\s*bibkey:\s*(\S+)\s*$", re.MULTILINE | re.IGNORECASE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+# --------------------------------------------------------------------------- the survey
+
+
+class Section(BaseModel):
+    """A section of the survey (its subsections are Sections too, two levels more at most)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1)
+    plan: str = ""
+    content: str | None = None
+    subsections: list[Section] | None = None
+
+
+class Survey(BaseModel):
+    """The survey JSON: a title and its sections."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    sections: list[Section] = Field(default_factory=list)
+
+
+def _walk(survey: Survey) -> list[tuple[str, Section]]:
+    """Every part with its position, depth first (a section before its subsections)."""
+    parts: list[tuple[str, Section]] = []
+
+    def visit(sections: Sequence[Section], prefix: str, depth: int) -> None:
+        for i, section in enumerate(sections, start=1):
+            position = f"{prefix}{i}" if prefix else f"section-{i}"
+            parts.append((position, section))
+            if section.subsections and depth < 3:
+                visit(section.subsections, f"{position}.", depth + 1)
+
+    visit(survey.sections, "", 1)
+    return parts
+
+
+def cursor_of(survey: Survey | None) -> str | None:
+    """``outline`` without a survey; the first part without content; None when all are written."""
+    if survey is None:
+        return "outline"
+    return next((position for position, s in _walk(survey) if s.content is None), None)
+
+
+def node_at(survey: Survey, position: str) -> Section:
+    """The part at ``section-i[.j[.k]]``; :class:`InputError` if there is none."""
+    match = _POSITION.fullmatch(position)
+    if match is None:
+        raise InputError(f"not a position: {position!r} (expected section-i, -i.j or -i.j.k)")
+    node: Section | None = None
+    children: list[Section] | None = survey.sections
+    for index in (int(g) for g in match.groups() if g is not None):
+        if not children or not 1 <= index <= len(children):
+            raise InputError(f"the survey has no {position}")
+        node = children[index - 1]
+        children = node.subsections
+    assert node is not None
+    return node
+
+
+def _updated(survey: Survey, position: str, **fields: Any) -> Survey:
+    """A copy of ``survey`` with ``fields`` set on the part at ``position``."""
+    copy = survey.model_copy(deep=True)
+    node = node_at(copy, position)
+    for name, value in fields.items():
+        setattr(node, name, value)
+    return copy
+
+
+def outline_text(survey: Survey | None, *, preview: int = 300) -> str:
+    """The survey as the model reads it: headings with positions, ``[OK]`` content
+    (cut to ``preview`` characters) or ``[PLAN]``."""
+    if survey is None:
+        return "There is no survey yet."
+    lines = [f"# Title: {survey.title}"]
+    for position, section in _walk(survey):
+        depth = position.count(".")
+        label = position[0].upper() + position[1:]
+        if section.content is not None:
+            text = " ".join(section.content.split())
+            body = "[OK] " + (text if len(text) <= preview else text[:preview] + " …")
+        else:
+            body = "[PLAN] " + " ".join(section.plan.split())
+        lines.append(f"{'#' * (depth + 2)} {label} [{section.title}]\n{body}")
+    return "\n\n".join(lines)
+
+
+# --------------------------------------------------------------------------- actions
+
+
+class ParsedResponse(BaseModel):
+    """One reply, read: its thought, its action (a dict), and why it failed if it did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thought: str
+    action: dict[str, Any]
+    ok: bool
+    problem: str | None = None
+
+
+def cited_keys(text: str) -> list[str]:
+    """The keys cited with ``\\cite{a, b}`` (and ``\\citep``, …), in order, each once."""
+    keys: list[str] = []
+    for group in _CITE.findall(text):
+        for key in group.split(","):
+            key = key.strip()
+            if key.lower().startswith("bibkey:"):
+                key = key[len("bibkey:") :].strip()
+            if key and key != "*" and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def retrieved_keys(passages_text: str) -> list[str]:
+    """The citation keys of retrieved passages: their ``bibkey:`` lines."""
+    return _BIBKEY_LINE.findall(passages_text)
+
+
+def _same_language(text: str, instruction: str) -> bool:
+    """Mostly CJK text for a CJK instruction, almost none otherwise (SurveyCPM's check)."""
+    letters = re.sub(r"\\\w*cite\w*\{[^{}]*\}", "", text)
+    letters = re.sub(r"[\s\d!-/:-@\[-`{-~]", "", letters)
+    if not letters:
+        return True
+    share = len(_CJK.findall(letters)) / len(letters)
+    return share > 0.6 if _CJK.search(instruction) else share < 0.05
+
+
+def _plans(items: Any, field: str) -> str | None:
+    if not isinstance(items, list) or not items:
+        return f"{field} must be a non-empty list"
+    for item in items:
+        if not isinstance(item, dict) or set(item) != {"title", "plan"}:
+            return f"each of {field} must be {{'title', 'plan'}}"
+        if not all(isinstance(item[k], str) and item[k].strip() for k in ("title", "plan")):
+            return f"each of {field} needs a non-empty title and plan"
+    return None
+
+
+def validate_action(
+    action: Mapping[str, Any],
+    valid: Sequence[ActionName],
+    *,
+    survey: Survey | None = None,
+    cursor: str | None = None,
+    instruction: str | None = None,
+    retrieved: Sequence[str] | None = None,
+    hard_mode: bool = True,
+) -> str | None:
+    """Why ``action`` is not acceptable now; None when it is.
+
+    Always: the name is one of ``valid`` and the fields are exactly the action's.
+    Hard mode adds SurveyCPM's strict checks: 1–5 keywords; 3–12 sections; 2–7
+    subsections; written content longer than 50 characters without ``#`` or the word
+    "bibkey", with at most 12 citations, all of keys in ``retrieved``; plans and
+    content in the language of ``instruction``. An extension must be at ``cursor``
+    (when one is given) of a section or subsection that has no subsections yet.
+    """
+    name = action.get("name")
+    if name not in valid:
+        return f"action {name!r} is not one of {', '.join(valid)} here"
+    fields = set(action)
+    if name == "search":
+        keywords = action.get("keywords")
+        if fields != {"name", "keywords"} or not isinstance(keywords, list) or not keywords:
+            return "search needs exactly a non-empty list of keywords"
+        if not all(isinstance(k, str) and k.strip() for k in keywords):
+            return "every keyword must be a non-empty string"
+        if hard_mode and len(keywords) > 5:
+            return f"at most 5 keywords, got {len(keywords)}"
+    elif name == "init-plan":
+        if fields != {"name", "title", "sections"}:
+            return "init-plan needs exactly a title and sections"
+        title = action["title"]
+        if not isinstance(title, str) or not title.strip():
+            return "the title must be a non-empty string"
+        problem = _plans(action["sections"], "sections")
+        if problem:
+            return problem
+        if hard_mode and not 3 <= len(action["sections"]) <= 12:
+            return f"3 to 12 sections, got {len(action['sections'])}"
+        if (
+            hard_mode
+            and instruction
+            and not _same_language(
+                json.dumps([title, action["sections"]], ensure_ascii=False), instruction
+            )
+        ):
+            return "the plan is not in the language of the instruction"
+    elif name == "extend-plan":
+        if fields != {"name", "position", "subsections"}:
+            return "extend-plan needs exactly a position and subsections"
+        position = action["position"]
+        if not isinstance(position, str) or _POSITION.fullmatch(position) is None:
+            return f"position must be section-i or section-i.j, got {position!r}"
+        if position.count(".") >= 2:
+            return "only sections and subsections can be extended"
+        if cursor is not None and position != cursor:
+            return f"the extension must be at {cursor}, not {position}"
+        if survey is not None:
+            try:
+                if node_at(survey, position).subsections:
+                    return f"{position} already has subsections"
+            except InputError as exc:
+                return str(exc)
+        problem = _plans(action["subsections"], "subsections")
+        if problem:
+            return problem
+        if hard_mode and not 2 <= len(action["subsections"]) <= 7:
+            return f"2 to 7 subsections, got {len(action['subsections'])}"
+        if (
+            hard_mode
+            and instruction
+            and not _same_language(
+                json.dumps(action["subsections"], ensure_ascii=False), instruction
+            )
+        ):
+            return "the subsections are not in the language of the instruction"
+    elif name == "nop":
+        if fields != {"name"}:
+            return "nop takes no fields"
+    elif name == "write":
+        content = action.get("content")
+        if fields != {"name", "content"} or not isinstance(content, str):
+            return "write needs exactly its content"
+        if hard_mode:
+            return _check_content(content, instruction, retrieved)
+    return None
+
+
+def _check_content(
+    content: str, instruction: str | None, retrieved: Sequence[str] | None
+) -> str | None:
+    if len(content.strip()) <= 50:
+        return "the content must be longer than 50 characters"
+    if "#" in content:
+        return "the content must not hold headings ('#')"
+    if "bibkey" in content.lower():
+        return "the content must cite with \\cite{key}, not write 'bibkey'"
+    if content.count("\\cite") > 12:
+        return "at most 12 citations"
+    if instruction and not _same_language(content, instruction):
+        return "the content is not in the language of the instruction"
+    unknown = [key for key in cited_keys(content) if key not in (retrieved or ())]
+    if unknown:
+        return f"cites keys that were not retrieved: {', '.join(unknown)}"
+    return None
+
+
+def parse_response(
+    text: str,
+    valid: Sequence[ActionName],
+    *,
+    survey: Survey | None = None,
+    cursor: str | None = None,
+    instruction: str | None = None,
+    retrieved: Sequence[str] | None = None,
+    hard_mode: bool = True,
+) -> ParsedResponse:
+    """Read ``<thought>…</thought><action>…</action>``; for ``write`` the action's text is
+    the content, otherwise one JSON object. See :func:`validate_action`."""
+    thought_match = _THOUGHT.search(text)
+    thought = thought_match.group(1).strip() if thought_match else ""
+    action_match = _ACTION.search(text)
+    if action_match is None:
+        return ParsedResponse(thought=thought, action={}, ok=False, problem="no <action> block")
+    body = action_match.group(1).strip()
+    if list(valid) == ["write"]:
+        action: dict[str, Any] = {"name": "write", "content": body}
+    else:
+        try:
+            loaded = json.loads(_unfence(body))
+        except json.JSONDecodeError as exc:
+            return ParsedResponse(thought=thought, action={}, ok=False,
+                                  problem=f"the action is not JSON ({exc.msg})")  # fmt: skip
+        if not isinstance(loaded, dict):
+            return ParsedResponse(thought=thought, action={}, ok=False,
+                                  problem="the action must be a JSON object")  # fmt: skip
+        action = loaded
+    problem = validate_action(
+        action, valid, survey=survey, cursor=cursor, instruction=instruction,
+        retrieved=retrieved, hard_mode=hard_mode,
+    )  # fmt: skip
+    return ParsedResponse(thought=thought, action=action, ok=problem is None, problem=problem)
+
+
+def _unfence(body: str) -> str:
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", body, re.DOTALL)
+    return fenced.group(1) if fenced else body
+
+
+# --------------------------------------------------------------------------- passages
+
+
+def interleave_passages(
+    per_keyword: Sequence[Sequence[Passage]], top_k: int, keys: dict[str, str]
+) -> list[tuple[str, Passage]]:
+    """The passages of several keyword searches as (citation key, passage), at most
+    ``top_k``: first up to ``top_k // len(per_keyword)`` (at least 1) from each
+    keyword in turn, then the rest in order to fill up; each passage id once.
+
+    ``keys`` (passage id → key) is the survey's registry: a passage keeps its key
+    across searches; a new one gets its own ``bibkey:`` line's key, else ``textidN``.
+    """
+    if not per_keyword:
+        return []
+    share = max(1, top_k // len(per_keyword))
+    chosen: list[Passage] = []
+    seen: set[str] = set()
+    for rounds in ((p[:share] for p in per_keyword), (p[share:] for p in per_keyword)):
+        for passages in rounds:
+            for passage in passages:
+                if len(chosen) >= top_k:
+                    break
+                if passage.id not in seen:
+                    seen.add(passage.id)
+                    chosen.append(passage)
+    result = []
+    for passage in chosen:
+        if passage.id not in keys:
+            own = retrieved_keys(passage.contents)
+            keys[passage.id] = own[0] if own else f"textid{_next_textid(keys)}"
+        result.append((keys[passage.id], passage))
+    return result
+
+
+def _next_textid(keys: Mapping[str, str]) -> int:
+    return sum(1 for key in keys.values() if key.startswith("textid")) + 1
+
+
+def passages_text(cited: Sequence[tuple[str, Passage]]) -> str:
+    """Passages as the prompts show them: a ``bibkey:`` line, then the contents."""
+    blocks = []
+    for key, passage in cited:
+        contents = _BIBKEY_LINE.sub("", passage.contents).strip()
+        blocks.append(f"bibkey: {key}\n{contents}")
+    return "\n\n".join(blocks)
+
+
+# --------------------------------------------------------------------------- the machine
+
+
+def transition(
+    state: State,
+    *,
+    parsed: bool,
+    cursor: str | None,
+    step: int,
+    extend_time: int,
+    extend_result: ExtendResult = "",
+    max_step: int = MAX_STEP,
+    max_extend_step: int = MAX_EXTEND_STEP,
+) -> tuple[State, int]:
+    """The next state and extension count after a step in ``state`` (``step`` counts the
+    steps made before this one). A failed parse keeps the state (an extension
+    attempt still counts); at ``max_step`` everything is done."""
+    if state == "done" or step >= max_step:
+        return "done", extend_time
+    if not parsed:
+        if state != "analyst-extend_plan":
+            return state, extend_time
+        extend_time += 1
+        return ("analyst-extend_plan" if extend_time <= max_extend_step else "done"), extend_time
+    if state == "search":
+        return ("analyst-init_plan" if cursor == "outline" else
+                "write" if cursor is not None else "done"), extend_time  # fmt: skip
+    if state == "analyst-init_plan":
+        return ("search" if cursor not in ("outline", None) else "analyst-init_plan"), extend_time
+    if state == "write":
+        if cursor is not None:
+            return "search", extend_time
+        if extend_time < max_extend_step:
+            return "analyst-extend_plan", extend_time + 1
+        return "done", extend_time
+    # analyst-extend_plan
+    if extend_result == "extended":
+        return "search", extend_time
+    if extend_result == "nop" or extend_time >= max_extend_step:
+        return "done", extend_time
+    return "analyst-extend_plan", extend_time
+
+
+class SurveyRun(BaseModel):
+    """Where a survey stands: the machine's state, the survey, the cursor and counters."""
+
+    instruction: str
+    state: State = "search"
+    survey: Survey | None = None
+    step: int = 0
+    extend_time: int = 0
+    cited: list[tuple[str, Passage]] = Field(default_factory=list)  # the last search's
+    keys: dict[str, str] = Field(default_factory=dict)  # passage id → citation key
+
+    @property
+    def cursor(self) -> str | None:
+        return cursor_of(self.survey)
+
+    @property
+    def passages(self) -> str:
+        return passages_text(self.cited)
+
+
+class SurveyResult(BaseModel):
+    """What :func:`write_survey` returns."""
+
+    markdown: str
+    survey: dict[str, Any] | None = Field(description="The survey JSON (None if never planned).")
+    steps: int
+    termination: str
+    trace: list[dict[str, Any]] = Field(description="Per step: state, action name, ok, problem.")
+    usage: Usage
+    calls: int
+
+
+_PROMPTS: Final[Mapping[State, str]] = {
+    "search": "survey_search",
+    "analyst-init_plan": "survey_init_plan",
+    "write": "survey_write",
+    "analyst-extend_plan": "survey_extend_plan",
+}
+_VALID: Final[Mapping[State, tuple[ActionName, ...]]] = {
+    "search": ("search",),
+    "analyst-init_plan": ("init-plan",),
+    "write": ("write",),
+    "analyst-extend_plan": ("extend-plan", "nop"),
+}
+
+
+def _extend_hint(survey: Survey | None) -> str:
+    if survey is None:
+        return "section-1"
+    for position, section in _walk(survey):
+        if position.count(".") < 2 and not section.subsections:
+            return position
+    return "section-1"
+
+
+def _prompt(run: SurveyRun, prompt_dir: str | None) -> str:
+    state = run.state
+    cursor = run.cursor
+    fields = {"instruction": run.instruction, "survey": outline_text(run.survey),
+              "passages": run.passages or "(none)", "cursor": cursor or "none"}  # fmt: skip
+    if state == "write" and run.survey is not None and cursor not in (None, "outline"):
+        node = node_at(run.survey, cursor)
+        fields.update(title=node.title, plan=node.plan or "(no plan)")
+    if state == "analyst-extend_plan":
+        fields["cursor"] = _extend_hint(run.survey)
+    template = prompt_template(_PROMPTS[state], prompt_dir)
+    try:
+        return template.substitute(fields).rstrip()
+    except (KeyError, ValueError) as exc:
+        raise ConfigError(
+            f"prompt template {_PROMPTS[state]!r} cannot be filled in ({exc!s}); it may use "
+            + ", ".join(f"${k}" for k in sorted(fields))
+            + " (write $$ for a dollar sign)"
+        ) from None
+
+
+def apply(
+    run: SurveyRun,
+    reply: str,
+    retriever: Retriever,
+    *,
+    top_k: int,
+    hard_mode: bool,
+    max_step: int = MAX_STEP,
+    max_extend_step: int = MAX_EXTEND_STEP,
+) -> dict[str, Any]:
+    """Read ``reply`` as the answer to ``run``'s current step, act on it (search, plan,
+    write, extend) and move the machine on. Returns the step's trace entry."""
+    state, cursor = run.state, run.cursor
+    parsed = parse_response(
+        reply, _VALID[state], survey=run.survey,
+        cursor=cursor if state == "write" else None, instruction=run.instruction,
+        retrieved=retrieved_keys(run.passages), hard_mode=hard_mode,
+    )  # fmt: skip
+    extend_result: ExtendResult = ""
+    if parsed.ok:
+        action = parsed.action
+        if state == "search":
+            found = retriever.search_many([k.strip() for k in action["keywords"]], top_k)
+            run.cited = interleave_passages(found, top_k, run.keys)
+        elif state == "analyst-init_plan":
+            run.survey = Survey(title=action["title"].strip(),
+                                sections=[Section(**s) for s in action["sections"]])  # fmt: skip
+        elif state == "write" and cursor is not None and run.survey is not None:
+            run.survey = _updated(run.survey, cursor, content=action["content"].strip())
+        elif state == "analyst-extend_plan" and run.survey is not None:
+            if action["name"] == "nop":
+                extend_result = "nop"
+            else:
+                subsections = [Section(**s) for s in action["subsections"]]
+                run.survey = _updated(run.survey, action["position"], subsections=subsections)
+                extend_result = "extended"
+    elif state == "analyst-extend_plan":
+        extend_result = "retry"
+    entry = {
+        "step": run.step + 1, "state": state, "cursor": cursor,
+        "action": parsed.action.get("name"), "ok": parsed.ok, "problem": parsed.problem,
+    }  # fmt: skip
+    if state == "search" and parsed.ok:
+        entry["keywords"] = parsed.action["keywords"]
+        entry["passage_ids"] = [p.id for _, p in run.cited]
+    run.state, run.extend_time = transition(
+        state, parsed=parsed.ok, cursor=run.cursor, step=run.step, extend_time=run.extend_time,
+        extend_result=extend_result, max_step=max_step, max_extend_step=max_extend_step,
+    )  # fmt: skip
+    run.step += 1
+    if run.step >= max_step and run.state != "done":
+        run.state = "done"
+    return entry
+
+
+def write_survey(
+    instruction: str,
+    manager: TextManager,
+    retriever: Retriever,
+    *,
+    hard_mode: bool = True,
+    max_step: int = MAX_STEP,
+    max_extend_step: int = MAX_EXTEND_STEP,
+    top_k: int = 10,
+    budget: Budget | None = None,
+    prompt_dir: str | None = None,
+    **options: Any,
+) -> SurveyResult:
+    """Write a survey for ``instruction`` from what ``retriever`` finds.
+
+    One ``manager.complete_text`` call per step (``options`` go to the provider:
+    ``max_tokens``, ``temperature``); the ``budget`` bounds calls, tokens and time.
+    Provider errors propagate (as in :func:`answerx.agent.run_agent_loop`).
+
+    >>> result = write_survey("A survey of Ostrand's companies", manager, index)  # doctest: +SKIP
+    >>> print(result.markdown)                                                     # doctest: +SKIP
+    """
+    if not isinstance(instruction, str) or not instruction.strip():
+        raise InputError("the instruction must be a non-empty string")
+    if max_step < 1 or max_extend_step < 0 or top_k < 1:
+        raise ConfigError("max_step and top_k must be at least 1, max_extend_step at least 0")
+    run = SurveyRun(instruction=instruction.strip())
+    tracker = BudgetTracker(budget if budget is not None else Budget())
+    trace: list[dict[str, Any]] = []
+    termination = Termination.ANSWER
+    while run.state != "done":
+        exhausted = tracker.exhausted()
+        if exhausted is not None:
+            termination = exhausted
+            break
+        prompt = _prompt(run, prompt_dir)
+        try:
+            reply, info = manager.complete_text([{"role": "user", "content": prompt}], **options)
+        except ProviderError as exc:
+            if isinstance(exc.call_info, CallInfo):
+                tracker.record(exc.call_info)
+            raise
+        tracker.record(info)
+        trace.append(apply(run, reply, retriever, top_k=top_k, hard_mode=hard_mode,
+                           max_step=max_step, max_extend_step=max_extend_step))  # fmt: skip
+    if termination is Termination.ANSWER and run.cursor is not None:
+        # Stopped by the step limit with parts unwritten (or never planned).
+        termination = Termination.EXCEED_CALLS
+    return SurveyResult(
+        markdown=format_survey(run.survey),
+        survey=run.survey.model_dump(exclude_none=True) if run.survey is not None else None,
+        steps=run.step, termination=str(termination), trace=trace,
+        usage=tracker.usage, calls=tracker.calls,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- Markdown
+
+_DOT = r"[.\uFF0E\u3002]"
+_CN_NUM = "一二三四五六七八九十百千"
+_TITLE_PREFIXES: Final = (
+    re.compile(rf"(?i)^\s*section[-\s]*[\d{_DOT[1:-1]}]*\s*[:：]?\s*"),
+    re.compile(rf"^(?:第\s*[0-9{_CN_NUM}]+\s*(?:章|节|部分?|篇|卷)\s*[-—:：.、，,]?\s*)+"),
+    re.compile(rf"^\s*\d+(?:{_DOT}\d+)+[.、，,]?\s*"),
+    re.compile(r"^\s*\d+[.、，,)）]\s*"),
+    re.compile(r"^\s*[\(（]\d+[\)）]\s*"),
+    re.compile(rf"^\s*[{_CN_NUM}]+[.、，,]\s*"),
+    re.compile(rf"^\s*[\(（][{_CN_NUM}]+[\)）]\s*"),
+)
+_CITE_GROUP = re.compile(r"\\cite\{([^{}]*)\}")
+
+
+def clean_title(title: str) -> str:
+    """``title`` without the numbering the model wrote (``Section-1.``, ``2.3``, ``(1)``,
+    ``第一章``, ``一、``): :func:`format_survey` numbers the headings itself."""
+    for pattern in _TITLE_PREFIXES:
+        title = pattern.sub("", title, count=1)
+    return title.strip()
+
+
+def _clean_content(content: str) -> str:
+    content = re.sub(r"[ \t]*\bSection-\d+(?:\.\d+)*\b", "", content)
+    content = re.sub(r"^[ \t]+(#{1,6})\s+", r"\1 ", content, flags=re.MULTILINE)
+    return re.sub(r"\n{3,}", "\n\n", content).strip()
+
+
+def _citations(match: re.Match[str]) -> str:
+    numbers, others = set(), []
+    for key in (k.strip() for k in match.group(1).split(",")):
+        if key.lower().startswith("bibkey:"):
+            key = key[len("bibkey:") :].strip()
+        found = re.fullmatch(r"textid(\d+)", key)
+        if found:
+            numbers.add(int(found.group(1)))
+        elif key:
+            others.append(key)
+    return "".join(f"[{n}]" for n in sorted(numbers)) + "".join(f"[{k}]" for k in others)
+
+
+def format_survey(survey: Survey | Mapping[str, Any] | None) -> str:
+    """The survey as Markdown: ``# Title``, ``## 1 Section``, ``### 1.1 Subsection``,
+    ``#### 1.1.1 …``; content as written (numbering prefixes and ``Section-1.2``
+    references cleaned off), a part's plan in italics where its content is missing,
+    and ``\\cite{textid3, textid1}`` as ``[1][3]``."""
+    if survey is None:
+        return "No survey was written."
+    if not isinstance(survey, Survey):
+        try:
+            survey = Survey.model_validate(survey)
+        except ValidationError as exc:
+            raise InputError(f"not a survey: {exc.errors()[0]['msg']}") from None
+    lines = [f"# {survey.title.strip() or 'Untitled survey'}", ""]
+
+    def render(sections: Sequence[Section], prefix: str, depth: int) -> None:
+        for i, section in enumerate(sections, start=1):
+            number = f"{prefix}{i}"
+            lines.extend([f"{'#' * (depth + 1)} {number} {clean_title(section.title)}", ""])
+            if section.content and _clean_content(section.content):
+                lines.extend([_clean_content(section.content), ""])
+            elif section.plan.strip():
+                lines.extend([f"*{section.plan.strip()}*", ""])
+            if section.subsections and depth < 3:  # three levels, as SurveyCPM writes
+                render(section.subsections, f"{number}.", depth + 1)
+
+    render(survey.sections, "", 1)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    return _CITE_GROUP.sub(_citations, text)

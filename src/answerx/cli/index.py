@@ -1,0 +1,97 @@
+"""``answerx index build|search``: the embedded retriever the search agents read from.
+
+Thin: :mod:`answerx.retrieval` does the work; this module parses options and prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
+
+__all__ = ["app"]
+
+app = typer.Typer(help='Build and query a BM25 index of a JSONL corpus ({"id", "contents"}).')
+
+
+@app.command("build")
+def build(
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The index to write (a file; bm25s: a folder).")
+    ],
+    corpus: Annotated[
+        Path | None,
+        typer.Argument(
+            help='JSONL corpus, one {"id", "contents"} object a line.', show_default=False
+        ),
+    ] = None,
+    engine: Annotated[
+        str, typer.Option(help="fts5 (SQLite, built in) or bm25s (needs answerx[bm25]).")
+    ] = "fts5",
+    bundled: Annotated[
+        bool, typer.Option("--bundled", help="Index the bundled fictional corpus instead.")
+    ] = False,
+) -> None:
+    """Index CORPUS (or --bundled) into OUT, replaced only once the new index is complete."""
+    with command_boundary():
+        from answerx.retrieval import build_bm25s_index, build_index, bundled_corpus_path
+
+        if (corpus is None) != bundled:
+            fail("give either a CORPUS file or --bundled", ExitCode.USAGE)
+        corpus = bundled_corpus_path() if corpus is None else corpus
+
+        if engine not in ("fts5", "bm25s"):
+            fail(f"--engine: expected fts5 or bm25s, got {engine!r}", ExitCode.USAGE)
+        if not corpus.is_file():
+            fail(f"{corpus}: no such corpus file", ExitCode.IO)
+        total = _count_lines(corpus)
+        with Progress(
+            TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=stderr(), transient=True,
+        ) as bar:  # fmt: skip
+            task = bar.add_task("index", total=total)
+
+            def advance(done: int) -> None:
+                bar.update(task, completed=done)
+
+            builder = build_index if engine == "fts5" else build_bm25s_index
+            index = builder(corpus, out, progress=advance)
+        stdout().print(f"indexed {len(index)} passages into {escape(str(out))} ({engine})")
+
+
+@app.command("search")
+def search(
+    index: Annotated[Path, typer.Argument(help="An index built with answerx index build.")],
+    query: Annotated[str, typer.Argument(help="The query (any text).")],
+    k: Annotated[int, typer.Option("-k", min=1, help="Passages to return.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON passage a line.")] = False,
+) -> None:
+    """The K best passages of INDEX for QUERY, best first."""
+    with command_boundary():
+        from answerx.retrieval import open_index
+
+        if not index.exists():
+            fail(f"{index}: no such index (build one with: answerx index build)", ExitCode.IO)
+        passages = open_index(str(index)).search(query, k)
+        if as_json:
+            for passage in passages:
+                sys.stdout.write(passage.model_dump_json() + "\n")
+            return
+        out = stdout()
+        if not passages:
+            out.print("no passage matches")
+        for rank, passage in enumerate(passages, start=1):
+            out.print(f"[bold]{rank}. {escape(passage.id)}[/]  score {passage.score:.3f}")
+            out.print(escape(passage.contents), soft_wrap=True)
+
+
+def _count_lines(path: Path) -> int:
+    # For the progress bar's total only: a fast pass over bytes, no JSON parsing.
+    with path.open("rb") as data:
+        return sum(1 for line in data if line.strip())

@@ -1,0 +1,81 @@
+"""``answerx survey "INSTRUCTION" --index INDEX.db``: the SurveyCPM writer.
+
+Thin: :func:`answerx.agent.survey.write_survey` does the work; this module parses
+options and prints the Markdown (or the whole result as JSON).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from answerx.cli._common import ExitCode, command_boundary, fail, stderr
+
+__all__ = ["survey_command"]
+
+
+def survey_command(
+    instruction: Annotated[str, typer.Argument(help="What the survey is about ('-': stdin).")],
+    index: Annotated[
+        Path, typer.Option("--index", help="An index built with answerx index build.")
+    ],
+    provider: Annotated[
+        str, typer.Option("--provider", "-p", help="Provider (default: the bundled local model).")
+    ] = "local",
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Model name.", show_default=False)
+    ] = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Steps at most.")] = 140,
+    max_extend_steps: Annotated[
+        int, typer.Option("--max-extend-steps", min=0, help="Plan extensions tried at most.")
+    ] = 12,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Passages per search.")] = 10,
+    hard_mode: Annotated[
+        bool, typer.Option("--hard/--lenient", help="SurveyCPM's strict action checks.")
+    ] = True,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", min=1, show_default=False, help="Per call.")
+    ] = None,
+    max_calls: Annotated[
+        int | None, typer.Option("--max-calls", min=1, show_default=False, help="Budget.")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", show_default=False, help="Write the Markdown here."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the whole result as JSON.")
+    ] = False,
+) -> None:
+    """Write a survey on INSTRUCTION from the passages of INDEX (SurveyCPM's state machine)."""
+    with command_boundary():
+        from answerx.agent import Budget
+        from answerx.agent.survey import write_survey
+        from answerx.retrieval import open_index
+        from answerx.structured import InstructorClientManager
+
+        if not index.exists():
+            fail(f"{index}: no such index (build one with: answerx index build)", ExitCode.IO)
+        text = sys.stdin.read() if instruction == "-" else instruction
+        manager = InstructorClientManager(provider, model)
+        if manager.spec.autostart and manager.base_url is None:
+            stderr().print(f"{provider}/{manager.model}: starting the local model …")
+        options: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
+        result = write_survey(
+            text, manager, open_index(str(index)), hard_mode=hard_mode, max_step=max_steps,
+            max_extend_step=max_extend_steps, top_k=top_k,
+            budget=Budget(max_calls=max_calls) if max_calls is not None else None, **options,
+        )  # fmt: skip
+        if out is not None:
+            out.write_text(result.markdown + "\n", encoding="utf-8")
+        if as_json:
+            sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        else:
+            sys.stdout.write(result.markdown + "\n")
+        stderr().print(
+            f"{result.steps} steps, {result.calls} calls, termination: {result.termination}",
+            markup=False,
+        )
