@@ -23,7 +23,7 @@ from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 SHIPPED = task_dir()
 
 GSM8K_ROWS = [
-    {"question": "A shirt costs $14.50. How much do two shirts cost?", "answer": "14.5*2=29\n#### 29"},
+    {"question": "A shirt costs $14.50. What do two cost?", "answer": "14.5*2=29\n#### 29"},
     {"question": "A town has 1,250 people and 40 leave. How many remain?", "answer": "#### 1210"},
     {"question": "Sam reads 12 pages a day for 3 days. How many pages?", "answer": "#### 36"},
     {"question": "Ann has 7 boxes of 8 eggs. How many eggs?", "answer": "#### 56"},
@@ -155,22 +155,18 @@ def test_filter_is_found_by_name_once_answerx_is_imported(lm_eval: Any) -> None:
     )
     from lm_eval.api.instance import Instance
 
-    instance = Instance(
-        request_type="generate_until", doc={}, arguments=("", {}), idx=0
-    )
+    instance = Instance(request_type="generate_until", doc={}, arguments=("", {}), idx=0)
     instance.resps = ["so $x = \\boxed{\\frac{1}{2}}$", "x = 3"]
     ensemble.apply([instance])
     assert instance.filtered_resps["answerx"] == "\\frac{1}{2}"
 
 
-def test_shipped_mmlu_pro_task_reads_letters_with_the_options(
-    lm_eval: Any, tmp_path: Path
-) -> None:
+def test_shipped_mmlu_pro_task_reads_letters_with_the_options(lm_eval: Any, tmp_path: Path) -> None:
     folder = local_task(tmp_path, "mmlu_pro_answerx.yaml", "mmlu_pro_local", MMLU_PRO_ROWS)
     task = built_task(lm_eval, folder, "mmlu_pro_local")
     answers = filtered(
         task,
-        ["ATP is made in the mitochondrion. The answer is (B).", "6 x 7 = 42, so the answer is 42."],
+        ["ATP is made in the mitochondrion. The answer is (B).", "6 x 7 = 42, so the answer is 42"],
     )
     assert answers == ["B", "B"]
 
@@ -209,9 +205,8 @@ def test_metric_grades_equivalent_answers_as_equal(grading: Any) -> None:
     assert answerx_verify(["29"], [NO_ANSWER], task="numeric") == 0.0
 
 
-def test_lm_eval_run_against_the_fake_provider(
-    lm_eval: Any, grading: Any, tmp_path: Path
-) -> None:
+@pytest.mark.slow
+def test_lm_eval_run_against_the_fake_provider(lm_eval: Any, grading: Any, tmp_path: Path) -> None:
     """``lm_eval run`` of the shipped gsm8k task through its OpenAI-compatible chat model."""
     folder = local_task(tmp_path, "gsm8k_cot_answerx.yaml", "gsm8k_local", GSM8K_ROWS)
 

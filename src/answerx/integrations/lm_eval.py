@@ -33,9 +33,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from answerx.integrations._common import (
     answer_of,
@@ -155,9 +154,10 @@ def _register() -> None:
     if "answerx" not in registry.filter_registry:
         registry.register_filter("answerx")(AnswerxFilter)
     try:
-        registry.register_metric(metric="answerx_verify", higher_is_better=True, aggregation="mean")(
-            answerx_verify
+        register = registry.register_metric(
+            metric="answerx_verify", higher_is_better=True, aggregation="mean"
         )
+        register(answerx_verify)
     except ValueError:
         # The name is held by another object (an older import of this module under a
         # different path): that one stays, as lm-eval's own registry would decide.
