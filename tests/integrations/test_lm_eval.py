@@ -104,6 +104,19 @@ def test_the_module_imports_and_filters_without_lm_eval() -> None:
     assert out.strip() == "[['4']]"
 
 
+@pytest.mark.parametrize(
+    ("module", "framework"),
+    [
+        ("answerx.integrations.inspect_ai", "inspect_ai"),
+        ("answerx.integrations.lighteval", "lighteval"),
+        ("answerx.integrations.dspy", "dspy"),
+    ],
+)
+def test_every_plug_in_imports_without_its_framework(module: str, framework: str) -> None:
+    blocked = f"import sys; sys.modules[{framework!r}] = None\nimport {module}\n"
+    subprocess.run([sys.executable, "-c", blocked], check=True, capture_output=True)
+
+
 def test_filter_keeps_lm_eval_shape_and_order() -> None:
     answers = AnswerxFilter(task="numeric").apply(
         [["so x = 3", "The answer is 4."], ["nothing here"], "#### 5"], [{}, {}, {}]
