@@ -11,7 +11,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean
+.PHONY: .venv demo test lint clean test-integrations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,20 @@ demo: $(VENV)/.installed-bench
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
+
+# Every evaluation-harness extra (lm-eval, inspect-ai, lighteval, DSPy) and their plug-in tests.
+# lighteval pulls torch: a CPU build goes in first so pip never fetches CUDA wheels
+# (the machine's wheel cache has torch 2.13.0+cpu; elsewhere run
+# make test-integrations TORCH="torch --index-url https://download.pytorch.org/whl/cpu").
+TORCH ?= torch==2.13.0
+
+$(VENV)/.installed-integrations: pyproject.toml $(VENV)/.installed-dev
+	$(PIP) $(TORCH)
+	$(PIP) -e '.[dev,lm-eval,inspect,lighteval,dspy]'
+	touch $@
+
+test-integrations: $(VENV)/.installed-integrations
+	$(BIN)/python -m pytest -q tests/integrations
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
