@@ -50,23 +50,33 @@ demo: $(VENV)/.installed-bench
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
 
-# Every evaluation-harness extra (lm-eval, inspect-ai, lighteval, DSPy) and their plug-in tests.
-# lighteval pulls torch: a CPU build goes in first so pip never fetches CUDA wheels
-# (the machine's wheel cache has torch 2.13.0+cpu; elsewhere run
-# make test-integrations TORCH="torch --index-url https://download.pytorch.org/whl/cpu").
+# The evaluation-harness plug-ins' tests. lm-eval, inspect-ai and DSPy go into .venv (their
+# extras); lighteval cannot share an environment with answerx's math-verify (it pins an older
+# latex2sympy2_extended), so it gets .venv-lighteval. lighteval pulls torch: a CPU build goes
+# in first so pip never fetches CUDA wheels (the machine's wheel cache has torch 2.13.0+cpu;
+# elsewhere: make test-integrations TORCH="torch --index-url https://download.pytorch.org/whl/cpu").
 TORCH ?= torch==2.13.0
+LIGHTEVAL_VENV := .venv-lighteval
 
 $(VENV)/.installed-integrations: pyproject.toml $(VENV)/.installed-dev
-	$(PIP) $(TORCH)
-	$(PIP) -e '.[dev,lm-eval,inspect,lighteval,dspy]'
+	$(PIP) -e '.[dev,lm-eval,inspect,dspy]'
 	touch $@
 
-test-integrations: $(VENV)/.installed-integrations
+$(LIGHTEVAL_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(LIGHTEVAL_VENV)
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check $(TORCH)
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check -e '.[dev]'
+	@# pip says lighteval's latex2sympy2_extended breaks math-verify: expected, see README
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check lighteval
+	touch $@
+
+test-integrations: $(VENV)/.installed-integrations $(LIGHTEVAL_VENV)/.installed
 	$(BIN)/python -m pytest -q tests/integrations
+	$(LIGHTEVAL_VENV)/bin/python -m pytest -q tests/integrations/test_lighteval.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LIGHTEVAL_VENV) .pytest_cache .mypy_cache .ruff_cache
