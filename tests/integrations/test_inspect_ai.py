@@ -79,6 +79,15 @@ def test_no_answer_is_told_apart_from_a_wrong_one() -> None:
     assert empty.answer is None and "no answer" in empty.explanation
 
 
+def test_a_cut_off_output_is_unfinished_not_a_wrong_answer() -> None:
+    result = score(
+        "<think>First, 7 * 8 = 56, and then", "56", task="numeric", stop_reason="max_tokens"
+    )
+    assert (result.value, result.answer) == (INCORRECT, None)
+    assert result.metadata["reason"] == result.reason == "unfinished"
+    assert "cut off" in result.explanation
+
+
 def test_choices_come_from_the_state() -> None:
     options = ["Paris", "Rome", "Oslo", "Bern"]
     by_letter = score("Thinking it over, the answer is (C).", "C", choices=options)

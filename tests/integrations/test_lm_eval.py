@@ -124,6 +124,20 @@ def test_filter_keeps_lm_eval_shape_and_order() -> None:
     assert answers == [["3", "4"], [NO_ANSWER], "5"]
 
 
+def test_fallback_never_keeps_only_answers_the_model_marked() -> None:
+    responses = [["12 * 3 = 36", "The answer is 36."]]
+    assert AnswerxFilter(task="numeric").apply(responses, [{}]) == [["36", "36"]]
+    assert AnswerxFilter(task="numeric", fallback="never").apply(responses, [{}]) == [
+        [NO_ANSWER, "36"]
+    ]
+
+
+def test_an_unclosed_think_block_is_no_answer_not_its_last_number() -> None:
+    # lm-eval #3382: a reasoning model cut off inside <think> was graded on a number from it.
+    cut_off = [["<think>First, 7 * 8 = 56, and then we add"]]
+    assert AnswerxFilter(task="numeric").apply(cut_off, [{}]) == [[NO_ANSWER]]
+
+
 def test_filter_reads_options_from_the_named_fields() -> None:
     doc = {"choice1": "Paris", "choice2": "Rome", "choice3": "Oslo", "choice4": "Bern"}
     fields = ["choice1", "choice2", "choice3", "choice4"]
