@@ -156,6 +156,16 @@ def test_filter_options_are_checked_when_the_task_is_built() -> None:
         AnswerxFilter(fallback="sometimes")
 
 
+def test_options_are_found_under_the_usual_field_names() -> None:
+    reply = [["Comparing them, the answer is Rome."]]
+    options = ["Paris", "Rome", "Oslo"]
+    assert AnswerxFilter().apply(reply, [{"choices": options}]) == [["B"]]
+    assert AnswerxFilter().apply(reply, [{"options": options}]) == [["B"]]
+    assert AnswerxFilter().apply(reply, [{"choices": {"text": options, "label": "ABC"}}]) == [
+        ["B"]
+    ]
+
+
 def test_a_named_choices_field_missing_from_the_doc_is_an_error() -> None:
     with pytest.raises(ConfigError, match="'options' is not in the document"):
         AnswerxFilter(task="multiple_choice", choices_field="options").apply([["B"]], [{}])

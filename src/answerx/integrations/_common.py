@@ -74,6 +74,8 @@ def choices_from(doc: Mapping[str, Any], field: str | Sequence[str] | None) -> l
     if value is None:
         return None
     if isinstance(value, str) or not isinstance(value, Sequence):
+        if field is None:
+            return None  # a "choices" field that is not a list of options: not options
         raise ConfigError(f"choices must be a list of option texts, not {type(value).__name__}")
     return [str(option) for option in value] or None
 
