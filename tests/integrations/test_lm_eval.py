@@ -161,9 +161,7 @@ def test_options_are_found_under_the_usual_field_names() -> None:
     options = ["Paris", "Rome", "Oslo"]
     assert AnswerxFilter().apply(reply, [{"choices": options}]) == [["B"]]
     assert AnswerxFilter().apply(reply, [{"options": options}]) == [["B"]]
-    assert AnswerxFilter().apply(reply, [{"choices": {"text": options, "label": "ABC"}}]) == [
-        ["B"]
-    ]
+    assert AnswerxFilter().apply(reply, [{"choices": {"text": options, "label": "ABC"}}]) == [["B"]]
 
 
 def test_a_named_choices_field_missing_from_the_doc_is_an_error() -> None:
