@@ -66,8 +66,10 @@ $(LIGHTEVAL_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(LIGHTEVAL_VENV)
 	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check $(TORCH)
 	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check -e '.[dev]'
-	@# pip says lighteval's latex2sympy2_extended breaks math-verify: expected, see README
+	@# pip warns that lighteval's latex2sympy2_extended does not suit math-verify 0.9, and then
+	@# that math-verify 0.5.2 (the one that works with it) is not answerx's: expected, see README
 	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check lighteval
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check math-verify==0.5.2
 	touch $@
 
 test-integrations: $(VENV)/.installed-integrations $(LIGHTEVAL_VENV)/.installed

@@ -145,11 +145,20 @@ def inspect_extractors(corpus: str) -> dict[str, Extractor]:
                     st = state(item)
                     if mark_choices:
                         set_choices_based_on_generated_response(st, parse_answers(st, False))
-                    result = await scorer(st, Target(item.gold))
+                    try:
+                        result = await scorer(st, Target(item.gold))
+                    except Exception as exc:  # inspect's math() raises on some outputs
+                        failures.append(f"{item.id}: {type(exc).__name__}: {exc}")
+                        answers.append(None)
+                        continue
                     answers.append(result.answer or None)
                 return answers
 
-            return asyncio.run(all_items())
+            failures: list[str] = []
+            answers = asyncio.run(all_items())
+            if failures:
+                print(f"  ({len(failures)} items raised, counted as no answer; first: {failures[0]})")
+            return answers
 
         return run
 
