@@ -157,7 +157,7 @@ def inspect_extractors(corpus: str) -> dict[str, Extractor]:
             failures: list[str] = []
             answers = asyncio.run(all_items())
             if failures:
-                print(f"  ({len(failures)} items raised, counted as no answer; first: {failures[0]})")
+                print(f"  ({len(failures)} items raised, counted as no answer: {failures[0]} ...)")
             return answers
 
         return run
