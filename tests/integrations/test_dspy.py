@@ -66,3 +66,28 @@ def test_feedback_flags_an_answer_that_was_only_guessed() -> None:
 def test_an_example_without_the_gold_field_is_an_error() -> None:
     with pytest.raises(KeyError, match="'answer'"):
         answerx_metric(dspy.Example(question="q"), dspy.Prediction(answer="4"))
+
+
+def test_dspy_evaluate_with_the_metric() -> None:
+    from dspy.utils import DummyLM
+
+    lm = DummyLM([{"answer": "So two shirts cost $29.00."}, {"answer": "I am not sure."}])
+    devset = [
+        dspy.Example(question="Two shirts at $14.50?", answer="29").with_inputs("question"),
+        dspy.Example(question="Seven boxes of 8 eggs?", answer="56").with_inputs("question"),
+    ]
+    with dspy.context(lm=lm):
+        result = dspy.Evaluate(
+            devset=devset, metric=answerx_metric, num_threads=1, display_progress=False
+        )(dspy.Predict("question -> answer"))
+    assert [score for _, _, score in result.results] == [1.0, 0.0]
+    assert result.score == 50.0
+
+
+def test_gepa_accepts_the_feedback_form() -> None:
+    optimizer = dspy.GEPA(
+        metric=answerx_feedback_metric,
+        max_metric_calls=10,
+        reflection_lm=dspy.LM("openai/fake-model", api_key="sk-fake-not-a-key"),
+    )
+    assert optimizer.metric_fn is answerx_feedback_metric
