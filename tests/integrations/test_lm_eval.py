@@ -147,6 +147,13 @@ def test_filter_reads_options_from_the_named_fields() -> None:
     assert answers == [["C"]]
 
 
+def test_filter_reads_a_puzzles_numbers_from_the_doc() -> None:
+    reply = [["Try (10 - 7) * (4 + 4) = 24. Answer: (10 - 7) * (4 + 4) = 24"]]
+    doc = {"numbers": [4, 4, 7, 10]}
+    answers = AnswerxFilter(task="game24", numbers_field="numbers").apply(reply, [doc])
+    assert answers == [["(10 - 7) * (4 + 4)"]]
+
+
 def test_filter_options_are_checked_when_the_task_is_built() -> None:
     with pytest.raises(TypeError, match="choice_field"):
         AnswerxFilter(choice_field="options")
