@@ -5,8 +5,8 @@ Use it in a task, or on any finished log, by name::
     from answerx.integrations.inspect_ai import answerx_scorer
     Task(dataset=..., solver=generate(), scorer=answerx_scorer(task="math"))
 
-    inspect eval task.py --scorer answerx/answerx_scorer -S task=math
-    inspect score logs/<log>.eval --scorer answerx/answerx_scorer
+    inspect eval task.py --no-score
+    inspect score logs/<log>.eval --scorer answerx/answerx_scorer -S task=math
 
 answerx registers the scorer through the ``inspect_ai`` entry point, so an installed
 answerx is found without importing anything. Each :class:`~inspect_ai.scorer.Score`
