@@ -119,7 +119,7 @@ def test_every_plug_in_imports_without_its_framework(module: str, framework: str
 
 def test_filter_keeps_lm_eval_shape_and_order() -> None:
     answers = AnswerxFilter(task="numeric").apply(
-        [["so x = 3", "The answer is 4."], ["nothing here"], "#### 5"], [{}, {}, {}]
+        [["#### 3", "The answer is 4."], ["nothing here"], "#### 5"], [{}, {}, {}]
     )
     assert answers == [["3", "4"], [NO_ANSWER], "5"]
 
