@@ -11,7 +11,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean
+.PHONY: .venv demo test lint clean test-integrations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,8 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 PIP := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	@echo "installing answerx with the dev and local extras (the first build of llama.cpp takes a few minutes) ..."
-	$(PIP) -e '.[dev,local]'
+	@echo "installing answerx with the dev, local and torch-free harness extras (the first build of llama.cpp takes a few minutes) ..."
+	$(PIP) -e '.[dev,local,lm-eval,inspect,dspy]'
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
@@ -50,9 +50,35 @@ demo: $(VENV)/.installed-bench
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
 
+# The plug-ins of the heavy or conflicting frameworks. lm-eval, inspect-ai and DSPy install
+# without torch, so `make test` already has them; Ray (`answerx[ray]`) goes into .venv here; lighteval cannot share an environment with answerx's math-verify (it pins an older
+# latex2sympy2_extended), so it gets .venv-lighteval. lighteval pulls torch: a CPU build goes
+# in first so pip never fetches CUDA wheels (the machine's wheel cache has torch 2.13.0+cpu;
+# elsewhere: make test-integrations TORCH="torch --index-url https://download.pytorch.org/whl/cpu").
+TORCH ?= torch==2.13.0
+LIGHTEVAL_VENV := .venv-lighteval
+
+$(VENV)/.installed-integrations: pyproject.toml $(VENV)/.installed-dev
+	$(PIP) -e '.[dev,local,lm-eval,inspect,dspy,ray,bm25]'
+	touch $@
+
+$(LIGHTEVAL_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(LIGHTEVAL_VENV)
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check $(TORCH)
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check -e '.[dev]'
+	@# pip warns that lighteval's latex2sympy2_extended does not suit math-verify 0.9, and then
+	@# that math-verify 0.5.2 (the one that works with it) is not answerx's: expected, see README
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check lighteval
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check math-verify==0.5.2
+	touch $@
+
+test-integrations: $(VENV)/.installed-integrations $(LIGHTEVAL_VENV)/.installed
+	$(BIN)/python -m pytest -q tests/integrations
+	$(LIGHTEVAL_VENV)/bin/python -m pytest -q tests/integrations/test_lighteval.py
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LIGHTEVAL_VENV) .pytest_cache .mypy_cache .ruff_cache

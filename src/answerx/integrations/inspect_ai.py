@@ -1,0 +1,184 @@
+"""answerx inside inspect-ai: the ``answerx/answerx_scorer`` scorer.
+
+Use it in a task, or on any finished log, by name::
+
+    from answerx.integrations.inspect_ai import answerx_scorer
+    Task(dataset=..., solver=generate(), scorer=answerx_scorer(task="math"))
+
+    inspect eval task.py --no-score
+    inspect score logs/<log>.eval --scorer answerx/answerx_scorer -S task=math
+
+answerx registers the scorer through the ``inspect_ai`` entry point, so an installed
+answerx is found without importing anything. Each :class:`~inspect_ai.scorer.Score`
+carries the answer answerx read (``answer``), a sentence on how it was read and judged
+(``explanation``) and ``metadata={"method", "confidence", "reason", "how", "task"}``.
+A response that states no answer, or that was cut off before stating one, is scored
+``INCORRECT`` like a wrong answer but keeps its own ``reason`` (``no_answer``,
+``unfinished``) and Score ``reason`` (``invalid_response_format``, ``no_response``,
+``unfinished``), so the two are counted apart; a target answerx cannot read is left
+unscored (``Score.unscored``) rather than counted as the model's mistake.
+
+Multiple choice reads the options from ``state.choices`` (in the order the model saw
+them, so shuffled choices are graded against the shuffled letter).
+
+This module imports without inspect-ai installed; the scorer is then unavailable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from answerx.integrations._common import check_task, verify_output
+
+if TYPE_CHECKING:
+    from answerx.grading import Verdict
+
+__all__ = ["answerx_scorer"]
+
+# inspect-ai's stop reasons that mean "cut off": answerx's finish_reason="length".
+_CUT_OFF = {"max_tokens", "model_length"}
+
+# answerx's reasons for a wrong or unjudged verdict, as inspect-ai's Score.reason values.
+_SCORE_REASONS = {
+    "malformed_answer": "invalid_response_format",
+    "unfinished": "unfinished",
+    "unreadable_gold": "scoring_failed",
+    "timeout": "scoring_failed",
+}
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def golds_for(target: Sequence[str], choices: Sequence[Any]) -> list[str]:
+    """The target answers as the model saw them: a letter follows its option when shuffled.
+
+    ``choices`` are inspect-ai ``Choice`` objects (``original_position`` is where the option
+    stood in the sample, which is what the target's letter names).
+    """
+    shuffled = any(i != choice.original_position for i, choice in enumerate(choices))
+    if not shuffled:
+        return list(target)
+    now = {choice.original_position: i for i, choice in enumerate(choices)}
+    golds = []
+    for gold in target:
+        letter = gold.strip().strip("()").upper()
+        if len(letter) == 1 and _LETTERS.index(letter) in now:
+            golds.append(_LETTERS[now[_LETTERS.index(letter)]])
+        else:
+            golds.append(gold)  # an option's text, not a letter: the order does not matter
+    return golds
+
+
+def score_reason(verdict: Verdict, raw_output: str) -> str | None:
+    """inspect-ai's ``Score.reason`` for a verdict: None for a right or plainly wrong answer."""
+    if verdict.reason == "no_answer":
+        return "no_response" if not raw_output.strip() else "invalid_response_format"
+    return _SCORE_REASONS.get(verdict.reason)
+
+
+def explain(verdict: Verdict) -> str:
+    """One sentence on how the answer was read and judged."""
+    extraction = verdict.extraction
+    if extraction is None or verdict.answer is None:
+        read = "answerx found no answer" + (
+            " (the output was cut off)" if verdict.reason == "unfinished" else ""
+        )
+    else:
+        read = (
+            f"answerx read {verdict.answer!r} ({extraction.task}, rule {extraction.method}, "
+            f"confidence {extraction.confidence:.2f})"
+        )
+    judged = {
+        "equivalent": f"equal to the target {verdict.gold!r} by {verdict.how}",
+        "different": f"not equal to the target {verdict.gold!r}",
+        "malformed_answer": "not a well-formed answer for the task",
+        "unreadable_gold": f"the target {verdict.gold!r} could not be read",
+        "timeout": "the comparison ran out of time",
+    }.get(verdict.reason)
+    return f"{read}; {judged}." if judged else f"{read}."
+
+
+def _make_scorer() -> Any:
+    from inspect_ai.scorer import (
+        CORRECT,
+        INCORRECT,
+        Score,
+        Scorer,
+        Target,
+        accuracy,
+        scorer,
+        stderr,
+    )
+    from inspect_ai.solver import TaskState
+
+    @scorer(metrics=[accuracy(), stderr()])  # type: ignore[untyped-decorator]
+    def answerx_scorer(task: str = "auto") -> Scorer:
+        """Score the model's final answer the way answerx reads and grades it.
+
+        Args:
+            task: the answerx task (``auto``, ``math``, ``numeric``, ``multiple_choice``,
+                ``boolean``, ``game24``, ``text``); ``auto`` detects it, and is multiple
+                choice when the sample has choices.
+        """
+        check_task(task)
+
+        async def score(state: TaskState, target: Target) -> Score:
+            import anyio.to_thread
+
+            output = state.output
+            raw = output.completion if output is not None else ""
+            finish = "length" if output is not None and output.stop_reason in _CUT_OFF else None
+            choices = [choice.value for choice in state.choices] or None
+
+            def judge() -> Verdict:
+                # Several targets: right when any one is; otherwise the first one's verdict.
+                verdicts = []
+                for gold in golds_for(target.target, state.choices) or [""]:
+                    verdict = verify_output(raw, gold, task, choices=choices, finish_reason=finish)
+                    if verdict.correct:
+                        return verdict
+                    verdicts.append(verdict)
+                return verdicts[0]
+
+            # Grading may run math-verify for a while: off the event loop.
+            verdict = await anyio.to_thread.run_sync(judge)
+            extraction = verdict.extraction
+            metadata = {
+                "method": extraction.method if extraction else "none",
+                "confidence": extraction.confidence if extraction else 0.0,
+                "reason": verdict.reason,
+                "how": verdict.how,
+                "task": extraction.task if extraction else task,
+            }
+            if verdict.correct is None:
+                return Score.unscored(
+                    reason=score_reason(verdict, raw),
+                    answer=verdict.answer,
+                    explanation=explain(verdict),
+                    metadata=metadata,
+                )
+            return Score(
+                value=CORRECT if verdict.correct else INCORRECT,
+                answer=verdict.answer,
+                explanation=explain(verdict),
+                reason=score_reason(verdict, raw),
+                metadata=metadata,
+            )
+
+        return score
+
+    return answerx_scorer
+
+
+def _unavailable(task: str = "auto") -> Any:
+    """Stands in for the scorer where inspect-ai is not installed."""
+    raise ImportError("answerx_scorer needs inspect-ai: pip install 'answerx[inspect]'")
+
+
+try:
+    import inspect_ai  # noqa: F401  (only whether it is there)
+except ImportError:
+    answerx_scorer = _unavailable
+else:
+    answerx_scorer = _make_scorer()

@@ -1,0 +1,167 @@
+"""answerx inside lm-evaluation-harness: the ``answerx`` filter and the ``answerx_verify`` metric.
+
+In a task's YAML, the filter replaces each model response with the answer answerx finds
+in it, and the metric grades that answer against the target with ``answerx.grade`` (so
+``29.00`` equals ``29`` and ``\\frac{1}{2}`` equals ``0.5``)::
+
+    filter_list:
+      - name: answerx
+        filter:
+          - function: !function answerx.integrations.lm_eval.AnswerxFilter
+            task: numeric            # answerx task; "auto" detects it
+            # choices_field: options # the doc field(s) with the option texts
+            # fallback: auto         # answerx's last-resort rules: auto | always | never
+          - function: take_first
+    metric_list:
+      - metric: !function answerx.integrations.lm_eval.answerx_verify
+        aggregation: mean
+        higher_is_better: true
+        task: numeric
+
+The ``!function`` form works with every lm-eval release. Releases with lm-eval's plug-in
+registry (the ``lm_eval.filters`` / ``lm_eval.metrics`` entry points, merged after 0.4.13)
+also find them by name, ``function: answerx`` and ``metric: answerx_verify``, because
+answerx declares those entry points; importing this module registers both names too.
+Ready-made tasks: ``lm_eval --include_path <answerx>/config/integrations/lm_eval``.
+
+This module imports without lm-eval installed; the filter keeps lm-eval's filter contract
+(``apply(resps, docs)`` returns the responses in the same shape and order), which is all
+lm-eval asks of a filter.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from answerx.integrations._common import (
+    answer_of,
+    check_fallback,
+    check_task,
+    choices_from,
+    grade_answer,
+)
+
+__all__ = ["NO_ANSWER", "AnswerxFilter", "answerx_verify", "task_dir"]
+
+_log = logging.getLogger(__name__)
+
+NO_ANSWER = "[invalid]"
+"""What the filter puts where no answer was found: lm-eval's own regex filters' placeholder."""
+
+
+class AnswerxFilter:
+    """lm-eval filter: each response becomes the final answer answerx extracts from it.
+
+    Options (the YAML keys next to ``function``): ``task`` (an answerx task, default
+    ``"auto"``), ``choices_field`` (the doc field with the option texts, or a list of
+    fields with one option each; default ``choices`` then ``options``), ``numbers_field``
+    (the doc field with a Game-of-24 puzzle's numbers), ``fallback`` (answerx's
+    last-resort rules: ``auto``, ``always`` or ``never``) and ``no_answer`` (the
+    placeholder for "no answer found", default ``[invalid]``).
+    """
+
+    def __init__(
+        self,
+        task: str = "auto",
+        choices_field: str | Sequence[str] | None = None,
+        numbers_field: str | None = None,
+        fallback: str = "auto",
+        no_answer: str = NO_ANSWER,
+        **unknown: Any,
+    ) -> None:
+        if unknown:
+            # lm-eval hands every YAML key to the filter: a typo must not pass silently.
+            raise TypeError(
+                f"AnswerxFilter got unknown option(s) {sorted(unknown)}; valid: task, "
+                "choices_field, numbers_field, fallback, no_answer"
+            )
+        self.task = check_task(task)
+        self.choices_field = choices_field
+        self.numbers_field = numbers_field
+        self.fallback = check_fallback(fallback)
+        self.no_answer = no_answer
+
+    def apply(self, resps: Iterable[Any], docs: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """One list per document, in the input order: each response replaced by its answer.
+
+        A document's responses are usually a list (one per repeat); a bare string (after
+        ``take_first``) stays a bare string.
+        """
+        resps = list(resps)
+        if len(resps) != len(docs):
+            raise ValueError(f"{len(resps)} response lists for {len(docs)} documents")
+        return [self._answers(item, doc) for item, doc in zip(resps, docs, strict=True)]
+
+    def _answers(self, item: Any, doc: Mapping[str, Any]) -> Any:
+        choices = choices_from(doc, self.choices_field)
+        numbers = doc[self.numbers_field] if self.numbers_field else None
+        if isinstance(item, str):
+            return self._answer(item, choices, numbers)
+        return [self._answer(response, choices, numbers) for response in item]
+
+    def _answer(
+        self, response: Any, choices: list[str] | None, numbers: Sequence[float] | None
+    ) -> str:
+        if not isinstance(response, str):
+            # An API model whose reply was blocked gives None: no answer, not a crash.
+            return self.no_answer
+        found = answer_of(
+            response, self.task, choices=choices, numbers=numbers, fallback=self.fallback
+        )
+        return found.answer if found.answer is not None else self.no_answer
+
+
+def answerx_verify(
+    references: Sequence[Any],
+    predictions: Sequence[Any],
+    task: str = "auto",
+    no_answer: str = NO_ANSWER,
+    **_: Any,
+) -> float:
+    """lm-eval metric: 1.0 when answerx grades the filtered answer equal to the target.
+
+    lm-eval calls a generation metric with one reference and one prediction; the
+    metric's YAML keys arrive as keyword arguments (``task``, ``no_answer``).
+    """
+    check_task(task)
+    gold, answer = references[0], predictions[0]
+    if isinstance(answer, (list, tuple)):  # the filter pipeline kept every repeat
+        answer = answer[0] if answer else None
+    if not isinstance(answer, str) or answer == no_answer:
+        return 0.0
+    return 1.0 if grade_answer(answer, str(gold), task).correct else 0.0
+
+
+def task_dir() -> Path:
+    """The folder of answerx's ready-made lm-eval tasks, for ``lm_eval --include_path``."""
+    from answerx.resources import data_file
+
+    # data_file finds files, so ask for one of the tasks and return its folder.
+    return data_file("config/integrations/lm_eval/gsm8k_cot_answerx.yaml").parent
+
+
+def _register() -> None:
+    """Register ``answerx`` and ``answerx_verify`` by name when lm-eval is installed."""
+    try:
+        # lm_eval.api.metrics registers the built-in aggregations ("mean") ours refers to.
+        from lm_eval.api import metrics, registry
+    except ImportError:
+        return
+    del metrics
+    if "answerx" not in registry.filter_registry:
+        registry.register_filter("answerx")(AnswerxFilter)
+    try:
+        register = registry.register_metric(
+            metric="answerx_verify", higher_is_better=True, aggregation="mean"
+        )
+        register(answerx_verify)
+    except ValueError:
+        # The name is held by another object (an older import of this module under a
+        # different path): that one stays, as lm-eval's own registry would decide.
+        _log.info("lm-eval metric 'answerx_verify' is already registered; kept the existing one")
+
+
+_register()
