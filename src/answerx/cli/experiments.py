@@ -318,12 +318,9 @@ def _report(
     db: Path, run_id: str, *, compare: Iterable[str] = (), out: Path | None, markdown: bool = False
 ) -> None:
     """Print the report of ``run_id`` (tables or Markdown) and write its files under ``out``."""
-    from answerx.experiments.report import (
-        render_markdown,
-        render_terminal,
-        report_from_store,
-        write_report,
-    )
+    from answerx.experiments.render import render_markdown, render_terminal
+    from answerx.experiments.report import report_from_store
+    from answerx.experiments.report_files import write_report
 
     with _store(db) as store:
         report = report_from_store(store, run_id, compare=list(compare))
