@@ -1,6 +1,6 @@
 """answerx: the clean final answer out of LLM reasoning output, and how it was found."""
 
-from answerx.errors import AnswerxError, ConfigError, ExtractionError, InputError
+from answerx.errors import AnswerxError, ConfigError, InputError
 from answerx.extraction import Extraction, clean_answer, extract
 from answerx.grading import Verdict, grade, verify, verify_batch
 
@@ -10,7 +10,6 @@ __all__ = [
     "AnswerxError",
     "ConfigError",
     "Extraction",
-    "ExtractionError",
     "InputError",
     "Verdict",
     "__version__",

@@ -2,7 +2,8 @@
 
 Every YAML file answerx validates (experiment configs, ``providers.yaml``, price
 tables) reports a problem as ``file:line: key.path: what is wrong``, with the
-closest valid key for a misspelt one (``did you mean 'question'?``).
+closest valid key for a misspelt one (``did you mean 'question'?``, from
+:func:`answerx.didyoumean.suggest`, re-exported here).
 :func:`read_yaml` reads a file within the limits of :mod:`answerx.yamlsafe` and
 maps every key to its line; :func:`format_validation_error` turns a pydantic
 ``ValidationError`` into those lines; :func:`suggest` is the did-you-mean.
@@ -12,7 +13,6 @@ A bottom-layer utility: it knows nothing of what the files describe.
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,40 +22,11 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, RootModel, ValidationError
 
+from answerx.didyoumean import suggest
 from answerx.errors import ConfigError
 from answerx.yamlsafe import read_yaml_file
 
 __all__ = ["YamlPath", "dotted", "format_validation_error", "line_of", "read_yaml", "suggest"]
-
-
-def suggest(word: str, options: Iterable[str]) -> str | None:
-    """The option ``word`` was most likely meant to be, or None when none is close.
-
-    difflib finds the candidates; they are ranked by edit distance counting a
-    swap of two neighbours as one edit, as difflib alone ranks ``modle`` nearer
-    ``modes`` than ``model``.
-    """
-    candidates = difflib.get_close_matches(word, list(options), n=5, cutoff=0.6)
-    if not candidates:
-        return None
-    return min(candidates, key=lambda c: _edits(word.lower(), c.lower()))
-
-
-def _edits(a: str, b: str) -> int:
-    """Optimal-string-alignment distance: insertions, deletions, substitutions, swaps."""
-    rows = [list(range(len(b) + 1))]
-    for i in range(1, len(a) + 1):
-        row = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            row[j] = min(
-                rows[i - 1][j] + 1,
-                row[j - 1] + 1,
-                rows[i - 1][j - 1] + (a[i - 1] != b[j - 1]),
-            )
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                row[j] = min(row[j], rows[i - 2][j - 2] + 1)
-        rows.append(row)
-    return rows[-1][-1]
 
 
 #: A key path in a YAML document: mapping keys and list positions.

@@ -47,7 +47,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 
 from answerx import __version__
-from answerx.errors import ConfigError, StoreError, redact
+from answerx.errors import ConfigError, DuplicateRun, RunNotFound, StoreError, redact
 from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.sqlitefile import guarded, open_sqlite, store_error
@@ -264,7 +264,9 @@ class ResultStore:
                     row,
                 )
             except sqlite3.IntegrityError:
-                raise ConfigError(f"a run with id {record.run_id!r} already exists") from None
+                raise DuplicateRun(
+                    f"a run with id {record.run_id!r} already exists", run_id=record.run_id
+                ) from None
         return record
 
     def start_run(
@@ -301,8 +303,9 @@ class ResultStore:
                     raise ConfigError(f"run id {run_id!r} is ambiguous: it starts {ids}")
                 row = matches[0] if matches else None
         if row is None:
-            raise ConfigError(
-                f"no run {run_id!r} in {self.path}; `answerx runs list` shows the runs there"
+            raise RunNotFound(
+                f"no run {run_id!r} in {self.path}; `answerx runs list` shows the runs there",
+                run_id=run_id,
             )
         return self._run_from_row(row)
 
@@ -401,7 +404,9 @@ class ResultStore:
             )
         except sqlite3.IntegrityError as exc:
             if "FOREIGN KEY" in str(exc):
-                raise ConfigError(f"no run {item.run_id!r}: create the run first") from None
+                raise RunNotFound(
+                    f"no run {item.run_id!r}: create the run first", run_id=item.run_id
+                ) from None
             raise
         return int(cursor.rowcount)
 
