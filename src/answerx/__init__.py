@@ -1,10 +1,9 @@
 """answerx: the clean final answer out of LLM reasoning output, and how it was found."""
 
+from answerx._version import __version__
 from answerx.errors import AnswerxError, ConfigError, InputError
 from answerx.extraction import Extraction, clean_answer, extract
 from answerx.grading import Verdict, grade, verify, verify_batch
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AnswerxError",

@@ -46,7 +46,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
-from answerx import __version__
+from answerx._version import __version__
 from answerx.errors import ConfigError, DuplicateRun, RunNotFound, StoreError, redact
 from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
