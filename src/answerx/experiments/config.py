@@ -42,6 +42,7 @@ from answerx.agent.budget import Budget
 from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
+from answerx.home import default_db, default_report_dir
 from answerx.structured.models import APPROACHES as APPROACH_NAMES
 from answerx.structured.providers import SDK_MODES, ModeName, load_providers
 from answerx.yamlerrors import (
@@ -160,9 +161,12 @@ class OutputConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    db: Path = Field(default=Path("runs/answerx.db"), description="The SQLite results store.")
+    db: Path = Field(
+        default_factory=default_db, description="The SQLite results store ($ANSWERX_HOME)."
+    )
     report_dir: Path = Field(
-        default=Path("runs/reports"), description="Reports and plots, one folder per run."
+        default_factory=default_report_dir,
+        description="Reports and plots, one folder per run ($ANSWERX_HOME/reports).",
     )
 
 

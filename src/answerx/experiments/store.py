@@ -51,6 +51,7 @@ from answerx.errors import ConfigError, DuplicateRun, RunNotFound, StoreError, r
 from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.sqlitefile import guarded, open_sqlite, store_error
+from answerx.home import default_db
 
 __all__ = [
     "DEFAULT_DB",
@@ -65,6 +66,7 @@ __all__ = [
     "store_error",
 ]
 
+#: The results store when ``$ANSWERX_HOME`` is unset (:func:`answerx.home.default_db`).
 DEFAULT_DB = Path("runs/answerx.db")
 
 #: (item key, correct, score method): one scoring result for :meth:`ResultStore.update_scores`.
@@ -174,7 +176,9 @@ class ResultStore:
     'running'
     """
 
-    def __init__(self, path: str | Path = DEFAULT_DB) -> None:
+    def __init__(self, path: str | Path | None = None) -> None:
+        # None: the default store in $ANSWERX_HOME, looked up now (not at import).
+        path = default_db() if path is None else path
         self.path = Path(path)
         in_memory = str(path) == ":memory:"
         if not in_memory:
