@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from answerx.errors import AnswerxError
 from answerx.extraction.models import Extraction
+from answerx.grading.models import Verdict
 from answerx.service.schemas import (
     ApproachesResponse,
     BatchResponse,
@@ -34,12 +35,13 @@ from answerx.service.schemas import (
     HealthResponse,
     TasksResponse,
 )
+from answerx.service.verify_schemas import RewardResponse, VerifyBatchResponse, VerifyRequest
 
 if TYPE_CHECKING:
     from answerx.reasoning.response import StandardResponse
     from answerx.service.llm_schemas import StructuredResponse
 
-__all__ = ["DEFAULT_URL", "AsyncClient", "BatchItem", "Client", "ServiceError"]
+__all__ = ["DEFAULT_URL", "AsyncClient", "BatchItem", "Client", "ServiceError", "VerifyItem"]
 
 DEFAULT_URL: Final = "http://127.0.0.1:8000"
 _DEFAULT_TIMEOUT: Final = 120.0  # the LLM endpoints may take their ANSWERX_LLM_TIMEOUT_S (60 s)
@@ -48,6 +50,8 @@ M = TypeVar("M", bound=BaseModel)
 
 #: One item of :meth:`Client.extract_batch`: a raw output, or the fields of ``/v1/extract``.
 BatchItem = str | Mapping[str, Any] | ExtractRequest
+#: One item of :meth:`Client.verify_batch`: a (raw output, gold) pair, or ``/v1/verify``'s fields.
+VerifyItem = tuple[str, Any] | Mapping[str, Any] | VerifyRequest
 
 
 class ServiceError(AnswerxError):
@@ -106,6 +110,42 @@ def _batch_body(items: Iterable[BatchItem], task: str) -> dict[str, Any]:
         else:
             out.append(dict(item))
     return {"items": out}
+
+
+def _verify_body(
+    raw_output: str,
+    gold: Any,
+    task: str,
+    choices: Sequence[str] | None,
+    numbers: Sequence[float] | None,
+    finish_reason: str | None,
+) -> dict[str, Any]:
+    body = _extract_body(raw_output, task, choices, numbers)
+    body["gold"] = gold
+    if finish_reason is not None:
+        body["finish_reason"] = finish_reason
+    return body
+
+
+def _verify_batch_body(items: Iterable[VerifyItem], task: str) -> dict[str, Any]:
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, tuple):
+            out.append({"raw_output": item[0], "gold": item[1], "task": task})
+        elif isinstance(item, VerifyRequest):
+            out.append(item.model_dump(exclude_none=True) | {"gold": item.gold})
+        else:
+            out.append(dict(item))
+    return {"items": out}
+
+
+def _reward_body(
+    queries: Sequence[str], prompts: Sequence[str] | None, labels: Sequence[Any], task: str
+) -> dict[str, Any]:
+    return _without_none(
+        query=list(queries), prompts=list(prompts) if prompts is not None else None,
+        labels=list(labels), task=task,
+    )  # fmt: skip
 
 
 def _structured_body(
@@ -261,6 +301,40 @@ class Client:
         body = _batch_body(items, task)
         return _parse(self._request("POST", "/v1/extract/batch", body), BatchResponse)
 
+    def verify(
+        self,
+        raw_output: str,
+        gold: Any,
+        task: str = "auto",
+        *,
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[float] | None = None,
+        finish_reason: str | None = None,
+    ) -> Verdict:
+        """``POST /v1/verify``: what :func:`answerx.verify` would return, from the service."""
+        body = _verify_body(raw_output, gold, task, choices, numbers, finish_reason)
+        return _parse(self._request("POST", "/v1/verify", body), Verdict)
+
+    def verify_batch(
+        self, items: Iterable[VerifyItem], *, task: str = "auto"
+    ) -> VerifyBatchResponse:
+        """``POST /v1/verify/batch``: one result per item, in order; an item's own error is
+        in its ``error``. A ``(raw_output, gold)`` pair is an item of ``task``."""
+        body = _verify_batch_body(items, task)
+        return _parse(self._request("POST", "/v1/verify/batch", body), VerifyBatchResponse)
+
+    def reward(
+        self,
+        queries: Sequence[str],
+        labels: Sequence[Any],
+        *,
+        prompts: Sequence[str] | None = None,
+        task: str = "auto",
+    ) -> RewardResponse:
+        """``POST /v1/reward``: OpenRLHF's remote reward for rollouts (prompt + response)."""
+        body = _reward_body(queries, prompts, labels, task)
+        return _parse(self._request("POST", "/v1/reward", body), RewardResponse)
+
     def extract_structured(
         self,
         raw_output: str,
@@ -371,6 +445,39 @@ class AsyncClient:
         """Async :meth:`Client.extract_batch`."""
         body = _batch_body(items, task)
         return _parse(await self._request("POST", "/v1/extract/batch", body), BatchResponse)
+
+    async def verify(
+        self,
+        raw_output: str,
+        gold: Any,
+        task: str = "auto",
+        *,
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[float] | None = None,
+        finish_reason: str | None = None,
+    ) -> Verdict:
+        """Async :meth:`Client.verify`."""
+        body = _verify_body(raw_output, gold, task, choices, numbers, finish_reason)
+        return _parse(await self._request("POST", "/v1/verify", body), Verdict)
+
+    async def verify_batch(
+        self, items: Iterable[VerifyItem], *, task: str = "auto"
+    ) -> VerifyBatchResponse:
+        """Async :meth:`Client.verify_batch`."""
+        body = _verify_batch_body(items, task)
+        return _parse(await self._request("POST", "/v1/verify/batch", body), VerifyBatchResponse)
+
+    async def reward(
+        self,
+        queries: Sequence[str],
+        labels: Sequence[Any],
+        *,
+        prompts: Sequence[str] | None = None,
+        task: str = "auto",
+    ) -> RewardResponse:
+        """Async :meth:`Client.reward`."""
+        body = _reward_body(queries, prompts, labels, task)
+        return _parse(await self._request("POST", "/v1/reward", body), RewardResponse)
 
     async def extract_structured(
         self,

@@ -71,6 +71,9 @@ def test_no_answer_is_a_result_not_an_error() -> None:
         "task": "auto",
         "candidate": None,
         "span": None,
+        "valid": None,
+        "problem": None,
+        "unfinished": True,  # a sentence of reasoning that stops without its end
     }
 
 

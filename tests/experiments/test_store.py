@@ -475,3 +475,26 @@ def test_every_item_committed_before_a_kill_9_is_kept(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     db.close()
+
+
+def test_a_store_of_schema_1_gains_the_finish_reason_column_and_keeps_its_items(
+    tmp_path: Path,
+) -> None:
+    from answerx.experiments import store as store_module
+
+    path = tmp_path / "answerx.db"
+    db = sqlite3.connect(path)
+    for statement in store_module.MIGRATIONS[0][1].split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    with ResultStore(path) as old:  # opening migrates it
+        assert old.schema_version == SCHEMA_VERSION
+        run = old.start_run("demo", {}, HASH)
+        old.add_item(item(run.run_id, "cut-01", finish_reason="length"))
+        old.add_item(item(run.run_id, "plain-01"))
+    with ResultStore(path) as reopened:
+        reasons = {r.item_id: r.finish_reason for r in reopened.items(run.run_id)}
+    assert reasons == {"cut-01": "length", "plain-01": None}

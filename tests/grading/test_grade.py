@@ -34,6 +34,8 @@ MATH = [
     ("0.3333333", "1/3", True, "math_verify"),  # math-verify rounds floats to 6 places
     ("0.33", "1/3", False, "fraction"),  # further apart than that rounding: no need to ask
     ("x=3", "2", False, "math_verify"),
+    ("6√2", "6", False, "math_verify"),  # math-verify alone would drop the root sign
+    ("6√2", r"6\sqrt{2}", True, "math_verify"),
 ]
 
 
@@ -113,6 +115,11 @@ def test_choices_match_by_letter_or_option_text(
 def test_a_letter_that_is_not_an_option_is_malformed() -> None:
     verdict = grade("H", "B", "multiple_choice", choices=CHOICES)
     assert (verdict.correct, verdict.reason) == (False, "malformed_answer")
+
+
+def test_a_gold_letter_that_is_not_an_option_cannot_be_read() -> None:
+    verdict = grade("K", "K", "multiple_choice", choices=CHOICES)
+    assert (verdict.correct, verdict.reason) == (None, "unreadable_gold")
 
 
 @pytest.mark.parametrize(

@@ -65,6 +65,18 @@ def test_a_worker_that_never_answers_is_killed_and_replaced() -> None:
         pool.close()
 
 
+def test_a_worker_that_dies_on_an_item_is_noticed_at_once_and_replaced() -> None:
+    dying = [sys.executable, "-c", "print('answerx-grading:\"ready\"', flush=True); input()"]
+    pool = WorkerPool(argv=dying)
+    try:
+        started = time.monotonic()
+        assert pool.run([["math", "1", "1"]], 60) == [None]  # no waiting for the limit
+        assert time.monotonic() - started < 10
+        assert pool.restarts == 1
+    finally:
+        pool.close()
+
+
 def test_a_worker_that_cannot_start_is_reported_so_callers_grade_in_process() -> None:
     pool = WorkerPool(argv=["/nonexistent/python"])
     with pytest.raises(RuntimeError, match="can be started"):

@@ -92,3 +92,18 @@ def test_verdicts_from_worker_threads_are_the_main_threads_verdicts() -> None:
     assert ("equivalent" in {r for _, r, _, _ in on_main}) and any(
         how == "math_verify" for _, _, how, _ in on_main
     )
+
+
+def test_an_output_cut_off_before_its_answer_is_unfinished() -> None:
+    verdict = verify("<think>6 * 7 is 4", "42")
+    assert (verdict.correct, verdict.reason, verdict.answer) == (False, "unfinished", None)
+    cut = verify("Let me add 40 and 2, which gives", "42", "numeric", finish_reason="length")
+    assert cut.reason == "unfinished"
+
+
+def test_a_malformed_stated_answer_is_reported_as_such() -> None:
+    raw = "Input: 4 7 8 8\nAnswer: (7 - 8 / 8) * 4 * 8 = 24"  # uses 8 three times
+    verdict = verify(raw, None, "game24", numbers=[4, 7, 8, 8])
+    assert (verdict.correct, verdict.reason) == (False, "malformed_answer")
+    letter = verify("The answer is (H).", "B", choices=CHOICES)
+    assert (letter.correct, letter.reason, letter.answer) == (False, "malformed_answer", "H")

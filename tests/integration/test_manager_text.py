@@ -134,3 +134,19 @@ def test_complete_text_raises_timeout_with_a_clear_message(
         manager.complete_text(MESSAGES)
 
     assert len(fake_provider.chat_requests) == 1
+
+
+# What each SDK reports for a reply cut at the token limit (OpenAI-compatible: "length").
+_LENGTH = {"anthropic": "max_tokens", "cohere": "MAX_TOKENS"}
+
+
+def test_complete_text_reports_the_providers_finish_reason(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, provider: str
+) -> None:
+    fake_provider.enqueue(Reply.text("We add 2 and 2, which", truncated=True))
+    _, cut = manager.complete_text(MESSAGES)
+    fake_provider.enqueue(Reply.text("The answer is 4."))
+    _, finished = manager.complete_text(MESSAGES)
+
+    assert cut.finish_reason == _LENGTH.get(provider, "length")
+    assert finished.finish_reason is not None and finished.finish_reason != cut.finish_reason

@@ -311,6 +311,17 @@ ADVERSARIAL_EXTRA: dict[str, Callable[[int], str]] = {
     "control-chars": lambda n: _fill("\x0crac\x08oxed\t", n),
     "choice-letters": lambda n: _fill("(B) ", n),
 }
+# The shapes that took 2-4 s per 5 MB before issue 19 §7: long runs of newlines or spaces,
+# "\boxed" followed by megabytes of "{", "$" lines. Each must take at most 0.5 s per MB.
+ADVERSARIAL_RUNS: dict[str, Callable[[int], str]] = {
+    "newline-run": lambda n: "x" + "\n" * (n - 2) + "y",
+    "newlines-only": lambda n: "\n" * n,
+    "spaces-only": lambda n: " " * n,
+    "boxed-then-braces": lambda n: "\\boxed" + "{" * (n - 6),
+    "boxed-braces-one-close": lambda n: "\\boxed" + "{" * (n - 8) + "}B",
+    "dollar-lines": lambda n: _fill("$\n", n),
+}
+_PER_MB_LIMIT_S = 0.5
 _EXTRA_TASKS = ["auto", "multiple_choice", "game24", "text"]
 
 # Known engine bugs, (shape, task) -> what is wrong. Remove an entry when the engine is fixed
@@ -389,3 +400,19 @@ def test_adversarial_megabyte_is_fast_and_linear(shape: str, task: str, kwargs: 
 def test_adversarial_megabyte_more_shapes(shape: str, task: str) -> None:
     kwargs = {"numbers": NUMBERS} if task == "game24" else {}
     _check_adversarial(ADVERSARIAL_EXTRA[shape], task, kwargs)
+
+
+@pytest.mark.parametrize("task", ["auto", "math", "multiple_choice", "game24"])
+@pytest.mark.parametrize("shape", list(ADVERSARIAL_RUNS))
+def test_long_runs_take_at_most_half_a_second_per_megabyte(shape: str, task: str) -> None:
+    kwargs = {"numbers": NUMBERS} if task == "game24" else {}
+    raw = ADVERSARIAL_RUNS[shape](MB)
+    result, elapsed = _timed(raw, task, kwargs)
+    for _ in range(_RETRIES):  # best of three on a noisy machine
+        if elapsed <= _PER_MB_LIMIT_S:
+            break
+        again, t = _timed(raw, task, kwargs)
+        assert again == result
+        elapsed = min(elapsed, t)
+    check_consistent(result, raw, task, kwargs)
+    assert elapsed <= _PER_MB_LIMIT_S, f"1 MB took {elapsed:.2f} s"

@@ -323,3 +323,33 @@ def test_two_stage_extraction_of_a_game_of_24_is_bound_to_the_numbers(
     extraction_request = fake_provider.chat_requests[1]
     assert extraction_request.has_tools
     assert "uses each of 4, 9, 10, 13 once" in extraction_request.text
+
+
+def test_two_stage_forces_an_answer_instead_of_extracting_from_a_cut_off_reply(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    """A reply cut at the token limit that states nothing has nothing to extract: one
+    force_answer call (as the agent layer makes at its context limit), no extraction call."""
+
+    def replies(request: RecordedRequest) -> Reply:
+        if "maximum context length" in request.text:
+            return Reply.text("<think>2 + 2 is 4.</think>\n<answer>4</answer>", usage=(40, 9))
+        return Reply.text("We start by adding 2 and 2, which gives", truncated=True, usage=(20, 64))
+
+    fake_provider.set_default(replies)
+    response = get_approach("chain_of_thought", manager, strategy="two_stage").execute("2 + 2?")
+
+    assert len(fake_provider.chat_requests) == 2
+    assert not any(r.has_tools for r in fake_provider.chat_requests)  # no extraction call
+    meta = response.metadata
+    assert (response.extracted_answer, meta.stage) == ("4", "final_attempt")
+    assert meta.forced_answer == "generate an answer as token limit reached"  # type: ignore[attr-defined]
+    assert meta.calls == 2
+
+
+def test_two_stage_reports_the_finish_reason_of_the_last_reply(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    fake_provider.set_default(Reply.text("2 + 2 = 4. The answer is 4."))
+    response = get_approach("chain_of_thought", manager, strategy="two_stage").execute("2 + 2?")
+    assert (response.extracted_answer, response.metadata.finish_reason) == ("4", "stop")

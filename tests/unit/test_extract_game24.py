@@ -70,7 +70,7 @@ def test_game24_auto_with_numbers_is_game24() -> None:
         pytest.param("10 - 4 = 6", id="intermediate-step"),
         pytest.param("(10 - 4) * (13 - 9) = 25", id="equals-other-value"),
         pytest.param("(10 - 4) * (13 - 9) ✓", id="check-mark"),
-        pytest.param("Answer found: (10 - 4) * (13 - 9) works", id="words-around"),
+        pytest.param("Answer found: (10 - 4) * (13 - 9) works.", id="words-around"),
         pytest.param("(10 - 4) ^ 1 * (13 - 9)", id="caret"),
         pytest.param("x = (10 - 4) * (13 - 9)", id="variable"),
         pytest.param("(10 - 4) * (13 - 9) + 0", id="extra-number"),

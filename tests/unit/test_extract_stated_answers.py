@@ -77,7 +77,7 @@ def test_game24_marker_returns_the_stated_expression_with_its_verdict(
 
 
 def test_game24_bottom_scan_still_needs_each_number_once() -> None:
-    raw = "4 + 4 + 9 + 10 - 13\n(10 - 4) * (13 - 9)\nthat's it"
+    raw = "4 + 4 + 9 + 10 - 13\n(10 - 4) * (13 - 9)\nThat's it."
     result = extract(raw, "game24", numbers=[4, 9, 10, 13])
     assert (result.answer, result.method, result.valid) == (
         "(10 - 4) * (13 - 9)",

@@ -28,6 +28,8 @@ from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
 from answerx.cli.serve import HELP as SERVE_HELP
 from answerx.cli.serve import serve_command
+from answerx.cli.verify import HELP as VERIFY_HELP
+from answerx.cli.verify import reward_func_app, verify_command
 
 __all__ = ["ExitCode", "app", "main"]
 
@@ -69,6 +71,8 @@ app.command("report")(report_command)
 app.command("serve", help=SERVE_HELP)(serve_command)
 app.command("ask")(ask_command)
 app.command("approaches")(approaches_command)
+app.command("verify", help=VERIFY_HELP)(verify_command)
+app.add_typer(reward_func_app, name="reward-func")
 
 
 def main() -> None:

@@ -74,6 +74,10 @@ class ItemRecord(BaseModel):
     cost_usd: float | None = Field(default=None, description="None when the model has no price.")
     latency_s: float = 0.0
     termination: Termination = Termination.ANSWER
+    finish_reason: str | None = Field(
+        default=None,
+        description="The provider's finish reason of the last reply ('length': cut off).",
+    )
     error: str | None = Field(default=None, description="Why the item failed (no secrets).")
     cached: bool = Field(default=False, description="Served from the response cache.")
     correct: bool | None = Field(default=None, description="Set by scoring; None if unscored.")

@@ -336,6 +336,7 @@ class _Run:
             cost_usd=price,
             latency_s=response.generation_time,
             termination=meta.termination,
+            finish_reason=meta.finish_reason,
             correct=verdict.correct,
             score_method=verdict.method,
         )

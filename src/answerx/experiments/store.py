@@ -132,8 +132,14 @@ CREATE UNIQUE INDEX items_key
     ON items (run_id, approach, strategy, provider, model, item_id, repetition);
 """
 
+# The provider's finish reason of the item's last free-text reply ("length": cut off).
+_M002 = "ALTER TABLE items ADD COLUMN finish_reason TEXT"
+
 #: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
-MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_runs_and_items", _M001),)
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    ("m001_runs_and_items", _M001),
+    ("m002_items_finish_reason", _M002),
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from answerx.extraction.latex import skip_back, skip_forward
 from answerx.extraction.tasks import Acceptor
 
 __all__ = ["last_expression", "right_hand_side"]
@@ -92,10 +93,8 @@ def last_expression(
 ) -> tuple[str, str, str | None, int, int, int, int] | None:
     """(answer, task, problem, start, end, marker start, marker end) of the last complete
     expression in ``text[lo:hi]``, or None."""
-    while hi > lo and text[hi - 1].isspace():
-        hi -= 1
-    while lo < hi and text[lo].isspace():
-        lo += 1
+    hi = skip_back(text, lo, hi)
+    lo = skip_forward(text, lo, hi)
     if hi <= lo:
         return None
     if hi - lo <= _MAX_BARE and _is_one_expression(text[lo:hi]):
@@ -104,8 +103,9 @@ def last_expression(
         if got:
             return got.answer, got.task, got.problem, lo, hi, lo, hi
     start = max(lo, hi - _SCAN)
-    para = text.rfind("\n\n", lo, start)  # pair "$" from a paragraph start
-    start = para + 2 if para != -1 else lo
+    if start > lo:  # pair "$" from a paragraph start (within one more window)
+        para = text.rfind("\n\n", max(lo, start - _SCAN), start)
+        start = para + 2 if para != -1 else start
     spans = list(_MATH_SPAN.finditer(text, start, hi))
     last_span_end = spans[-1].end() if spans else lo
     for m in reversed(spans[-8:]):

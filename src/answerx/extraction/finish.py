@@ -15,8 +15,11 @@ The rule, in order (the first that applies decides):
 3. how the last paragraph ends: inside math (``$``, ``\\(``, ``\\[``, ``{`` left
    open), on an operator or a connecting character (``=``, ``+``, ``,``, ``:``,
    ``(``, ``\\``), on a word that cannot end a sentence ("the", "and", "wait"), or
-   mid-sentence (in a text of 400 characters or more, a prose line of four or more
-   words that ends in a lowercase letter, with no sentence punctuation);
+   mid-sentence (a prose line of two words or more that stops on a letter or a
+   digit, not on a sentence's, formula's or block's end; a one-line output shorter
+   than 80 characters only with more than three words: "New York City" is an answer),
+   right after a list marker ("1.", "-") or at a GSM8K calculator annotation
+   (``<<6/2=3>>``);
 4. looping: the last 60 characters occur three times or more in the last 4,000.
 
 Only the end of the text is read (a bounded tail; the ``<think>`` and JSON checks
@@ -44,9 +47,9 @@ _PARAGRAPH = 1500  # the end of a last paragraph longer than this is read
 _LOOP_UNIT = 60
 _LOOP_MIN = 3
 _MAX_JSON_TRIES = 32
-# A short text ending in a lowercase word is as likely a terse finished note as a cut
-# (outputs cut at a token limit are longer than this).
-_MIN_CUT_CHARS = 400
+# A one-line text shorter than this ending in a lowercase word may be a terse note.
+_MIN_CUT_CHARS = 80
+_LIST_MARKER = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|[a-z][.)]|Step \d+:?)\s*")
 _THINK_OPEN = re.compile(r"<\s*think\s*>")  # on the lowercased text
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>")
 _JSON_OPEN = re.compile(r'\{\s*"[^"\n]{1,60}"\s*:')
@@ -61,6 +64,8 @@ _DANGLING_WORDS = frozenset(
     equals becomes using per via plus minus such therefore thus hence however""".split()  # noqa: SIM905
 )
 _CLOSERS = re.compile(r"[$*_`'\")}\]. \n\t]+")  # what may follow a stated answer
+_CALC_TAIL = re.compile(r"=\s*(-?[\d.,]+)>>\s*(-?[\d.,]*)$")
+_PROSE_WORD = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"([A-Za-z']+)\W*$")
 _SENTENCE_END = frozenset(".!?")
 
@@ -148,18 +153,43 @@ def _cut_ending(text: str) -> str | None:
     if last in _DANGLING_CHARS and not para.endswith(("\\]", "\\)", "\\}", ":)", "-->")):
         return "cut after an operator or a connector"
     line = para[para.rfind("\n") + 1 :][-200:]
+    if line.endswith(">>") or line.count("<<") > line.count(">>"):
+        return "cut at a calculator annotation"  # GSM8K "<<6/2=3>>3": the value follows
+    calc = _CALC_TAIL.search(line) if ">>" in line else None
+    if (
+        calc is not None
+        and calc.group(2) != calc.group(1)
+        and calc.group(1).startswith(calc.group(2))
+    ):
+        return "cut inside a number"  # "<<16/10=1.6>>1.": the value was being written
+    if (
+        line.endswith("$")
+        and line[-2:-1] in (" ", "=", "")
+        and "$" not in line[:-1].replace("\\$", "")
+    ):
+        return "cut after a currency sign"
+    if _LIST_MARKER.fullmatch(line):
+        return "cut after a list marker"
     word = _WORD.search(line)
-    if word is not None and word.end(1) == len(line):
-        w = word.group(1).lower()
-        if w in _DANGLING_WORDS and len(line.split()) >= 2:
-            return "cut mid-sentence"
-        if (
-            last.islower()
-            and len(text) >= _MIN_CUT_CHARS
-            and len(line.split()) >= 4
-            and not any(c in _SENTENCE_END for c in line[-3:])
-        ):
-            return "cut mid-sentence"
+    at_end = word is not None and word.end(1) == len(line)
+    if (
+        at_end
+        and word is not None
+        and word.group(1).lower() in _DANGLING_WORDS
+        and (len(line.split()) >= 2 or "\n" in text[:end])
+    ):
+        return "cut mid-sentence"
+    # A finished reasoning text ends its last sentence ("."), formula ("$", "\\]") or
+    # block; a prose line (two words or more) that stops on a letter or a digit was
+    # cut ("Jana ha", "5 hours * 1"). A last line that is only an answer ("Paris",
+    # "4 9 10 13", "B") is not prose; nor is a one-line output shorter than
+    # _MIN_CUT_CHARS (a terse note).
+    if last.isalnum():
+        if "\n" in text[:end] or end >= _MIN_CUT_CHARS:
+            if len(_PROSE_WORD.findall(line)) >= 2:
+                return "cut mid-sentence"
+        elif len(line.split()) > 3 and len(_PROSE_WORD.findall(line)) >= 2:
+            return "cut mid-sentence"  # a one-line sentence of reasoning, not a terse answer
     return None
 
 

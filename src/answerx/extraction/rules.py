@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.expressions import last_expression
-from answerx.extraction.latex import find_boxes
+from answerx.extraction.latex import find_boxes, skip_back
 from answerx.extraction.models import Method
 from answerx.extraction.numbers import NUMBER
 from answerx.extraction.tasks import Accepted, Acceptor
@@ -401,9 +401,7 @@ def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Accepto
 
 
 def _last_line(text: str, lo: int, hi: int) -> tuple[int, int] | None:
-    end = hi
-    while end > lo and text[end - 1].isspace():
-        end -= 1
+    end = skip_back(text, lo, hi)
     if end <= lo:
         return None
     return max(text.rfind("\n", lo, end) + 1, lo), end
@@ -447,9 +445,19 @@ _CHOICE_FORMS = re.compile(
 )
 
 
-def _last_matches(pattern: re.Pattern[str], text: str, lo: int, hi: int) -> list[re.Match[str]]:
+_A_TO_J = re.compile("[A-J]")
+_DIGIT = re.compile("[0-9]")
+
+
+def _last_matches(
+    pattern: re.Pattern[str], text: str, lo: int, hi: int, needs: re.Pattern[str] | None = None
+) -> list[re.Match[str]]:
     """The last matches of ``pattern`` in ``text[lo:hi]``, last first, found by searching
-    windows that grow from the end, so a match near the end costs little."""
+    windows that grow from the end, so a match near the end costs little. ``needs`` is a
+    character class every match contains: one fast scan for it spares megabytes of
+    text without it (all braces, all newlines) the slower full pattern."""
+    if hi - lo > 65_536 and needs is not None and needs.search(text, lo, hi) is None:
+        return []
     window = 512
     while True:
         start = max(lo, hi - window)
@@ -463,9 +471,45 @@ def _last_matches(pattern: re.Pattern[str], text: str, lo: int, hi: int) -> list
         window *= 4
 
 
+_BIG = 65_536
+_LETTERS_AJ = "ABCDEFGHIJ"
+_MAX_PROBES = 4096
+
+
+def _last_choice_forms(text: str, lo: int, hi: int) -> list[re.Match[str]]:
+    """:func:`_last_matches` for the choice forms on a big text: every form holds an
+    upper-case A-J letter, so probe around those letters from the last one back (found
+    with ``str.rfind``, C speed) instead of running the slow pattern over megabytes."""
+    last = {c: text.rfind(c, lo, hi) for c in _LETTERS_AJ}
+    last = {c: p for c, p in last.items() if p != -1}
+    found: list[re.Match[str]] = []
+    seen: set[tuple[int, int]] = set()
+    for _ in range(_MAX_PROBES):
+        if not last or len(found) >= _MAX_TRIES:
+            break
+        letter, p = max(last.items(), key=lambda item: item[1])
+        nxt = text.rfind(letter, lo, p)
+        if nxt == -1:
+            del last[letter]
+        else:
+            last[letter] = nxt
+        newline = text.find("\n", p, min(hi, p + 256))
+        end = newline if newline != -1 else min(hi, p + 256)
+        for m in _CHOICE_FORMS.finditer(text, max(lo, p - 64), end):
+            if any(m.start(g) == p for g in range(1, 7)) and m.span() not in seen:
+                seen.add(m.span())
+                found.append(m)
+    return found
+
+
 def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last choice letter written as a choice: "(B)", "B)", "**B**", "$B$", a lone line."""
-    for m in _last_matches(_CHOICE_FORMS, text, lo, hi):
+    found = (
+        _last_matches(_CHOICE_FORMS, text, lo, hi, _A_TO_J)
+        if hi - lo <= _BIG
+        else _last_choice_forms(text, lo, hi)
+    )
+    for m in found:
         group = next(g for g in range(1, 7) if m.group(g))
         got = accept(m.group(group))
         if got:
@@ -487,7 +531,7 @@ def last_expression_rule(text: str, lower: str, lo: int, hi: int, accept: Accept
 
 def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last number in the text (a low-confidence fallback)."""
-    for m in _last_matches(NUMBER, text, lo, hi)[:1]:
+    for m in _last_matches(NUMBER, text, lo, hi, _DIGIT)[:1]:
         start, end = m.start("num"), m.end("num")
         got = accept(text[start:end])
         if got:
@@ -502,8 +546,7 @@ def bottom_scan(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
     arithmetic expression using the given numbers; boolean: a line starting yes/no)."""
     end = hi
     for _ in range(_MAX_TRIES * 8):
-        while end > lo and text[end - 1] in "\r\n":
-            end -= 1
+        end = skip_back(text, lo, end, "\r\n")
         if end <= lo:
             return None
         start = max(text.rfind("\n", lo, end) + 1, lo)

@@ -10,7 +10,7 @@ signal-free: math-verify runs in a worker process with a per-item time limit
 ``numeric``, ``choice``, ``boolean``, ``text``, ``game24``, ``mathverify``.
 """
 
-from answerx.grading.batch import verify_batch
+from answerx.grading.batch import verify_batch, warm_up
 from answerx.grading.core import DEFAULT_TIME_LIMIT_S, DEFAULT_TOLERANCE, grade, verify
 from answerx.grading.game24 import check_game24
 from answerx.grading.models import HOWS, REASONS, How, Reason, Verdict
@@ -31,4 +31,5 @@ __all__ = [
     "normalize_text",
     "verify",
     "verify_batch",
+    "warm_up",
 ]

@@ -15,6 +15,7 @@ from answerx.extraction.models import Task
 from answerx.grading.core import (
     DEFAULT_TIME_LIMIT_S,
     DEFAULT_TOLERANCE,
+    _clean_gold,
     _extract,
     _verdict,
     verify,
@@ -23,7 +24,7 @@ from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
 from answerx.grading.tasks import check_task, infer_task
 
-__all__ = ["verify_batch"]
+__all__ = ["verify_batch", "warm_up"]
 
 _CHUNK_ITEMS = 64  # requests per round trip to a worker: amortises the pipe's latency
 # Extraction and JSON of a large output, on top of the comparison's own limit.
@@ -86,6 +87,12 @@ def verify_batch(
     return _verify_in_workers(items, workers, time_limit_s + _SLACK_S)
 
 
+def warm_up(workers: int = 1) -> None:
+    """Start ``workers`` grading worker processes now (a server at boot, a benchmark), so
+    that no item pays for importing sympy and math-verify (a second or more)."""
+    shared_pool().warm(workers)
+
+
 def _as_list(values: Any) -> list[Any]:
     if hasattr(values, "to_pylist"):  # pyarrow Array / ChunkedArray
         return list(values.to_pylist())
@@ -135,16 +142,13 @@ def _timed_out(item: dict[str, Any], waited_s: float) -> Verdict:
     # and bounded) so the verdict still says what was stated.
     task = item["task"]
     if task == "auto":
-        task = infer_task(str(item["gold"]) if item["gold"] is not None else None,
-                          item["choices"], item["numbers"])  # fmt: skip
+        task = infer_task(_clean_gold(item["gold"]) or None, item["choices"], item["numbers"])
     extraction = _extract(
         item["raw_output"], task, item["choices"], item["numbers"], item["finish_reason"]
     )
-    verdict = _verdict("timeout", "math_verify", extraction.answer, None, extraction, 0.0)
-    gold = item["gold"]
-    return verdict.model_copy(
-        update={"gold": str(gold) if gold is not None else None, "elapsed_s": waited_s}
-    )
+    gold = _clean_gold(item["gold"]) or None
+    verdict = _verdict("timeout", "math_verify", extraction.answer, gold, extraction, 0.0)
+    return verdict.model_copy(update={"elapsed_s": waited_s})
 
 
 def _verify_in_workers(items: list[dict[str, Any]], workers: int, limit_s: float) -> list[Verdict]:
@@ -152,6 +156,8 @@ def _verify_in_workers(items: list[dict[str, Any]], workers: int, limit_s: float
     pool.grow(workers)
     results: list[Verdict | None] = [None] * len(items)
     pending: queue.Queue[list[int]] = queue.Queue()
+    # Chunks small enough that every worker gets several (they finish at different times).
+    per_chunk = max(1, min(_CHUNK_ITEMS, -(-len(items) // (workers * 4))))
     chunk: list[int] = []
     size = 0
     for i, item in enumerate(items):
@@ -159,7 +165,7 @@ def _verify_in_workers(items: list[dict[str, Any]], workers: int, limit_s: float
             results[i] = _unreadable_output(item)
             continue
         cost = len(item["raw_output"]) + 64
-        if chunk and (len(chunk) >= _CHUNK_ITEMS or size + cost > CHUNK_BYTES):
+        if chunk and (len(chunk) >= per_chunk or size + cost > CHUNK_BYTES):
             pending.put(chunk)
             chunk, size = [], 0
         chunk.append(i)

@@ -105,15 +105,15 @@ def verify(
     if extraction.answer is None:
         if not _gold_readable(ref, wanted, numbers):
             return _verdict("unreadable_gold", _NOTHING, None, None, extraction, started)
-        reason: Reason = "unfinished" if _unfinished(extraction) else "no_answer"
+        reason: Reason = "unfinished" if extraction.unfinished else "no_answer"
         return _verdict(reason, _NOTHING, None, ref or None, extraction, started)
     reason, how = _decide(extraction.answer, ref, wanted, choices, numbers, tolerance, time_limit_s)
-    if reason == "different" and _valid(extraction) is False:
+    if reason == "different" and extraction.valid is False:
         reason = "malformed_answer"
     return _verdict(reason, how, extraction.answer, ref or None, extraction, started)
 
 
-# --- the extraction fields grading reads -------------------------------------------------------
+# --- extraction ------------------------------------------------------------------------------
 
 
 def _extract(
@@ -123,16 +123,7 @@ def _extract(
     numbers: Sequence[int | float] | None,
     finish_reason: str | None,
 ) -> Extraction:
-    del finish_reason  # TODO(grading): pass on once extract() takes finish_reason
-    return extract(raw_output, task, choices=choices, numbers=numbers)
-
-
-def _unfinished(extraction: Extraction) -> bool:
-    return bool(getattr(extraction, "unfinished", False))  # TODO(grading): the field itself
-
-
-def _valid(extraction: Extraction) -> bool | None:
-    return getattr(extraction, "valid", None)  # TODO(grading): the field itself
+    return extract(raw_output, task, choices=choices, numbers=numbers, finish_reason=finish_reason)
 
 
 # --- deciding -------------------------------------------------------------------------------------
@@ -221,7 +212,13 @@ def _boolean(pred: str, ref: str) -> _Decision:
     return _same(boolean_of(pred) == expected, "boolean")
 
 
+_LONE_LETTER = re.compile(r"\(?([A-Za-z])\)?")
+
+
 def _choice(pred: str, ref: str, choices: Sequence[str] | None) -> _Decision:
+    lone = _LONE_LETTER.fullmatch(ref)
+    if choices and lone and ord(lone.group(1).upper()) - ord("A") >= len(choices):
+        return "unreadable_gold", _NOTHING  # gold "K" of a question with options A-B
     expected = choice_of(ref, choices)
     if expected is None:  # gold is neither a letter nor an option: compare as text
         return _text(pred, ref)

@@ -37,6 +37,8 @@ def enter_worker() -> None:
 
 
 def _latex(answer: str) -> str:
+    # math-verify reads "6√2" as 6 (it drops the sign): spell the root in LaTeX.
+    answer = answer.replace("√", "\\sqrt")
     # math-verify looks for LaTeX between delimiters; a bare "\frac{3}{4}" or "x^2+1" is
     # found only inside "$...$". Answers that carry their own delimiters go in as they are.
     return answer if "$" in answer or "\\boxed" in answer else f"${answer}$"

@@ -169,6 +169,15 @@ class WorkerPool:
                 self._cond.notify()
         return replies + [None] * (len(requests) - len(replies))
 
+    def warm(self, count: int) -> int:
+        """Start workers until ``count`` are idle (at most the capacity); returns how many are."""
+        self.grow(count)
+        while True:
+            with self._cond:
+                if len(self._idle) >= count or self._failed:
+                    return len(self._idle)
+            self._warm_one()
+
     def _warm_one(self) -> None:
         # Started at once, so the next item does not wait for sympy to import.
         worker = self._start()
@@ -190,6 +199,10 @@ class WorkerPool:
                 text=True,
                 encoding="utf-8",
                 env={**os.environ, "PYTHONPATH": path},
+                # A session of its own: a terminal's Ctrl-C reaches the caller, which ends
+                # its workers itself, not every worker mid-item. (On Linux this is also its
+                # own scheduler autogroup.) A worker whose caller dies reads EOF and exits.
+                start_new_session=True,
             )
         except OSError:
             log.warning("cannot start a grading worker process; grading in this process")

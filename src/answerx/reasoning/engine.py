@@ -151,6 +151,9 @@ def governed(run: Run, steps: Steps[Answer], tracker: BudgetTracker) -> Steps[Ou
                 tracker.record(info)
                 if isinstance(request, StructuredCall | ExtractCall):
                     last_structured = info
+                elif isinstance(request, TextCall):
+                    # Read by two-stage extraction and reported in the response metadata.
+                    run.extras["finish_reason"] = info.finish_reason
             if isinstance(result, Done):
                 _note(run, request, result.value)
             elif failure is None:

@@ -35,6 +35,10 @@ class ResponseMetadata(BaseModel):
     fallbacks: int = Field(default=0, description="Calls that fell back to a later mode.")
     calls: int = Field(default=0, description="Manager calls the approach made.")
     termination: str = Field(default="answer", description="A reason from answerx.agent.")
+    finish_reason: str | None = Field(
+        default=None,
+        description="The provider's finish reason of the last free-text reply ('length': cut off).",
+    )
 
 
 class StandardResponse(BaseModel):

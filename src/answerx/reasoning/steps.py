@@ -9,7 +9,11 @@
   (confidence below the ``min_confidence`` setting); it gets the task, the choices
   and the game-of-24 numbers, bound into its response model. If that structured
   call fails in every mode, the rules' answer (possibly none) stands, and the
-  failed call still counts in the response's usage, attempts and calls.
+  failed call still counts in the response's usage, attempts and calls. A reply
+  that was cut off (``answerx.extract`` says ``unfinished``: the provider's finish
+  reason, or the text) and states no answer has nothing to extract: instead of the
+  extraction call, one ``force_answer`` call asks for the answer in ``<answer>``
+  tags, and ``metadata.forced_answer`` records its termination.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from answerx.agent.termination import Termination
 from answerx.errors import ProviderAuthError, ProviderError
 from answerx.extraction import Extraction, extract
-from answerx.reasoning.calls import ExtractCall, Message, StructuredCall, TextCall
+from answerx.reasoning.calls import ExtractCall, FinalCall, Message, StructuredCall, TextCall
 from answerx.reasoning.engine import Answer, Run, Steps, render_structured
 from answerx.structured.models import ReasoningExtraction
 
@@ -54,17 +59,24 @@ def answer_step(run: Run, step: str, messages: Sequence[Message] | None = None) 
         )
     else:
         [reply] = yield (TextCall(step, tuple(sent), run.options),)
-        answer = yield from read_reply(run, reply)
+        answer = yield from read_reply(run, reply, sent)
     if in_conversation:
         run.heard(answer.reply)
     return answer
 
 
-def read_reply(run: Run, reply: str) -> Steps[Answer]:
-    """The answer of a free-text reply: the rules, then the LLM only when they are weak."""
-    found = extract(reply, run.task, choices=run.spec.choices, numbers=run.spec.numbers)
+def read_reply(run: Run, reply: str, sent: Sequence[Message] | None = None) -> Steps[Answer]:
+    """The answer of a free-text reply: the rules, then the LLM only when they are weak
+    (or, for a cut-off reply that states nothing, one forced answer). ``sent`` is the
+    conversation the reply answers (default: the run's)."""
+    found = extract(
+        reply, run.task, choices=run.spec.choices, numbers=run.spec.numbers,
+        finish_reason=run.extras.get("finish_reason"),
+    )  # fmt: skip
     if found.found and found.confidence >= run.settings.min_confidence:
         return Answer(found, "deterministic", reply)
+    if not found.found and found.unfinished:
+        return (yield from _forced_answer(run, reply, sent))
     request = ExtractCall(
         step="structured extraction", raw_output=reply, approach=run.approach,
         question=run.question, task=None if run.task == "auto" else run.task,
@@ -87,6 +99,25 @@ def read_reply(run: Run, reply: str) -> Steps[Answer]:
         return Answer(found, "deterministic", reply)
     extraction = structured_extraction(obj, run.task, raw_output=reply)
     return Answer(extraction, "structured_llm", reply, obj)
+
+
+def _forced_answer(run: Run, reply: str, sent: Sequence[Message] | None) -> Steps[Answer]:
+    """One ``force_answer`` call after a cut-off reply, as the agent layer makes at its
+    context limit: an LLM extraction call would find nothing in it to extract."""
+    conversation = list(run.conversation if sent is None else sent)
+    request = FinalCall(
+        step="forced answer", messages=(*conversation, {"role": "assistant", "content": reply}),
+        reason=Termination.TOKEN_LIMIT_ANSWER, task=run.task, choices=run.spec.choices,
+        numbers=run.spec.numbers, prompt_dir=run.prompts.prompt_dir, options=run.options,
+    )  # fmt: skip
+    [final] = yield (request,)
+    run.transcript.append(("forced answer", final.text))
+    run.extras["forced_answer"] = str(final.termination)
+    if final.error is not None:
+        run.extras["forced_answer_error"] = final.error  # already redacted
+    # The forced reply read with every rule (its <answer> block first); the reply kept
+    # in the conversation is the cut-off one the model wrote.
+    return Answer(final.extraction, "final_attempt", reply)
 
 
 def structured_extraction(

@@ -25,6 +25,7 @@ from answerx.service.meta_api import meta_router
 from answerx.service.metrics import MetricsMiddleware, ServiceMetrics
 from answerx.service.openapi import build_openapi
 from answerx.service.settings import ServiceSettings
+from answerx.service.verify_api import verify_router
 
 __all__ = ["create_app"]
 
@@ -32,6 +33,7 @@ _DESCRIPTION = """\
 The clean final answer out of raw LLM reasoning output, and how it was found.
 
 * `/v1/extract`, `/v1/extract/batch`: deterministic extraction, no LLM involved.
+* `/v1/verify`, `/v1/verify/batch`: is the answer right? `/v1/reward`: OpenRLHF's remote reward.
 * `/v1/extract/structured`, `/v1/ask`: call a provider configured on the server, with the
   server's own credentials.
 
@@ -54,6 +56,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         description=_DESCRIPTION,
         openapi_tags=[
             {"name": "extraction", "description": "Deterministic extraction (fast, no LLM)."},
+            {"name": "verification", "description": "Verdicts against gold answers, rewards."},
             {"name": "llm", "description": "Endpoints that call an LLM provider."},
             {"name": "metadata", "description": "Names the other endpoints accept."},
             {"name": "operations", "description": "Health, readiness and metrics."},
@@ -66,6 +69,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         extract_router(settings, metrics),
         llm_router(gateway),
         meta_router(metrics, gateway),
+        verify_router(settings, metrics),
     )
     for router in routers:
         app.include_router(router)

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CallInfo", "ModeAttempt", "Usage", "usage_of"]
+__all__ = ["CallInfo", "ModeAttempt", "Usage", "finish_reason_of", "usage_of"]
 
 
 class Usage(BaseModel):
@@ -54,6 +54,13 @@ class CallInfo(BaseModel):
     )
     usage: Usage = Usage()
     latency_s: float = 0.0
+    finish_reason: str | None = Field(
+        default=None,
+        description=(
+            "Why the provider stopped its last response, as its SDK says it ('stop', "
+            "'length', 'end_turn', 'max_tokens', ...); None when unknown."
+        ),
+    )
 
     @property
     def fell_back(self) -> bool:
@@ -79,3 +86,16 @@ def usage_of(response: Any) -> Usage:
                 output_tokens=int(counts.output_tokens or 0),
             )
     return Usage()
+
+
+def finish_reason_of(response: Any) -> str | None:
+    """The finish reason of an OpenAI (``choices[0].finish_reason``), Anthropic
+    (``stop_reason``) or Cohere v2 (``finish_reason``) response; None when absent."""
+    choices = getattr(response, "choices", None)
+    if choices:
+        reason = getattr(choices[0], "finish_reason", None)
+    else:
+        reason = getattr(response, "stop_reason", None) or getattr(response, "finish_reason", None)
+    if reason is None:
+        return None
+    return str(getattr(reason, "value", reason))  # an enum member: its value

@@ -46,7 +46,7 @@ from answerx.errors import (
     redact,
 )
 from answerx.resources import prompt_template
-from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage, usage_of
+from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage, finish_reason_of, usage_of
 from answerx.structured.failures import FALLBACK, TRANSIENT, Failure, classify
 from answerx.structured.fastpath import FirstTry, options_key
 from answerx.structured.models import (
@@ -132,6 +132,7 @@ class _Tally:
         self.usage = Usage()
         self.modes: list[ModeAttempt] = []
         self._mode_start = 0
+        self.finish_reason: str | None = None  # of the last response
 
     def hooks(self) -> Hooks:
         hooks = Hooks()
@@ -142,6 +143,7 @@ class _Tally:
     def on_response(self, response: Any) -> None:
         self.requests += 1
         self.usage = self.usage + usage_of(response)
+        self.finish_reason = finish_reason_of(response)
 
     def on_error(self, error: Exception, **_: Any) -> None:
         self.requests += 1
@@ -686,7 +688,7 @@ class InstructorClientManager:
         return CallInfo(
             provider=self.provider, model=self.model, mode=mode, modes_tried=tuple(tally.modes),
             attempts=tally.requests, fallback_reason=first_failure, usage=tally.usage,
-            latency_s=time.perf_counter() - started,
+            latency_s=time.perf_counter() - started, finish_reason=tally.finish_reason,
         )  # fmt: skip
 
 

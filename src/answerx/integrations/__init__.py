@@ -1,0 +1,1 @@
+"""Plug-ins for the frameworks answerx's users run; each module imports its framework lazily."""

@@ -1,0 +1,139 @@
+"""answerx for Prime Intellect's ``verifiers``: a Parser and a Rubric reward function.
+
+For the Parser/Rubric API (verifiers 0.1 to 0.3, ``vf.Parser``, ``vf.Rubric``)::
+
+    import verifiers as vf
+    from answerx.integrations.verifiers import AnswerxParser, answerx_reward
+
+    parser = AnswerxParser(task="math")
+    rubric = vf.Rubric(funcs=[answerx_reward], parser=parser)
+
+``AnswerxParser.parse`` is :func:`answerx.extract`'s answer (so
+``parse_answer`` reads the last assistant message with answerx's rules);
+``answerx_reward`` is an individual reward function: the Rubric passes it
+``completion``, ``answer`` and ``info`` (``task``, ``choices``, ``numbers``)
+and it returns 1.0 or 0.0, leaving the full verdict in ``state["answerx"]``.
+``answerx_extracted`` (1.0 when an answer was stated) suits ``rubric.add_metric``.
+verifiers 0.4 keeps only its ``verifiers.v1`` stack, which has no Parser (see
+the README). The class is built on first use, so this module imports without
+verifiers.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from answerx.errors import ConfigError
+from answerx.extraction import extract
+from answerx.extraction.models import Task
+from answerx.grading import Verdict, verify
+from answerx.grading.tasks import check_task
+from answerx.integrations.trl import completion_text
+
+# AnswerxParser is built on first access (module __getattr__), when verifiers is imported.
+__all__ = ["AnswerxParser", "answerx_extracted", "answerx_reward"]  # noqa: F822
+
+
+def _verdict(completion: Any, answer: Any, info: Mapping[str, Any] | None, state: Any) -> Verdict:
+    info = info or {}
+    task = info.get("task", "auto")
+    verdict = verify(
+        completion_text(_assistant_only(completion)),
+        answer,
+        task if isinstance(task, str) else "auto",
+        choices=info.get("choices"),
+        numbers=info.get("numbers"),
+    )
+    if isinstance(state, dict):
+        # verifiers keeps the state of each rollout: the verdict travels with it.
+        state["answerx"] = verdict.model_dump(mode="json", exclude={"extraction"})
+    return verdict
+
+
+def _assistant_only(completion: Any) -> Any:
+    # verifiers' messages may be dicts or message objects with .role/.content.
+    if isinstance(completion, Sequence) and not isinstance(completion, str):
+        return [
+            m if isinstance(m, Mapping) else {"role": getattr(m, "role", "assistant"),
+                                               "content": getattr(m, "content", "")}
+            for m in completion
+        ]  # fmt: skip
+    return completion
+
+
+def answerx_reward(
+    completion: Any,
+    answer: Any,
+    info: Mapping[str, Any] | None = None,
+    state: Any = None,
+    **kwargs: Any,
+) -> float:
+    """1.0 when the completion's final answer is equivalent to ``answer``, else 0.0."""
+    return _verdict(completion, answer, info, state).reward
+
+
+def answerx_extracted(
+    completion: Any,
+    answer: Any = None,
+    info: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> float:
+    """1.0 when the completion states an answer at all (a metric, weight 0)."""
+    task = (info or {}).get("task", "auto")
+    text = completion_text(_assistant_only(completion))
+    return 1.0 if extract(text, task if isinstance(task, str) else "auto").found else 0.0
+
+
+_PARSER: type | None = None
+
+
+def _parser_class() -> type:
+    global _PARSER
+    if _PARSER is not None:
+        return _PARSER
+    try:
+        base = importlib.import_module("verifiers").Parser
+    except (ImportError, AttributeError):
+        raise ConfigError(
+            "AnswerxParser needs verifiers with its Parser API (0.1 to 0.3): "
+            "pip install 'verifiers<0.4'"
+        ) from None
+
+    class AnswerxParser(base):  # type: ignore[misc, valid-type]
+        """A verifiers Parser whose ``parse`` is answerx's extraction (the final answer)."""
+
+        def __init__(
+            self,
+            task: Task | str = "auto",
+            *,
+            choices: Sequence[str] | None = None,
+            numbers: Sequence[int | float] | None = None,
+        ) -> None:
+            super().__init__()
+            self.task = check_task(task)
+            self.choices = list(choices) if choices is not None else None
+            self.numbers = list(numbers) if numbers is not None else None
+
+        def parse(self, text: str) -> str | None:
+            return extract(text, self.task, choices=self.choices, numbers=self.numbers).answer
+
+        def get_format_reward_func(self) -> Any:
+            parser = self
+
+            def format_reward_func(completion: Any, **kwargs: Any) -> float:
+                """1.0 when the completion states a final answer answerx can read."""
+                return 1.0 if parser.parse_answer(completion) is not None else 0.0
+
+            return format_reward_func
+
+    AnswerxParser.__module__ = __name__
+    _PARSER = AnswerxParser
+    return AnswerxParser
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AnswerxParser":
+        return _parser_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

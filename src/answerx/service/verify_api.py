@@ -1,0 +1,149 @@
+"""``POST /v1/verify``, ``/v1/verify/batch`` and ``/v1/reward`` (OpenRLHF's remote reward).
+
+Verification may wait on math-verify's worker process (up to each item's time
+limit), so these handlers are plain ``def`` and run in FastAPI's thread pool,
+never on the event loop; :mod:`answerx.grading` is thread-safe and signal-free
+for exactly this. Verdicts are counted by reason in ``answerx_verdicts_total``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from prometheus_client import Counter
+from pydantic import BaseModel, ConfigDict, ValidationError
+from starlette.responses import Response
+
+from answerx.errors import AnswerxError, redact
+from answerx.grading import Verdict, verify
+from answerx.grading.rewards import reward_logs, reward_verdicts
+from answerx.service.asgi import JSON
+from answerx.service.errors import ERROR_RESPONSES, ApiError, validation_message
+from answerx.service.metrics import ServiceMetrics
+from answerx.service.schemas import ErrorDetail
+from answerx.service.settings import ServiceSettings
+from answerx.service.verify_schemas import (
+    RewardRequest,
+    RewardResponse,
+    VerifyBatchItem,
+    VerifyBatchResponse,
+    VerifyRequest,
+)
+
+__all__ = ["verify_router"]
+
+
+class _Envelope(BaseModel):
+    """The batch body as parsed: the items are judged one by one afterwards."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    items: list[Any]
+
+
+def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRouter:
+    """The verification endpoints of one app (their verdict counter joins its registry)."""
+    router = APIRouter(prefix="/v1", tags=["verification"])
+    max_batch = settings.max_batch
+    verdicts = Counter(
+        "answerx_verdicts",
+        "Verdicts given, by reason (equivalent, different, no_answer, ...) and endpoint.",
+        ["reason", "endpoint"],
+        registry=metrics.registry,
+    )
+
+    def count(items: list[Verdict], endpoint: str) -> None:
+        for verdict in items:
+            verdicts.labels(verdict.reason, endpoint).inc()
+
+    def check_size(n: int) -> None:
+        if n > max_batch:
+            raise ApiError(
+                413, "batch_too_large", f"a batch holds at most {max_batch} items; this one has {n}"
+            )
+
+    @router.post(
+        "/verify",
+        response_model=Verdict,
+        summary="Is the answer in one raw output right?",
+        responses=ERROR_RESPONSES,
+    )
+    def verify_one(body: VerifyRequest) -> Response:
+        """The :class:`Verdict`: ``correct`` (null only for an unreadable gold), ``reason``,
+        ``how`` (the predicate that decided), ``answer`` and the extraction."""
+        verdict = _verify(body)
+        count([verdict], "/v1/verify")
+        return Response(verdict.model_dump_json(), media_type=JSON)
+
+    @router.post(
+        "/verify/batch",
+        response_model=VerifyBatchResponse,
+        summary="Judge many raw outputs",
+        responses=ERROR_RESPONSES,
+    )
+    def verify_batch_(body: _Envelope) -> Response:
+        """One result per item, in order; a malformed item gets its own ``error`` and the
+        others are judged all the same. More than ``ANSWERX_MAX_BATCH`` items: 413."""
+        check_size(len(body.items))
+        results: list[VerifyBatchItem] = []
+        for item in body.items:
+            try:
+                verdict = _verify(VerifyRequest.model_validate(item))
+            except ValidationError as exc:
+                message = validation_message(exc.errors(include_url=False))
+                results.append(_failure("validation_error", message))
+            except AnswerxError as exc:
+                results.append(_failure("invalid_request", redact(str(exc))))
+            else:
+                count([verdict], "/v1/verify/batch")
+                results.append(VerifyBatchItem.model_construct(verdict=verdict, error=None))
+        failed = sum(r.error is not None for r in results)
+        response = VerifyBatchResponse.model_construct(
+            results=results, succeeded=len(results) - failed, failed=failed
+        )
+        return Response(response.model_dump_json(), media_type=JSON)
+
+    @router.post(
+        "/reward",
+        response_model=RewardResponse,
+        summary="OpenRLHF remote reward: rewards for rollouts against their labels",
+        responses=ERROR_RESPONSES,
+    )
+    def reward(body: RewardRequest) -> Response:
+        """OpenRLHF's ``--remote_rm_url`` protocol: ``query`` (prompt and response),
+        ``prompts`` and ``labels`` in; ``rewards``, ``scores`` and ``extra_logs`` out. The
+        prompt and the chat template's special tokens are stripped from each query."""
+        n = len(body.query)
+        check_size(n)
+        prompts = body.prompts if body.prompts is not None else [""] * n
+        if len(prompts) != n or len(body.labels) != n:
+            raise ApiError(
+                422, "validation_error",
+                f"query, prompts and labels need one entry per rollout: {n}, {len(prompts)} "
+                f"and {len(body.labels)}",
+            )  # fmt: skip
+        judged = reward_verdicts(body.query, prompts, body.labels, task=body.task)
+        count(judged, "/v1/reward")
+        scores = [v.reward for v in judged]
+        response = RewardResponse(rewards=scores, scores=scores, extra_logs=reward_logs(judged))
+        return Response(response.model_dump_json(), media_type=JSON)
+
+    return router
+
+
+def _verify(body: VerifyRequest) -> Verdict:
+    return verify(
+        body.raw_output,
+        body.gold,
+        body.task,
+        choices=body.choices,
+        numbers=body.numbers,
+        finish_reason=body.finish_reason,
+    )
+
+
+def _failure(type_: str, message: str) -> VerifyBatchItem:
+    return VerifyBatchItem.model_construct(
+        verdict=None, error=ErrorDetail(type=type_, message=message)
+    )

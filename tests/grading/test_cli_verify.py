@@ -1,0 +1,107 @@
+"""``answerx verify`` and ``answerx reward-func write`` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from typer.testing import CliRunner
+
+from answerx.cli import app
+
+runner = CliRunner()
+
+
+def test_one_text_against_its_gold_prints_the_verdict_as_json() -> None:
+    result = runner.invoke(
+        app, ["verify", "So the answer is \\boxed{42}.", "--gold", "42", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.stdout)
+    assert verdict | {"elapsed_s": 0} == {
+        "correct": True, "reason": "equivalent", "how": "exact", "answer": "42", "gold": "42",
+        "elapsed_s": 0, "method": "boxed",
+    }  # fmt: skip
+
+
+def test_a_single_text_needs_its_gold() -> None:
+    result = runner.invoke(app, ["verify", "The answer is 4."])
+    assert result.exit_code == 2
+    assert "--gold" in result.stderr
+
+
+def records() -> list[dict[str, object]]:
+    return [
+        {"id": 1, "output": "6 * 7 = 42. The answer is 42.", "answer": "42"},
+        {"id": 2, "output": "The answer is 41.", "answer": "42"},
+        {"id": 3, "output": "The answer is Venus.", "answer": "B", "choices": ["Mars", "Venus"]},
+        {"id": 4, "output": "I do not know.", "answer": "7", "task": "numeric"},
+    ]
+
+
+def test_a_jsonl_file_gets_verdict_fields_and_a_closing_summary(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    lines = [json.dumps(r) for r in records()]
+    src.write_text("\n".join([*lines[:2], "{not json", *lines[2:]]) + "\n", encoding="utf-8")
+    result = runner.invoke(
+        app, ["verify", "--file", str(src), "--out", str(out), "--field", "output",
+              "--gold-field", "answer", "--prefix", "v_"],
+    )  # fmt: skip
+    assert result.exit_code == 1  # one malformed line, reported and skipped
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["id"], r["v_correct"], r["v_reason"]) for r in rows] == [
+        (1, True, "equivalent"), (2, False, "different"), (3, True, "equivalent"),
+        (4, False, "no_answer"),
+    ]  # fmt: skip
+    assert rows[2]["v_how"] == "letter"  # extraction maps the option to its letter
+    assert rows[0]["v_answer"] == "42"
+    assert "line 3: not JSON" in result.stderr
+    assert "accuracy 50.0% (2/4; 95 % Wilson interval 15.0%–85.0%)" in result.stderr
+    assert "by reason: equivalent 2, different 1, no_answer 1" in result.stderr
+
+
+def test_parquet_in_and_out_with_two_workers(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    rows = [{"raw_output": r["output"], "gold": r["answer"]} for r in records()]
+    pq.write_table(pa.Table.from_pylist(rows), src)
+    result = runner.invoke(
+        app, ["verify", "--file", str(src), "--out", str(out), "--workers", "2", "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(out)
+    # Without its choices, "Venus" names no letter: no answer to a letter question.
+    assert table.column("reason").to_pylist() == ["equivalent", "different", "no_answer",
+                                                  "no_answer"]  # fmt: skip
+    assert result.stderr == ""  # --quiet: no summary
+
+
+def test_self_check_lists_golds_that_do_not_verify(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    rows = [
+        {"id": "ok", "question": "?", "answer": "\\frac{1}{2}", "task": "math"},
+        {"id": "empty", "question": "?", "answer": "   ", "task": "numeric"},
+        {"id": "letters", "question": "?", "answer": "K", "task": "multiple_choice",
+         "choices": ["a", "b"]},
+    ]  # fmt: skip
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["verify", "--self-check", str(data), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [f["id"] for f in report["failed"]] == ["empty", "letters"]
+    assert report["checked"] == 3
+
+
+def test_self_check_of_a_bundled_sample_passes() -> None:
+    result = runner.invoke(app, ["verify", "--self-check", "arithmetic"])
+    assert result.exit_code == 0, result.output
+    assert "verify in all, 0 do not" in result.stderr
+
+
+def test_reward_func_write_makes_a_file_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    path = tmp_path / "reward_func.py"
+    assert runner.invoke(app, ["reward-func", "write", str(path), "-t", "math"]).exit_code == 0
+    assert "TASK = 'math'" in path.read_text(encoding="utf-8")
+    again = runner.invoke(app, ["reward-func", "write", str(path)])
+    assert again.exit_code == 1 and "--force" in again.stderr

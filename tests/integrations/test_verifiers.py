@@ -1,0 +1,78 @@
+"""answerx for verifiers: the reward called as a Rubric calls it, and a real Rubric run."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from answerx.errors import ConfigError
+from answerx.integrations.verifiers import answerx_extracted, answerx_reward
+
+COMPLETION = [{"role": "assistant", "content": "6 * 7 = 42.\n#### 42"}]
+
+
+def rubric_call(func: Any, **state: Any) -> float:
+    # A Rubric passes every score object to a function taking **kwargs: prompt, completion,
+    # answer, state, info, task (the verifiers task name) and its class objects (parser).
+    objects = {"prompt": [{"role": "user", "content": "6 * 7?"}], "task": "default",
+               "info": {}, "parser": None, **state}  # fmt: skip
+    objects["state"] = objects
+    return float(func(**objects))
+
+
+def test_the_reward_is_one_for_the_gold_answer_and_keeps_the_verdict_in_the_state() -> None:
+    state: dict[str, Any] = {"completion": COMPLETION, "answer": "42"}
+    assert rubric_call(answerx_reward, **state) == 1.0
+    assert rubric_call(answerx_reward, completion=COMPLETION, answer="41") == 0.0
+
+
+def test_task_and_choices_come_from_the_rows_info() -> None:
+    completion = [{"role": "assistant", "content": "The answer is Venus."}]
+    info = {"task": "multiple_choice", "choices": ["Mars", "Venus"]}
+    assert rubric_call(answerx_reward, completion=completion, answer="B", info=info) == 1.0
+
+
+def test_extracted_is_a_metric_of_whether_anything_was_stated() -> None:
+    silent = [{"role": "assistant", "content": "Let me think about this."}]
+    assert rubric_call(answerx_extracted, completion=COMPLETION, answer="42") == 1.0
+    assert (
+        rubric_call(answerx_extracted, completion=silent, answer="42", info={"task": "numeric"})
+        == 0.0
+    )
+
+
+def test_a_real_rubric_scores_a_rollout_with_answerx() -> None:
+    vf = pytest.importorskip("verifiers")
+    if not hasattr(vf, "Rubric"):
+        pytest.skip("verifiers 0.4+ has only the v1 stack (no Parser/Rubric)")
+    from answerx.integrations.verifiers import AnswerxParser
+
+    parser = AnswerxParser(task="numeric")
+    assert isinstance(parser, vf.Parser)
+    assert parser.parse_answer(COMPLETION) == "42"
+    rubric = vf.Rubric(funcs=[answerx_reward], parser=parser)
+    rubric.add_metric(answerx_extracted)
+    rubric.add_reward_func(parser.get_format_reward_func(), weight=0.0)
+    state = {"prompt": [{"role": "user", "content": "6 * 7?"}], "completion": COMPLETION,
+             "answer": "42", "task": "default", "info": {}}  # fmt: skip
+    asyncio.run(rubric.score_rollout(state))
+    assert state["reward"] == 1.0
+    assert state["metrics"] == {
+        "answerx_reward": 1.0, "answerx_extracted": 1.0, "format_reward_func": 1.0
+    }  # fmt: skip
+    assert state["answerx"]["reason"] == "equivalent"  # type: ignore[index]
+
+
+def test_without_verifiers_the_parser_asks_for_it() -> None:
+    try:
+        import verifiers as vf
+    except ImportError:
+        vf = None
+    if vf is not None and hasattr(vf, "Parser"):
+        pytest.skip("verifiers with its Parser API is installed")
+    from answerx.integrations import verifiers as integration
+
+    with pytest.raises(ConfigError, match=r"verifiers<0\.4"):
+        integration.AnswerxParser  # noqa: B018

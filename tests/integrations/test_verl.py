@@ -1,0 +1,65 @@
+"""answerx's verl reward function, called the way verl's reward managers call it."""
+
+from __future__ import annotations
+
+import importlib
+
+from answerx.integrations.verl import compute_score, compute_score_batch, task_for
+
+GSM8K = "Natalia sold 48 / 2 = 24 clips in May.\nIn all 48 + 24 = 72.\n#### 72"
+
+
+def load_pkg(path: str, name: str) -> object:
+    # verl's load_extern_type for "pkg://module.path": import the module, take the name.
+    module = importlib.import_module(path.removeprefix("pkg://"))
+    return getattr(module, name)
+
+
+def test_verl_finds_compute_score_by_its_pkg_path() -> None:
+    assert load_pkg("pkg://answerx.integrations.verl", "compute_score") is compute_score
+
+
+def test_a_row_scores_one_with_the_verdict_fields_beside_the_score() -> None:
+    # NaiveRewardManager: compute_score(data_source=..., solution_str=..., ground_truth=...,
+    # extra_info=...) and "score" is the reward, the other keys reward_extra_info.
+    result = compute_score(
+        data_source="openai/gsm8k", solution_str=GSM8K, ground_truth="72", extra_info={"index": 0}
+    )
+    assert result == {
+        "score": 1.0, "acc": True, "reason": "equivalent", "how": "exact", "answer": "72",
+        "method": "final_answer_phrase",
+    }  # fmt: skip
+
+
+def test_every_row_has_the_same_keys_and_types_for_verls_arrays() -> None:
+    rows = [
+        compute_score("openai/gsm8k", GSM8K, "71"),
+        compute_score("openai/gsm8k", "I cannot say.", "72"),
+        compute_score("lighteval/MATH", r"So $\boxed{\frac{1}{2}}$.", r"\dfrac{1}{2}"),
+    ]
+    assert [r["score"] for r in rows] == [0.0, 0.0, 1.0]
+    assert {tuple(sorted(r)) for r in rows} == {tuple(sorted(rows[0]))}
+    assert [type(r["answer"]) for r in rows] == [str, str, str]
+
+
+def test_the_task_comes_from_extra_info_then_the_data_source() -> None:
+    assert task_for("openai/gsm8k") == "numeric"
+    assert task_for("DigitalLearningGmbH/MATH-lighteval") == "math"
+    assert task_for("openai/gsm8k", {"task": "text"}) == "text"
+    assert task_for("my/own-data") == "auto"
+
+
+def test_a_ground_truth_inside_the_reward_model_dict_is_read() -> None:
+    assert compute_score("openai/gsm8k", GSM8K, {"ground_truth": "72"})["score"] == 1.0
+
+
+def test_the_batch_manager_gets_one_dict_per_response() -> None:
+    # BatchRewardManager: compute_score(data_sources=, solution_strs=, ground_truths=,
+    # extra_infos=) returns a list.
+    results = compute_score_batch(
+        data_sources=["openai/gsm8k"] * 2,
+        solution_strs=[GSM8K, GSM8K.replace("72", "70")],
+        ground_truths=["72", "72"],
+        extra_infos=[None, {"index": 1}],
+    )
+    assert [r["score"] for r in results] == [1.0, 0.0]
