@@ -40,7 +40,11 @@ SELF_CONTAINED = {"testing"}
 
 # Known violations in code owned by other work in progress, each with its issue:
 # (importer package, imported package). Empty: none found on the current tree.
-KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
+    # issue 14 (grading/integrations, merged to main): `answerx verify` (cli/verify.py) imports
+    # answerx.integrations.openrlhf, though integrations sit on top of the cli.
+    ("cli", "integrations"),
+}
 
 
 def _modules() -> dict[str, Path]:
