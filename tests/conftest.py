@@ -13,8 +13,15 @@ rest (``derandomize`` included) from the loaded profile.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from answerx.home import HOME_ENV
+from answerx.structured.providers import load_providers
 
 settings.register_profile(
     "answerx",
@@ -38,3 +45,27 @@ settings.register_profile(
 )
 _IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _IN_CI else "answerx"))
+
+
+@cache
+def provider_env_vars() -> frozenset[str]:
+    """The environment variables a provider reads its key or base URL from, as the
+    provider specs (``answerx.structured.providers``) name them: never a hand-written list,
+    so a provider added there is isolated here too."""
+    names = {"ANSWERX_PROVIDERS"}
+    for spec in load_providers().values():
+        names.add(spec.api_key_env)
+        if spec.base_url_env:
+            names.add(spec.base_url_env)
+    return frozenset(names)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No test reads or writes the developer's state: ``$ANSWERX_HOME`` (the default
+    store, cache and reports) is the test's own folder, and no provider key or base URL
+    of the environment reaches a test (a test that needs one sets a dummy)."""
+    monkeypatch.setenv(HOME_ENV, str(tmp_path / "runs"))
+    for name in provider_env_vars():
+        monkeypatch.delenv(name, raising=False)
+    yield

@@ -4,20 +4,32 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
 ``except AnswerxError`` catches answerx's failures without hiding bugs::
 
     AnswerxError
-    ├── ConfigError               bad configuration, unknown task/approach/provider name
+    ├── ConfigError               bad configuration or setting (also a ValueError)
+    │   ├── UnknownName               an unknown task/approach/provider/sample name, with
+    │   │                             the closest valid one (did you mean …?) and the list
+    │   ├── CredentialsMissing        a provider's API-key environment variable is unset
+    │   │                             (carries provider and variable, never a key)
+    │   ├── RunNotFound               no run with that id (or id prefix) in the store
+    │   └── DuplicateRun              a run with that id already exists in the store
     ├── InputError                a malformed input record or file (carries line number)
-    ├── ExtractionError           extraction could not run (never raised for "no answer":
-    │                             that is ``Extraction(method="none")``)
     ├── StoreError                a results store or response cache that cannot be used:
     │                             damaged, truncated, not a database, locked, disk full
     │                             (carries path; the message says how to recover)
-    └── ProviderError             a provider call failed (carries provider and model)
-        ├── ProviderAuthError         401/403: names the key's environment variable
-        ├── ProviderRateLimited       429 after every retry (carries retry_after)
-        ├── ProviderTimeout           no answer within the timeout, after every retry
-        ├── ProviderUnavailable       5xx or connection failure, after every retry
-        ├── ProviderRequestError      another 4xx the provider refused (not a mode problem)
-        └── StructuredOutputError     every mode of the chain failed to give a valid object
+    ├── ProviderError             a provider call failed (carries provider and model)
+    │   ├── ProviderAuthError         401/403: names the key's environment variable
+    │   ├── ProviderRateLimited       429 after every retry (carries retry_after)
+    │   ├── ProviderTimeout           no answer within the timeout, after every retry
+    │   ├── ProviderUnavailable       5xx or connection failure, after every retry
+    │   ├── ProviderRequestError      another 4xx the provider refused (not a mode problem)
+    │   └── StructuredOutputError     every mode of the chain failed to give a valid object
+    ├── StepLimitReached          (answerx.agent) a call, step or time budget ran out and the
+    │                             final attempt found no answer (carries termination)
+    └── ServiceError              (answerx.client) the answerx service answered with an
+                                  error or could not be reached (carries status_code)
+
+Finding no answer is not an error: that is ``Extraction(method="none")``.
+A subclass of :class:`ConfigError` is still a ConfigError (and a ValueError), so code
+that catches the general class keeps working; catch the precise one to act on it.
 
 Errors never carry API keys, headers or other secrets: messages from providers
 pass through :func:`redact` before they reach an exception.
@@ -26,11 +38,15 @@ pass through :func:`redact` before they reach an exception.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+
+from answerx.didyoumean import suggest
 
 __all__ = [
     "AnswerxError",
     "ConfigError",
-    "ExtractionError",
+    "CredentialsMissing",
+    "DuplicateRun",
     "InputError",
     "ProviderAuthError",
     "ProviderError",
@@ -38,8 +54,10 @@ __all__ = [
     "ProviderRequestError",
     "ProviderTimeout",
     "ProviderUnavailable",
+    "RunNotFound",
     "StoreError",
     "StructuredOutputError",
+    "UnknownName",
     "redact",
 ]
 
@@ -52,16 +70,62 @@ class ConfigError(AnswerxError, ValueError):
     """A configuration value or name is not valid; the message lists the valid ones."""
 
 
+class UnknownName(ConfigError):
+    """``name`` is not one of the valid names of its ``kind`` (task, approach, provider,
+    sample ...). The message says which valid name was likely meant, and lists them all
+    (under ``listed``, default "valid KINDs").
+
+    >>> str(UnknownName("task", "numerc", ["math", "numeric", "text"]))
+    "unknown task 'numerc' (did you mean 'numeric'?); valid tasks: math, numeric, text"
+    """
+
+    def __init__(self, kind: str, name: str, valid: Iterable[str], *, listed: str = "") -> None:
+        self.kind = kind
+        self.name = name
+        self.valid = list(valid)
+        self.suggestion = suggest(name, self.valid)
+        hint = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
+        super().__init__(
+            f"unknown {kind} {name!r}{hint}; {listed or f'valid {kind}s'}: {', '.join(self.valid)}"
+        )
+
+
+class CredentialsMissing(ConfigError):
+    """A provider needs an API key and its environment variable ``variable`` is not set.
+
+    Not a provider failure (nothing was sent): the caller's environment is at fault.
+    """
+
+    def __init__(
+        self, message: str, *, provider: str | None = None, variable: str | None = None
+    ) -> None:
+        self.provider = provider
+        self.variable = variable
+        super().__init__(message)
+
+
+class RunNotFound(ConfigError):
+    """No run with this id (or id prefix) is in the results store; ``run_id`` is the id asked."""
+
+    def __init__(self, message: str, *, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(message)
+
+
+class DuplicateRun(ConfigError):
+    """A run with this ``run_id`` already exists in the results store."""
+
+    def __init__(self, message: str, *, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(message)
+
+
 class InputError(AnswerxError, ValueError):
     """A malformed input record; ``line`` is its 1-based line number when known."""
 
     def __init__(self, message: str, *, line: int | None = None) -> None:
         self.line = line
         super().__init__(f"line {line}: {message}" if line is not None else message)
-
-
-class ExtractionError(AnswerxError):
-    """Extraction itself failed to run (a bug or a resource limit), not "no answer"."""
 
 
 class StoreError(AnswerxError):

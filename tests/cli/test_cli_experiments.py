@@ -405,12 +405,24 @@ def test_runs_delete_asks_first_and_yes_deletes_the_run_and_its_items(
     "command",
     [["runs", "list"], ["runs", "show", "x"], ["score", "x"], ["report", "x"]],
 )
-def test_commands_on_a_store_that_does_not_exist_exit_3(command: list[str]) -> None:
-    result = invoke(*command)  # the default runs/answerx.db, in an empty folder
+def test_commands_on_a_store_that_does_not_exist_exit_3(
+    command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANSWERX_HOME")  # the default runs/answerx.db, in an empty folder
+    result = invoke(*command)
 
     assert result.exit_code == 3
     assert "no results store at runs/answerx.db" in result.stderr
     assert not Path("runs").exists()  # and no empty store was created
+
+
+def test_the_default_store_lives_in_answerx_home(tmp_path: Path) -> None:
+    home = tmp_path / "runs"  # $ANSWERX_HOME, as the root conftest sets it for every test
+
+    result = invoke("runs", "list")
+
+    assert result.exit_code == 3
+    assert f"no results store at {home / 'answerx.db'}" in result.stderr
 
 
 def test_a_dataset_with_bad_rows_stops_run_before_any_call_naming_every_bad_row(

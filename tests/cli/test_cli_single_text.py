@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from answerx import __version__
+from answerx._version import __version__
 from answerx.cli import app
 from answerx.extraction import TASKS
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from answerx import __version__
+from answerx._version import __version__
 
 PYTHON_M = [sys.executable, "-m", "answerx"]
 

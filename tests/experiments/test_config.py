@@ -34,7 +34,10 @@ def error_of(path: Path, overrides: dict[str, object] | None = None) -> str:
     return str(caught.value)
 
 
-def test_a_minimal_config_runs_the_local_model_into_runs_answerx_db() -> None:
+def test_a_minimal_config_runs_the_local_model_into_runs_answerx_db(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ANSWERX_HOME")  # the default without it
     config = config_from_dict(MINIMAL)
     assert [t.label for t in config.targets] == [f"local/{get_provider('local').default_model}"]
     assert config.strategies == ["structured"]

@@ -13,14 +13,9 @@ from rich.console import Console
 
 from answerx.experiments import plots
 from answerx.experiments.records import ItemRecord, RunRecord
-from answerx.experiments.report import (
-    Report,
-    build_report,
-    render_markdown,
-    render_terminal,
-    report_from_store,
-    write_report,
-)
+from answerx.experiments.render import render_markdown, render_terminal
+from answerx.experiments.report import Report, build_report, report_from_store
+from answerx.experiments.report_files import write_report
 from answerx.experiments.store import ResultStore
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -183,7 +183,7 @@ def test_ask_reports_a_provider_error_without_a_traceback_or_the_key(
 
     result = runner.invoke(app, ["ask", "What is 2 + 2?", *OPENAI])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 5  # a provider failure: its own exit code
     assert "authentication failed" in result.output and "OPENAI_API_KEY" in result.output
     assert "Traceback" not in result.output and "test-key" not in result.output
 
@@ -195,3 +195,15 @@ def test_approaches_lists_every_approach_on_one_line(clean_provider_env: None) -
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == list(APPROACHES)
     assert all(len(line.split()) > 2 for line in lines)
+
+
+def test_ask_without_the_providers_key_exits_5_naming_the_variable(
+    fake: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+
+    result = runner.invoke(app, ["ask", "What is 2 + 2?", *OPENAI])
+
+    assert result.exit_code == 5
+    assert "OPENAI_API_KEY" in result.output and "Traceback" not in result.output
+    assert fake.chat_requests == []  # refused before any call

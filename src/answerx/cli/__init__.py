@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from answerx import __version__
+from answerx._version import __version__
 from answerx.cli import index, model
 from answerx.cli._common import EXIT_CODES_HELP, ExitCode
 from answerx.cli.ask import approaches_command, ask_command

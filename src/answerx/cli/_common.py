@@ -20,7 +20,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from answerx.errors import AnswerxError, ConfigError, InputError, StoreError
+from answerx.errors import (
+    AnswerxError,
+    ConfigError,
+    CredentialsMissing,
+    InputError,
+    ProviderError,
+    StoreError,
+)
 
 __all__ = [
     "EXIT_CODES_HELP",
@@ -38,16 +45,21 @@ class ExitCode(IntEnum):
     """Exit codes of every ``answerx`` command (documented in the README and ``--help``)."""
 
     OK = 0
-    MALFORMED = 1  # some input lines were malformed (skipped), or extraction failed
-    USAGE = 2  # bad option or argument, unknown task name (same code as typer's usage errors)
+    MALFORMED = 1  # some input lines were malformed (skipped), or some run items failed
+    USAGE = 2  # bad option or argument, unknown name, no such run (typer's usage code too)
     IO = 3  # a file could not be found, read or written
     STORE = 4  # the results store (or response cache) is damaged, not a database, or locked
+    PROVIDER = 5  # a provider failed (unreachable, refused, timed out) or has no API key
+    INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C: a file run stopped
 
 
 EXIT_CODES_HELP = (
-    "Exit codes: 0 ok; 1 some input lines were malformed (skipped, reported on stderr); "
-    "2 usage error (bad option, unknown task); 3 input file not found or unreadable "
-    "(or output not writable); 4 results store damaged, not a database or locked."
+    "Exit codes: 0 ok; 1 some input lines were malformed (skipped, reported on stderr) "
+    "or some run items failed; 2 usage error (bad option, unknown name, no such run); "
+    "3 input file not found or unreadable (or output not writable); 4 results store "
+    "damaged, not a database or locked; 5 provider failed (unreachable, refused the key, "
+    "timed out) or its API key variable is not set; 130 a file run was interrupted (the "
+    "output is valid up to a whole batch; --resume continues)."
 )
 
 
@@ -92,13 +104,17 @@ def command_boundary() -> Iterator[None]:
     """
     try:
         yield
+    except CredentialsMissing as exc:  # before ConfigError, its base: the provider is unusable
+        fail(str(exc), ExitCode.PROVIDER)
     except ConfigError as exc:
         fail(str(exc), ExitCode.USAGE)
     except InputError as exc:
         fail(str(exc), ExitCode.MALFORMED)
     except StoreError as exc:
         fail(str(exc), ExitCode.STORE)
-    except AnswerxError as exc:
+    except ProviderError as exc:
+        fail(str(exc), ExitCode.PROVIDER)
+    except AnswerxError as exc:  # StepLimitReached, ServiceError: the command did not finish
         fail(str(exc), ExitCode.MALFORMED)
     except BrokenPipeError:
         # The reader went away (`answerx extract --file big.jsonl | head`): not an

@@ -14,22 +14,20 @@ import typer
 from rich.markup import escape
 
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
+from answerx.home import default_db, default_report_dir
 
 __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
-DB_OPTION = typer.Option("--db", help="The results store (SQLite).", show_default="runs/answerx.db")
+DB_OPTION = typer.Option(
+    "--db", help="The results store (SQLite).", show_default="$ANSWERX_HOME/answerx.db"
+)
 DbPath = Annotated[Path | None, DB_OPTION]
-
-
-#: The default results store (the same as ``answerx.experiments.store.DEFAULT_DB``,
-#: which is not imported here to keep ``answerx --help`` fast).
-DEFAULT_DB_PATH = Path("runs/answerx.db")
 
 
 def _store(db: Path | None) -> Any:
     from answerx.experiments.store import ResultStore
 
-    path = db or DEFAULT_DB_PATH
+    path = db or default_db()
     if not Path(path).exists():
         fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
     return ResultStore(path)
@@ -40,8 +38,8 @@ RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/
 CONFIG is a YAML file (see config/experiments/example.yaml). Options override
 its keys; --set KEY=VALUE overrides any key, nested ones too (--set
 budget.max_tokens=20000, --set rate_limits.openai.requests_per_minute=60).
-Every finished item is stored at once in the results store (runs/answerx.db by
-default); Ctrl-C stops gracefully, and --resume RUN_ID (or --resume last)
+Every finished item is stored at once in the results store ($ANSWERX_HOME/answerx.db,
+runs/answerx.db by default); Ctrl-C stops gracefully, and --resume RUN_ID (or --resume last)
 continues a run, skipping what it finished. At the end the report is printed
 and written (report.md, report.json, PNG plots) under output.report_dir/RUN_ID.
 """
@@ -318,12 +316,9 @@ def _report(
     db: Path, run_id: str, *, compare: Iterable[str] = (), out: Path | None, markdown: bool = False
 ) -> None:
     """Print the report of ``run_id`` (tables or Markdown) and write its files under ``out``."""
-    from answerx.experiments.report import (
-        render_markdown,
-        render_terminal,
-        report_from_store,
-        write_report,
-    )
+    from answerx.experiments.render import render_markdown, render_terminal
+    from answerx.experiments.report import report_from_store
+    from answerx.experiments.report_files import write_report
 
     with _store(db) as store:
         report = report_from_store(store, run_id, compare=list(compare))
@@ -343,8 +338,12 @@ def report_command(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write report.md, report.json and PNG plots in OUT/RUN_ID."),
-    ] = Path("runs/reports"),
+        typer.Option(
+            "--out",
+            help="Write report.md, report.json and PNG plots in OUT/RUN_ID.",
+            show_default="$ANSWERX_HOME/reports",
+        ),
+    ] = None,
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print Markdown instead of tables.")
     ] = False,
@@ -352,7 +351,8 @@ def report_command(
 ) -> None:
     """Accuracy with 95% intervals, paired comparisons (McNemar), terminations, methods, cost."""
     with command_boundary():
-        _report(db or DEFAULT_DB_PATH, run_id, compare=compare or (), out=out, markdown=markdown)
+        out = out or default_report_dir()
+        _report(db or default_db(), run_id, compare=compare or (), out=out, markdown=markdown)
 
 
 def score_command(
@@ -450,7 +450,7 @@ def runs_recover(
     """
     from answerx.experiments.store import salvage
 
-    source = db or DEFAULT_DB_PATH
+    source = db or default_db()
     if not source.exists():
         fail(f"no results store at {source} (pass --db)", ExitCode.IO)
     with command_boundary():

@@ -60,7 +60,6 @@ from answerx.extraction.tasks import check_task
 __all__ = ["HELP", "InputFormat", "OutputFormat", "extract_command"]
 
 MAX_WARNINGS = 100  # malformed-line warnings printed; later ones are only counted
-EXIT_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a Ctrl-C
 _PROGRESS_EVERY = 128  # lines between progress-bar updates (an update costs microseconds)
 
 
@@ -326,7 +325,7 @@ def extract_command(
                 _print_summary(batch)
             if batch.interrupted:
                 _print_interrupted(batch, file, out, fmt)
-                raise typer.Exit(EXIT_INTERRUPTED)
+                raise typer.Exit(ExitCode.INTERRUPTED)
             summary = batch
     if not summary.ok:
         raise typer.Exit(int(ExitCode.MALFORMED))
@@ -438,7 +437,7 @@ def _run_batch(
                 if not to_stdout
                 else "[yellow]stopped at once (second Ctrl-C)[/]"
             )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
 
 
 @contextmanager
@@ -572,7 +571,7 @@ def _run_table(
         except KeyboardInterrupt:
             _print_summary(summary)
             err.print("[yellow]interrupted:[/] the table was not written")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
         dst.flush()
     if not quiet:
         _print_summary(summary)

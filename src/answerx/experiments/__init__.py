@@ -7,7 +7,8 @@ Modules: ``config`` (the YAML run description), ``datasets`` (JSONL/CSV/Parquet,
 bundled samples, cached Hugging Face sets), ``runner`` (concurrent, resumable),
 ``eventloop`` (the loop a run uses), ``calls`` and ``cache`` (the manager runs use:
 response cache, per-provider limits), ``store`` (SQLite), ``prices``, ``scoring``,
-``stats``, ``report`` and ``plots``.
+``stats``, ``report`` (reports as data), ``render`` (as tables/Markdown), ``plots``
+and ``report_files`` (written to a directory).
 """
 
 from answerx.experiments.config import (
@@ -31,14 +32,9 @@ from answerx.experiments.datasets import (
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.prices import Price, cost, load_prices, price_of
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord
-from answerx.experiments.report import (
-    Report,
-    build_report,
-    render_markdown,
-    render_terminal,
-    report_from_store,
-    write_report,
-)
+from answerx.experiments.render import render_markdown, render_terminal
+from answerx.experiments.report import Report, build_report, report_from_store
+from answerx.experiments.report_files import write_report
 from answerx.experiments.runner import RunSummary, arun_experiment, run_experiment
 from answerx.experiments.scoring import ScoreResult, check_game24, score, score_items, score_run
 from answerx.experiments.stats import mcnemar, percentile, wilson_interval

@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from answerx.errors import StoreError
+from answerx.experiments.sqlitefile import guarded, open_sqlite, store_error
 from answerx.structured.callinfo import CallInfo
 
 __all__ = ["CacheEntry", "ResponseCache", "cache_key"]
@@ -55,14 +54,10 @@ class ResponseCache:
         # One connection used from the runner's thread (and the service's threadpool):
         # a lock keeps sqlite3's connection use serial.
         self._lock = threading.Lock()
-        try:
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        except sqlite3.DatabaseError as exc:
-            raise self._error(exc) from None
+        # The store's conventions: busy timeout, WAL (retried while locked), errors.
+        self._conn = open_sqlite(self.path, error=self._error)
         try:
             with self._guard():
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA busy_timeout=5000")
                 self._conn.execute(
                     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY,"
                     " payload TEXT NOT NULL, info TEXT NOT NULL,"
@@ -73,8 +68,6 @@ class ResponseCache:
             raise
 
     def _error(self, exc: Exception) -> StoreError:
-        from answerx.experiments.store import store_error
-
         return store_error(
             self.path,
             exc,
@@ -83,15 +76,8 @@ class ResponseCache:
             "it (or run with --no-cache), and nothing is lost",
         )
 
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        with self._lock:
-            try:
-                yield
-            except sqlite3.DatabaseError as exc:
-                if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
-                    raise
-                raise self._error(exc) from None
+    def _guard(self) -> AbstractContextManager[None]:
+        return guarded(self._lock, self._error)
 
     def get(self, key: str) -> CacheEntry | None:
         """The stored call of ``key``, or None."""

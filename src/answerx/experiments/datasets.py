@@ -41,7 +41,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from answerx.errors import ConfigError, InputError
+from answerx.errors import ConfigError, InputError, UnknownName
 from answerx.extraction.models import TASKS, Task
 
 __all__ = [
@@ -194,7 +194,7 @@ def sample_path(name: str) -> Path:
     """The file of bundled sample ``name``; an unknown name raises ConfigError listing them."""
     path = _SAMPLES_DIR / f"{name}.jsonl"
     if not path.is_file():
-        raise ConfigError(f"unknown sample {name!r}; bundled samples: {', '.join(list_samples())}")
+        raise UnknownName("sample", name, list_samples(), listed="bundled samples")
     return path
 
 

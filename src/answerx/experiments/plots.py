@@ -11,10 +11,10 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from answerx.experiments.report import GroupStats, Report
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from answerx.experiments.report import GroupStats, Report
 
 __all__ = ["plot_accuracy", "plot_accuracy_vs_cost"]
 

@@ -11,6 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from answerx.agent.termination import Termination
+from answerx.extraction.models import Method, Task
+from answerx.reasoning.response import Stage, Strategy
+from answerx.structured.models import Approach
+
 __all__ = ["ItemKey", "ItemRecord", "RunRecord", "RunStatus"]
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
@@ -42,14 +47,14 @@ class ItemRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     run_id: str
-    approach: str
-    strategy: str
+    approach: Approach
+    strategy: Strategy
     provider: str
     model: str
     item_id: str
     repetition: int = 0
     dataset: str = ""
-    task: str = "auto"
+    task: Task = "auto"
     question: str
     gold: str | None = None
     choices: list[str] | None = None
@@ -57,9 +62,9 @@ class ItemRecord(BaseModel):
     prompt: str = Field(default="", description="The first request's messages, as JSON.")
     raw_output: str = ""
     extracted_answer: str | None = None
-    method: str = "none"
+    method: Method = "none"
     confidence: float = 0.0
-    stage: str | None = None
+    stage: Stage | None = None
     mode: str | None = Field(default=None, description="Instructor mode actually used.")
     attempts: int = 0
     fallbacks: int = 0
@@ -68,7 +73,7 @@ class ItemRecord(BaseModel):
     output_tokens: int = 0
     cost_usd: float | None = Field(default=None, description="None when the model has no price.")
     latency_s: float = 0.0
-    termination: str = "answer"
+    termination: Termination = Termination.ANSWER
     finish_reason: str | None = Field(
         default=None,
         description="The provider's finish reason of the last reply ('length': cut off).",

@@ -1,9 +1,10 @@
-"""Reports: what a run (or several) says about approaches and models, as data, tables and plots.
+"""Reports as data: what a run (or several) says about approaches and models.
 
 :func:`build_report` turns run and item records into a :class:`Report` (plain
-pydantic data, also written as ``report.json``); the renderers only format it:
-:func:`render_terminal` (rich tables), :func:`render_markdown` and
-:func:`write_report` (``report.md``, ``report.json`` and PNG plots).
+pydantic data, also written as ``report.json``). This module only computes;
+data flows on one way: :mod:`~answerx.experiments.render` formats a report as
+tables or Markdown, :mod:`~answerx.experiments.plots` draws it, and
+:mod:`~answerx.experiments.report_files` writes the files.
 
 Items are reported as they are stored: score them first (``score_items`` /
 ``answerx score``); an item without a verdict is counted but not in accuracy.
@@ -14,7 +15,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,8 +25,6 @@ from answerx.experiments.stats import mcnemar, percentile, wilson_interval
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from rich.console import Console
-
 __all__ = [
     "BASELINE_APPROACH",
     "Comparison",
@@ -34,10 +32,7 @@ __all__ = [
     "Report",
     "RunTotals",
     "build_report",
-    "render_markdown",
-    "render_terminal",
     "report_from_store",
-    "write_report",
 ]
 
 #: The approach every other one is compared with, when a run has it.
@@ -378,225 +373,3 @@ def _notes(groups: Sequence[GroupStats]) -> list[str]:
             + "."
         )
     return notes
-
-
-# --- tables shared by the terminal and Markdown renderers -------------------------------------
-
-
-class _Table(BaseModel):
-    title: str
-    columns: list[str]
-    rows: list[list[str]]
-    right: set[int] = Field(default_factory=set, description="Right-aligned (numeric) columns.")
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def _money(value: float | None) -> str:
-    if value is None:
-        return "unknown"
-    return f"${value:.4f}" if value < 100 else f"${value:,.2f}"
-
-
-def _seconds(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f} s"
-
-
-def _p(value: float) -> str:
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def _run_name(report: Report, run_id: str) -> str:
-    return next((r.name or r.run_id for r in report.runs if r.run_id == run_id), run_id)
-
-
-def _tables(report: Report) -> list[_Table]:
-    multi = report.multi_run
-    lead = ["run"] if multi else []
-
-    def head(g: GroupStats) -> list[str]:
-        return [*([_run_name(report, g.run_id)] if multi else []), g.target, g.approach, g.strategy]
-
-    tables = [
-        _Table(
-            title="Runs",
-            columns=[
-                "run",
-                "name",
-                "status",
-                "started",
-                "items",
-                "errors",
-                "tokens in/out",
-                "cost",
-            ],
-            rows=[
-                [
-                    r.run_id,
-                    r.name,
-                    r.status,
-                    r.started_at.strftime("%Y-%m-%d %H:%M"),
-                    str(r.items),
-                    str(r.errors),
-                    f"{r.input_tokens:,} / {r.output_tokens:,}",
-                    _money(r.cost_usd),
-                ]
-                for r in report.runs
-            ],
-            right={4, 5, 6, 7},
-        )
-    ]
-    base = len(lead) + 3
-    tables.append(
-        _Table(
-            title="Accuracy (Wilson 95% interval)",
-            columns=[*lead, "model", "approach", "strategy", "n", "correct", "accuracy", "95% CI"],
-            rows=[
-                [
-                    *head(g),
-                    str(g.n),
-                    f"{g.correct}/{g.scored}",
-                    _pct(g.accuracy),
-                    "–" if g.ci_low is None else f"{_pct(g.ci_low)} – {_pct(g.ci_high)}",
-                ]
-                for g in report.groups
-            ],
-            right={base, base + 1, base + 2, base + 3},
-        )
-    )
-    if report.comparisons:
-        tables.append(
-            _Table(
-                title="Paired comparisons (same questions; exact McNemar test)",
-                columns=[
-                    *("model", "a", "b", "pairs", "acc a", "acc b", "b − a"),
-                    *("only a", "only b", "p-value"),
-                ],
-                rows=[
-                    [
-                        f"{c.provider}/{c.model}",
-                        _arm(report, c.a_run_id, c.a),
-                        _arm(report, c.b_run_id, c.b),
-                        str(c.pairs),
-                        _pct(c.a_correct / c.pairs),
-                        _pct(c.b_correct / c.pairs),
-                        f"{100 * c.difference:+.1f} pts",
-                        str(c.only_a),
-                        str(c.only_b),
-                        _p(c.p_value),
-                    ]
-                    for c in report.comparisons
-                ],
-                right=set(range(3, 10)),
-            )
-        )
-    tables.append(
-        _Table(
-            title="Usage",
-            columns=[
-                *(*lead, "model", "approach", "strategy", "tokens in", "tokens out", "cost"),
-                *("cost/item", "latency p50", "latency p95", "errors", "cached"),
-            ],
-            rows=[
-                [
-                    *head(g),
-                    f"{g.input_tokens:,}",
-                    f"{g.output_tokens:,}",
-                    _money(g.cost_usd),
-                    _money(g.cost_per_item_usd),
-                    _seconds(g.latency_p50_s),
-                    _seconds(g.latency_p95_s),
-                    str(g.errors),
-                    str(g.cached),
-                ]
-                for g in report.groups
-            ],
-            right=set(range(base, base + 8)),
-        )
-    )
-    for title, field in (("Termination", "terminations"), ("Extraction method", "methods")):
-        names = list(dict.fromkeys(k for g in report.groups for k in getattr(g, field)))
-        tables.append(
-            _Table(
-                title=title,
-                columns=[*lead, "model", "approach", "strategy", *names],
-                rows=[
-                    [*head(g), *(str(getattr(g, field).get(k, 0)) for k in names)]
-                    for g in report.groups
-                ],
-                right=set(range(base, base + len(names))),
-            )
-        )
-    return tables
-
-
-def _arm(report: Report, run_id: str, arm: str) -> str:
-    return f"{arm} [{_run_name(report, run_id)}]" if report.multi_run else arm
-
-
-def render_terminal(report: Report, console: Console) -> None:
-    """Print the report as rich tables, then its notes."""
-    from rich.table import Table
-
-    for spec in _tables(report):
-        table = Table(title=spec.title, title_justify="left", header_style="bold")
-        for i, column in enumerate(spec.columns):
-            table.add_column(column, justify="right" if i in spec.right else "left")
-        for row in spec.rows:
-            table.add_row(*row)
-        console.print(table)
-    for note in report.notes:
-        console.print(f"[yellow]Note:[/] {note}", highlight=False)
-
-
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def render_markdown(report: Report, *, images: Sequence[tuple[str, str]] = ()) -> str:
-    """The report as Markdown tables; ``images`` are (caption, relative path) to embed."""
-    title = " vs ".join(r.name or r.run_id for r in report.runs)
-    lines = [f"# Report: {title}", ""]
-    lines += [f"> **Note:** {note}\n" for note in report.notes]
-    for spec in _tables(report):
-        lines += [f"## {spec.title}", ""]
-        lines.append("| " + " | ".join(_cell(c) for c in spec.columns) + " |")
-        lines.append(
-            "|"
-            + "|".join("---:" if i in spec.right else "---" for i in range(len(spec.columns)))
-            + "|"
-        )
-        lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in spec.rows]
-        lines.append("")
-    for caption, path in images:
-        lines += [f"## {caption}", "", f"![{caption}]({path})", ""]
-    return "\n".join(lines)
-
-
-def write_report(report: Report, out_dir: str | Path) -> list[Path]:
-    """Write ``report.md``, ``report.json``, ``accuracy.png`` and ``accuracy_vs_cost.png``.
-
-    Returns the paths written (the directory is created if needed).
-    """
-    from answerx.experiments.plots import plot_accuracy, plot_accuracy_vs_cost
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    accuracy = plot_accuracy(report, out / "accuracy.png")
-    versus_cost = plot_accuracy_vs_cost(report, out / "accuracy_vs_cost.png")
-    markdown = out / "report.md"
-    markdown.write_text(
-        render_markdown(
-            report,
-            images=[
-                ("Accuracy by approach and model", accuracy.name),
-                ("Accuracy against cost", versus_cost.name),
-            ],
-        ),
-        encoding="utf-8",
-    )
-    data = out / "report.json"
-    data.write_text(report.model_dump_json(indent=2), encoding="utf-8")
-    return [markdown, data, accuracy, versus_cost]

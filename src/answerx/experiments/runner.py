@@ -35,7 +35,7 @@ from rich.markup import escape
 
 from answerx.agent.budget import Budget
 from answerx.agent.termination import StepLimitReached
-from answerx.errors import AnswerxError, ConfigError, StoreError, redact
+from answerx.errors import AnswerxError, ConfigError, RunNotFound, StoreError, redact
 from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManager, current_tally
 from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash, load_config
@@ -349,7 +349,9 @@ def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:
     if resume == "last":
         runs = store.find_runs(digest)
         if not runs:
-            raise ConfigError("--resume last: no earlier run of this configuration in the store")
+            raise RunNotFound(
+                "--resume last: no earlier run of this configuration in the store", run_id="last"
+            )
         run = runs[0]  # newest first: the latest run of this configuration
     else:
         run = store.get_run(resume)

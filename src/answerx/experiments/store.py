@@ -31,26 +31,27 @@ method, never ``sqlite3``'s own exceptions.
 
 from __future__ import annotations
 
-import csv
 import json
 import secrets
 import shutil
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
-from answerx import __version__
-from answerx.errors import ConfigError, StoreError, redact
+from answerx._version import __version__
+from answerx.errors import ConfigError, DuplicateRun, RunNotFound, StoreError, redact
+from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
+from answerx.experiments.sqlitefile import guarded, open_sqlite, store_error
+from answerx.home import default_db
 
 __all__ = [
     "DEFAULT_DB",
@@ -65,9 +66,8 @@ __all__ = [
     "store_error",
 ]
 
+#: The results store when ``$ANSWERX_HOME`` is unset (:func:`answerx.home.default_db`).
 DEFAULT_DB = Path("runs/answerx.db")
-
-ExportFormat = Literal["csv", "jsonl", "parquet"]
 
 #: (item key, correct, score method): one scoring result for :meth:`ResultStore.update_scores`.
 ScoreUpdate = tuple[ItemKey, bool | None, str | None]
@@ -78,14 +78,7 @@ _RUN_COLUMNS: tuple[str, ...] = tuple(RunRecord.model_fields)
 _JSON_COLUMNS = frozenset({"choices", "numbers"})
 _BOOL_COLUMNS = frozenset({"cached", "correct"})
 _TIME_COLUMNS = frozenset({"finished_at", "started_at"})
-_SUFFIX_FORMATS: Mapping[str, ExportFormat] = {
-    ".csv": "csv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-}
 _PAGE = 500  # rows read per query when iterating items
-_BUSY_TIMEOUT_MS = 10_000
 
 _M001 = """
 CREATE TABLE runs (
@@ -156,55 +149,6 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
-def store_error(
-    path: str | Path,
-    exc: Exception,
-    *,
-    what: str = "results store",
-    advice: str | None = None,
-) -> StoreError:
-    """The :class:`StoreError` for SQLite's ``exc`` on the file ``path``: what is wrong
-    and what to do about it (``advice``, else chosen by the kind of failure)."""
-    name = str(path)
-    reason = str(exc) or type(exc).__name__
-    advice = advice or _advice(name, exc)
-    return StoreError(f"cannot use {what} {name!r} ({reason}): {advice}", path=name)
-
-
-def _advice(name: str, exc: Exception) -> str:
-    reason = str(exc).lower()
-    if "not a database" in reason:
-        return (
-            "it is not a SQLite database (another file in its place?): pass the right --db, "
-            "or move the file away to start a new store there"
-        )
-    if "malformed" in reason or "corrupt" in reason or isinstance(exc, ValueError):
-        recovered = Path(name).with_suffix(".recovered.db")
-        return (
-            "the file is damaged (truncated or overwritten). Keep a copy, then save every "
-            f"run and item that can still be read: `answerx runs recover {recovered} --db "
-            f"{name}` (or `sqlite3 {name} .recover | sqlite3 {recovered}`), and use "
-            f"--db {recovered}; resuming a run there asks its lost items again"
-        )
-    if "locked" in reason or "busy" in reason:
-        return "another process holds it locked: try again when that process has finished"
-    return "check the file, its folder's permissions and the free disk space"
-
-
-def _fatal(exc: sqlite3.Error) -> bool:
-    """A failure of the file, not of answerx's own SQL: integrity errors are handled where
-    they happen (a duplicate run id), programming errors (a closed store) are bugs."""
-    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(
-        exc, sqlite3.IntegrityError | sqlite3.ProgrammingError
-    )
-
-
-def _utc_iso(value: datetime) -> str:
-    # Naive datetimes are taken as UTC; everything is stored in UTC.
-    aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return aware.isoformat()
-
-
 def _to_sql(column: str, value: Any) -> Any:
     if value is None:
         return None
@@ -213,7 +157,7 @@ def _to_sql(column: str, value: Any) -> Any:
     if column in _BOOL_COLUMNS:
         return int(bool(value))
     if column in _TIME_COLUMNS:
-        return _utc_iso(value)
+        return utc_iso(value)
     return value
 
 
@@ -238,62 +182,36 @@ class ResultStore:
     'running'
     """
 
-    def __init__(self, path: str | Path = DEFAULT_DB) -> None:
+    def __init__(self, path: str | Path | None = None) -> None:
+        # None: the default store in $ANSWERX_HOME, looked up now (not at import).
+        path = default_db() if path is None else path
         self.path = Path(path)
         in_memory = str(path) == ":memory:"
         if not in_memory:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        try:
-            self._db = sqlite3.connect(
-                str(path),
-                timeout=_BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,  # autocommit: each statement commits; BEGIN when grouped
-                check_same_thread=False,  # shared across threads under self._lock
-            )
-        except sqlite3.DatabaseError as exc:  # a folder, a path that cannot be created
-            raise store_error(path, exc) from None
+        self._db = open_sqlite(path, wal=not in_memory, error=self._error)
         try:
             self._db.row_factory = sqlite3.Row
-            self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            if not in_memory:
-                self._set_wal()
-            self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except BaseException as exc:
             self._db.close()
             if isinstance(exc, sqlite3.DatabaseError):
-                raise store_error(path, exc) from None
+                raise self._error(exc) from None
             raise
 
     # --- lifecycle ---------------------------------------------------------------------
+
+    def _error(self, exc: Exception) -> StoreError:
+        return store_error(self.path, exc)
 
     @contextmanager
     def _guard(self) -> Iterator[sqlite3.Connection]:
         """The connection, under the lock, with SQLite's failures of the file turned into
         :class:`StoreError` (one place, so every method reports a damaged file alike)."""
-        with self._lock:
-            try:
-                yield self._db
-            except sqlite3.DatabaseError as exc:
-                if not _fatal(exc):
-                    raise
-                raise store_error(self.path, exc) from None
-
-    def _set_wal(self) -> None:
-        # Switching a new file to WAL needs an exclusive lock, and SQLite answers
-        # "locked" at once (no busy handler) while another process is creating the
-        # same file, e.g. a report opened while a run starts: retry for a while.
-        deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
-        while True:
-            try:
-                self._db.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.02)
+        with guarded(self._lock, self._error):
+            yield self._db
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -356,7 +274,9 @@ class ResultStore:
                     row,
                 )
             except sqlite3.IntegrityError:
-                raise ConfigError(f"a run with id {record.run_id!r} already exists") from None
+                raise DuplicateRun(
+                    f"a run with id {record.run_id!r} already exists", run_id=record.run_id
+                ) from None
         return record
 
     def start_run(
@@ -393,8 +313,9 @@ class ResultStore:
                     raise ConfigError(f"run id {run_id!r} is ambiguous: it starts {ids}")
                 row = matches[0] if matches else None
         if row is None:
-            raise ConfigError(
-                f"no run {run_id!r} in {self.path}; `answerx runs list` shows the runs there"
+            raise RunNotFound(
+                f"no run {run_id!r} in {self.path}; `answerx runs list` shows the runs there",
+                run_id=run_id,
             )
         return self._run_from_row(row)
 
@@ -422,7 +343,7 @@ class ResultStore:
 
     def finish_run(self, run_id: str, status: RunStatus = "finished") -> RunRecord:
         """Record how a run ended (``finished``, ``interrupted``, ``failed``) and when."""
-        finished = None if status == "running" else _utc_iso(datetime.now(UTC))
+        finished = None if status == "running" else utc_iso(datetime.now(UTC))
         self._update_run(run_id, status, finished)
         return self.get_run(run_id)
 
@@ -493,7 +414,9 @@ class ResultStore:
             )
         except sqlite3.IntegrityError as exc:
             if "FOREIGN KEY" in str(exc):
-                raise ConfigError(f"no run {item.run_id!r}: create the run first") from None
+                raise RunNotFound(
+                    f"no run {item.run_id!r}: create the run first", run_id=item.run_id
+                ) from None
             raise
         return int(cursor.rowcount)
 
@@ -587,32 +510,10 @@ class ResultStore:
     def export(self, run_id: str, path: str | Path, format: ExportFormat | None = None) -> int:
         """Write the run's items to ``path`` as CSV, JSONL or Parquet; returns the row count.
 
-        The format defaults to the file's suffix (``.csv``, ``.jsonl``, ``.parquet``).
-        Columns are the :class:`ItemRecord` fields. In CSV, lists are JSON, booleans
-        ``true``/``false`` and missing values empty; in JSONL each line is an
-        ItemRecord (``ItemRecord.model_validate_json`` reads it back); Parquet keeps
-        the types (lists, booleans, UTC timestamps).
+        See :func:`answerx.experiments.export.export_items` for the formats.
         """
-        target = Path(path)
-        fmt = format or _SUFFIX_FORMATS.get(target.suffix.lower())
-        if fmt not in ("csv", "jsonl", "parquet"):
-            raise ConfigError(
-                f"cannot tell the export format of {str(target)!r}: "
-                "use a .csv, .jsonl or .parquet file or give the format"
-            )
         run_id = self.get_run(run_id).run_id
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write = {"csv": _export_csv, "jsonl": _export_jsonl, "parquet": _export_parquet}[fmt]
-        # Written beside the target and renamed at the end: an export that fails half-way
-        # (a damaged page, a full disk) leaves no half file, and an earlier export intact.
-        partial = target.with_name(f".{target.name}.partial")
-        try:
-            count = write(self.items(run_id), partial)
-            partial.replace(target)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
-        return count
+        return export_items(self.items(run_id), path, format)
 
 
 class _Transaction:
@@ -631,79 +532,6 @@ class _Transaction:
         tb: TracebackType | None,
     ) -> None:
         self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
-
-
-def _csv_cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return json.dumps(value)
-    if isinstance(value, datetime):
-        return _utc_iso(value)
-    return str(value)
-
-
-def _export_csv(rows: Iterable[ItemRecord], target: Path) -> int:
-    count = 0
-    with target.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(_ITEM_COLUMNS)
-        for item in rows:
-            writer.writerow([_csv_cell(getattr(item, c)) for c in _ITEM_COLUMNS])
-            count += 1
-    return count
-
-
-def _export_jsonl(rows: Iterable[ItemRecord], target: Path) -> int:
-    count = 0
-    with target.open("w", encoding="utf-8") as f:
-        for item in rows:
-            f.write(item.model_dump_json() + "\n")
-            count += 1
-    return count
-
-
-def _parquet_schema() -> Any:
-    import pyarrow as pa
-
-    types: dict[str, Any] = {
-        "repetition": pa.int64(),
-        "choices": pa.list_(pa.string()),
-        "numbers": pa.list_(pa.int64()),
-        "confidence": pa.float64(),
-        "attempts": pa.int64(),
-        "fallbacks": pa.int64(),
-        "calls": pa.int64(),
-        "input_tokens": pa.int64(),
-        "output_tokens": pa.int64(),
-        "cost_usd": pa.float64(),
-        "latency_s": pa.float64(),
-        "cached": pa.bool_(),
-        "correct": pa.bool_(),
-        "finished_at": pa.timestamp("us", tz="UTC"),
-    }
-    return pa.schema([(c, types.get(c, pa.string())) for c in _ITEM_COLUMNS])
-
-
-def _export_parquet(rows: Iterable[ItemRecord], target: Path) -> int:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = _parquet_schema()
-    count = 0
-    batch: list[dict[str, Any]] = []
-    with pq.ParquetWriter(target, schema) as writer:
-        for item in rows:
-            batch.append(item.model_dump())
-            if len(batch) >= _PAGE:
-                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-                count, batch = count + len(batch), []
-        # Always one write, so even an empty run gives a file with the schema.
-        writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-        count += len(batch)
-    return count
 
 
 # --- salvage ---------------------------------------------------------------------------

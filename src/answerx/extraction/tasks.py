@@ -20,7 +20,7 @@ import string
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, cast
 
-from answerx.errors import ConfigError
+from answerx.errors import UnknownName
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.game24 import as_expression, expression_problem, stated_expression
 from answerx.extraction.models import TASKS, Task
@@ -62,7 +62,7 @@ _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
 def check_task(task: str) -> Task:
     """Return ``task`` if it is a known task name, else raise ConfigError listing them."""
     if task not in TASKS:
-        raise ConfigError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
+        raise UnknownName("task", task, TASKS)
     return cast(Task, task)
 
 

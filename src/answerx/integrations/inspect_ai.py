@@ -112,7 +112,7 @@ def _make_scorer() -> Any:
     )
     from inspect_ai.solver import TaskState
 
-    @scorer(metrics=[accuracy(), stderr()])  # type: ignore[untyped-decorator]
+    @scorer(metrics=[accuracy(), stderr()])  # type: ignore[untyped-decorator,unused-ignore]  # typed only when inspect-ai is installed
     def answerx_scorer(task: str = "auto") -> Scorer:
         """Score the model's final answer the way answerx reads and grades it.
 

@@ -236,7 +236,7 @@ def run_ray_cli(
 
 
 def _report(out: str, prefix: str, quiet: bool) -> int:
-    from answerx.cli._common import stderr
+    from rich.console import Console
 
     if "://" in out or not Path(out).exists():
         return 0  # a remote filesystem: Ray wrote it; reading it back is the user's call
@@ -246,7 +246,7 @@ def _report(out: str, prefix: str, quiet: bool) -> int:
     table = pads.dataset(out, format="parquet").to_table(columns=[column])
     errors = [e for e in table.column(column).to_pylist() if e is not None]
     if not quiet:
-        err = stderr()
+        err = Console(stderr=True, highlight=False)
         err.print(
             f"read {table.num_rows:,} · written {table.num_rows:,} · "
             f"with an error {len(errors):,} (kept, reason in {column!r})"

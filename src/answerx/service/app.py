@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from answerx import __version__
+from answerx._version import __version__
 from answerx.service.auth import BearerAuthMiddleware
 from answerx.service.errors import ErrorBoundaryMiddleware, install_exception_handlers
 from answerx.service.extract_api import extract_router

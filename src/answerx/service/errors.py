@@ -7,13 +7,17 @@
   ``batch_too_large``: a batch has more than ``ANSWERX_MAX_BATCH`` items.
 - 415 ``unsupported_media_type``: a body without ``Content-Type: application/json``
   (a browser sends a cross-site POST without preflight only with another type).
+- 409 ``conflict``: a run with that id already exists (:class:`~answerx.errors.DuplicateRun`);
+  404 ``not_found`` also answers a run id that is not in the store (``RunNotFound``).
+- 503 ``store_unavailable``: the server's results store is damaged or locked (``StoreError``).
 - 422 ``validation_error``: JSON of the wrong shape (an unknown task, a missing
   field ...); ``invalid_request``: an unknown provider, bad choices.
 - 429 ``too_many_requests``: the LLM endpoints are at their concurrency limit;
   ``provider_rate_limited``: the provider rate-limits the server (both with
   ``Retry-After``).
 - 502 ``provider_error``, ``provider_auth_error``, ``provider_not_configured``:
-  the provider failed, refused the server's credentials, or has none here.
+  the provider failed, refused the server's credentials, or has none here
+  (``CredentialsMissing``).
 - 504 ``timeout``, ``provider_timeout``: no answer within the deadline.
 - 500 ``internal_error``: a bug; a fixed message, nothing more (and
   ``extraction_error`` if extraction itself ever fails on an input).
@@ -45,11 +49,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from answerx.errors import (
     AnswerxError,
     ConfigError,
+    CredentialsMissing,
+    DuplicateRun,
     InputError,
     ProviderAuthError,
     ProviderError,
     ProviderRateLimited,
     ProviderTimeout,
+    RunNotFound,
+    StoreError,
     redact,
 )
 from answerx.service.asgi import JSON, WatchedSend
@@ -245,6 +253,16 @@ async def _on_answerx_error(request: Request, exc: Exception) -> Response:
 
 def answerx_error_response(exc: AnswerxError) -> Response:
     """The status and message for an error of answerx's own tree."""
+    if isinstance(exc, CredentialsMissing):  # the server's environment, not the request
+        log.warning("provider not usable: %s", redact(str(exc)))
+        return error_response(502, "provider_not_configured", "the provider has no credentials")
+    if isinstance(exc, RunNotFound):
+        return error_response(404, "not_found", redact(str(exc)))
+    if isinstance(exc, DuplicateRun):
+        return error_response(409, "conflict", redact(str(exc)))
+    if isinstance(exc, StoreError):  # the operator must fix the file; the client may retry
+        log.error("results store not usable: %s", redact(str(exc)))
+        return error_response(503, "store_unavailable", "the server's results store is unusable")
     if isinstance(exc, ConfigError | InputError):
         return error_response(422, "invalid_request", redact(str(exc)))
     if isinstance(exc, ProviderError):

@@ -7,7 +7,7 @@ from typing import Final, get_args
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from answerx import __version__
+from answerx._version import __version__
 from answerx.extraction import TASKS, extract
 from answerx.reasoning.response import Strategy
 from answerx.service.asgi import JSON

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, CredentialsMissing
 from answerx.resources import data_file
 from answerx.yamlsafe import read_yaml_file
 
@@ -106,7 +106,7 @@ class ProviderSpec(BaseModel):
             return key
         if self.api_key_optional:
             return "not-needed"
-        raise ConfigError(
+        raise CredentialsMissing(
             f"no API key for provider {self.name!r}: set the {self.api_key_env} "
             "environment variable (or pass api_key=...)"
         )

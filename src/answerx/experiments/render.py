@@ -1,0 +1,208 @@
+"""Reports as text: the tables of a :class:`~answerx.experiments.report.Report`, for a
+terminal (rich) or as Markdown. Formatting only: the numbers come computed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from answerx.experiments.report import GroupStats, Report
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["render_markdown", "render_terminal"]
+
+
+class _Table(BaseModel):
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    right: set[int] = Field(default_factory=set, description="Right-aligned (numeric) columns.")
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _money(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return f"${value:.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f} s"
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _run_name(report: Report, run_id: str) -> str:
+    return next((r.name or r.run_id for r in report.runs if r.run_id == run_id), run_id)
+
+
+def _tables(report: Report) -> list[_Table]:
+    multi = report.multi_run
+    lead = ["run"] if multi else []
+
+    def head(g: GroupStats) -> list[str]:
+        return [*([_run_name(report, g.run_id)] if multi else []), g.target, g.approach, g.strategy]
+
+    tables = [
+        _Table(
+            title="Runs",
+            columns=[
+                "run",
+                "name",
+                "status",
+                "started",
+                "items",
+                "errors",
+                "tokens in/out",
+                "cost",
+            ],
+            rows=[
+                [
+                    r.run_id,
+                    r.name,
+                    r.status,
+                    r.started_at.strftime("%Y-%m-%d %H:%M"),
+                    str(r.items),
+                    str(r.errors),
+                    f"{r.input_tokens:,} / {r.output_tokens:,}",
+                    _money(r.cost_usd),
+                ]
+                for r in report.runs
+            ],
+            right={4, 5, 6, 7},
+        )
+    ]
+    base = len(lead) + 3
+    tables.append(
+        _Table(
+            title="Accuracy (Wilson 95% interval)",
+            columns=[*lead, "model", "approach", "strategy", "n", "correct", "accuracy", "95% CI"],
+            rows=[
+                [
+                    *head(g),
+                    str(g.n),
+                    f"{g.correct}/{g.scored}",
+                    _pct(g.accuracy),
+                    "–" if g.ci_low is None else f"{_pct(g.ci_low)} – {_pct(g.ci_high)}",
+                ]
+                for g in report.groups
+            ],
+            right={base, base + 1, base + 2, base + 3},
+        )
+    )
+    if report.comparisons:
+        tables.append(
+            _Table(
+                title="Paired comparisons (same questions; exact McNemar test)",
+                columns=[
+                    *("model", "a", "b", "pairs", "acc a", "acc b", "b − a"),
+                    *("only a", "only b", "p-value"),
+                ],
+                rows=[
+                    [
+                        f"{c.provider}/{c.model}",
+                        _arm(report, c.a_run_id, c.a),
+                        _arm(report, c.b_run_id, c.b),
+                        str(c.pairs),
+                        _pct(c.a_correct / c.pairs),
+                        _pct(c.b_correct / c.pairs),
+                        f"{100 * c.difference:+.1f} pts",
+                        str(c.only_a),
+                        str(c.only_b),
+                        _p(c.p_value),
+                    ]
+                    for c in report.comparisons
+                ],
+                right=set(range(3, 10)),
+            )
+        )
+    tables.append(
+        _Table(
+            title="Usage",
+            columns=[
+                *(*lead, "model", "approach", "strategy", "tokens in", "tokens out", "cost"),
+                *("cost/item", "latency p50", "latency p95", "errors", "cached"),
+            ],
+            rows=[
+                [
+                    *head(g),
+                    f"{g.input_tokens:,}",
+                    f"{g.output_tokens:,}",
+                    _money(g.cost_usd),
+                    _money(g.cost_per_item_usd),
+                    _seconds(g.latency_p50_s),
+                    _seconds(g.latency_p95_s),
+                    str(g.errors),
+                    str(g.cached),
+                ]
+                for g in report.groups
+            ],
+            right=set(range(base, base + 8)),
+        )
+    )
+    for title, field in (("Termination", "terminations"), ("Extraction method", "methods")):
+        names = list(dict.fromkeys(k for g in report.groups for k in getattr(g, field)))
+        tables.append(
+            _Table(
+                title=title,
+                columns=[*lead, "model", "approach", "strategy", *names],
+                rows=[
+                    [*head(g), *(str(getattr(g, field).get(k, 0)) for k in names)]
+                    for g in report.groups
+                ],
+                right=set(range(base, base + len(names))),
+            )
+        )
+    return tables
+
+
+def _arm(report: Report, run_id: str, arm: str) -> str:
+    return f"{arm} [{_run_name(report, run_id)}]" if report.multi_run else arm
+
+
+def render_terminal(report: Report, console: Console) -> None:
+    """Print the report as rich tables, then its notes."""
+    from rich.table import Table
+
+    for spec in _tables(report):
+        table = Table(title=spec.title, title_justify="left", header_style="bold")
+        for i, column in enumerate(spec.columns):
+            table.add_column(column, justify="right" if i in spec.right else "left")
+        for row in spec.rows:
+            table.add_row(*row)
+        console.print(table)
+    for note in report.notes:
+        console.print(f"[yellow]Note:[/] {note}", highlight=False)
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Report, *, images: Sequence[tuple[str, str]] = ()) -> str:
+    """The report as Markdown tables; ``images`` are (caption, relative path) to embed."""
+    title = " vs ".join(r.name or r.run_id for r in report.runs)
+    lines = [f"# Report: {title}", ""]
+    lines += [f"> **Note:** {note}\n" for note in report.notes]
+    for spec in _tables(report):
+        lines += [f"## {spec.title}", ""]
+        lines.append("| " + " | ".join(_cell(c) for c in spec.columns) + " |")
+        lines.append(
+            "|"
+            + "|".join("---:" if i in spec.right else "---" for i in range(len(spec.columns)))
+            + "|"
+        )
+        lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in spec.rows]
+        lines.append("")
+    for caption, path in images:
+        lines += [f"## {caption}", "", f"![{caption}]({path})", ""]
+    return "\n".join(lines)
