@@ -115,3 +115,25 @@ def test_phrase_without_a_number_falls_back_to_the_last_number() -> None:
     raw = "Each of the 4 boxes holds 6 cans, 24 cans in all.\nThe answer is twenty-four."
     result = extract(raw, "numeric")
     assert (result.answer, result.method) == ("24", "last_number")
+
+
+@pytest.mark.parametrize(
+    ("raw", "answer"),
+    [
+        ("That is $\\frac{1}{2}$.", "1/2"),
+        ("So x = $\\dfrac{3}{4}$", "3/4"),
+        ("That is $-\\frac{1}{2}$.", "-1/2"),
+    ],
+)
+def test_numeric_fallback_reads_a_last_latex_fraction_as_the_number(raw: str, answer: str) -> None:
+    got = extract(raw, "numeric")
+    assert (got.answer, got.method) == (answer, "last_number")
+
+
+def test_numeric_fallback_gives_a_fraction_the_form_a_marker_gives_it() -> None:
+    stated = extract("The answer is $\\frac{1}{2}$.", "numeric").answer
+    assert stated == extract("That is $\\frac{1}{2}$.", "numeric").answer == "1/2"
+
+
+def test_numeric_fallback_still_reads_a_plain_last_number_after_a_fraction() -> None:
+    assert extract("Half is $\\frac{1}{2}$, so we buy 6.", "numeric").answer == "6"

@@ -50,7 +50,7 @@ _MAX_JSON_TRIES = 32
 # A one-line text shorter than this ending in a lowercase word may be a terse note.
 _MIN_CUT_CHARS = 80
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|[a-z][.)]|Step \d+:?)\s*")
-_THINK_OPEN = re.compile(r"<\s*think\s*>")  # on the lowercased text
+_THINK_OPEN_END = re.compile(r"\s*>")
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>")
 _JSON_OPEN = re.compile(r'\{\s*"[^"\n]{1,60}"\s*:')
 # A whole string is one token ("unrolled" so a long string is one fast scan).
@@ -100,10 +100,8 @@ def unfinished_reason(
 
 def _open_structure(text: str, lower: str, answer_end: int | None = None) -> str | None:
     if "think" in lower:
-        opened = None
-        for opened in _THINK_OPEN.finditer(lower):  # noqa: B007 - we want the last one
-            pass
-        if opened is not None and _THINK_CLOSE.search(lower, opened.end()) is None:
+        opened = _last_think_open(lower)
+        if opened != -1 and _THINK_CLOSE.search(lower, opened) is None:
             return "unclosed <think>"
     # The last JSON object: found with rfind (LaTeX is full of "{"; a JSON object
     # starts '{"' or '{' + newline), then read token by token (a whole string is one
@@ -138,6 +136,23 @@ def _open_structure(text: str, lower: str, answer_end: int | None = None) -> str
     if last != -1 and text[last + 3 : last + 4000].strip() and text.count("```") % 2:
         return "unclosed code block"
     return None
+
+
+def _last_think_open(lower: str) -> int:
+    """Where the last ``<think>`` (spaces allowed inside) ends, or -1: found with rfind
+    from the end (a regex scan of the whole text was most of this check's cost)."""
+    i = lower.rfind("think")
+    while i != -1:
+        closing = _THINK_OPEN_END.match(lower, i + 5)
+        if closing is not None:
+            j = i - 1
+            while j >= 0 and lower[j].isspace():
+                j -= 1
+            # A "<" then spaces then "think": not "</think>" ("/" is no space).
+            if j >= 0 and lower[j] == "<":
+                return closing.end()
+        i = lower.rfind("think", 0, i)
+    return -1
 
 
 def _cut_ending(text: str) -> str | None:

@@ -541,6 +541,31 @@ def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
     return None
 
 
+# A number that closes a LaTeX fraction's denominator: "$\\frac{1}{2}$" ends on "2",
+# but the number stated is the fraction (read back to its optional minus sign).
+_FRAC_BEFORE = re.compile(r"(?:-\s*)?\\[dt]?frac\s*\{\s*-?[\d.,]+\s*\}\s*\{\s*$")
+_FRAC_AFTER = re.compile(r"\s*\}")
+
+
+def last_number_or_fraction_rule(
+    text: str, lower: str, lo: int, hi: int, accept: Acceptor
+) -> Found | None:
+    """``last_number`` for ``numeric``, reading a last LaTeX fraction as one number
+    (``\\frac{1}{2}`` gives ``1/2``, as it does after a marker), not its denominator."""
+    found = last_number_rule(text, lower, lo, hi, accept)
+    if found is None:
+        return None
+    after = _FRAC_AFTER.match(text, found.end, hi)
+    before = _FRAC_BEFORE.search(text, max(lo, found.start - 80), found.start)
+    if after is None or before is None:
+        return found
+    start, end = before.start(), after.end()
+    got = accept(text[start:end])
+    if not got:
+        return found
+    return Found(got.answer, got.task, text[start:end], start, end, start, end, problem=got.problem)
+
+
 def bottom_scan(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """Lines from the bottom up: the first one the task accepts (Game of 24: the last
     arithmetic expression using the given numbers; boolean: a line starting yes/no)."""
@@ -599,7 +624,7 @@ _FALLBACKS: dict[str, tuple[Rule, ...]] = {
         Rule("last_expression", 900, 0.35, last_expression_rule),
         Rule("last_number", 900, 0.3, last_number_rule),
     ),
-    "numeric": (Rule("last_number", 900, 0.3, last_number_rule),),
+    "numeric": (Rule("last_number", 900, 0.3, last_number_or_fraction_rule),),
     # auto: whichever fallback form comes last in the text wins (same tier).
     "auto": (
         Rule("bottom_scan", 900, 0.4, final_yes_no_line),
