@@ -54,6 +54,12 @@ class CallInfo(BaseModel):
     )
     usage: Usage = Usage()
     latency_s: float = 0.0
+    repairs: tuple[str, ...] = Field(
+        default=(),
+        description="What was repaired in the replies before validation, each prefixed with "
+        "its mode: raw control characters escaped inside JSON strings, a confidence outside "
+        "[0, 1] after the re-asks recorded as missing.",
+    )
 
     @property
     def fell_back(self) -> bool:

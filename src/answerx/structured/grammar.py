@@ -1,0 +1,145 @@
+"""Schemas a grammar server can hold a model to: what llama.cpp keeps, and what answerx adds.
+
+A llama.cpp server turns the JSON schema of a request into a GBNF grammar, so
+the model *cannot* write anything else, in every mode answerx runs there:
+``tools`` (the forced tool's parameters), ``json_with_schema`` (the schema in
+``response_format``) and ``md_json`` (the grammar answerx sends itself). Its
+converter (llama-cpp-python's ``llama_grammar.json_schema_to_gbnf``, a port of
+llama.cpp's ``json_schema_to_grammar.py``) keeps:
+
+- ``enum`` and ``const`` (the answer letters of a multiple-choice task, ``yes``/``no``,
+  ``reasoning_type``), object properties and ``required``, arrays with
+  ``minItems``/``maxItems``;
+- ``minLength``/``maxLength`` of a string, and a string's ``pattern`` (``^…$``);
+
+and drops:
+
+- ``minimum``/``maximum`` of a number ("TODO" in its source): ``confidence`` 1.5
+  or 3 passes the grammar;
+- the control characters of a string: its ``char`` rule is ``[^"\\\\]``, so a raw
+  newline inside a string is allowed, and Pydantic's JSON parser rejects the object.
+
+:func:`grammar_schema` rewrites a schema so that the converter keeps both: a
+number bounded to [0, 1] becomes a string whose ``pattern`` admits only ``0``,
+``1``, ``0.d``–``0.ddd`` and ``1.0``–``1.000`` (the response models read the
+string back as a number), and every free string gets a ``pattern`` of JSON string
+content without raw control characters, its length bounds folded in.
+:func:`grammar_model` is a response model whose schema is rewritten so, for
+Instructor to send; it parses and validates exactly like the model it extends.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
+from typing import Any, cast
+
+from pydantic import BaseModel
+
+from answerx.errors import ConfigError
+
+__all__ = [
+    "CONFIDENCE_PATTERN",
+    "JSON_STRING_CHAR",
+    "fenced_json_grammar",
+    "grammar_model",
+    "grammar_schema",
+    "string_pattern",
+]
+
+#: A number in [0, 1], at most three decimals, as the *text* of a JSON string.
+#: ``[.]`` rather than ``\\.``: llama.cpp's GBNF parser knows no ``\\.`` escape.
+CONFIDENCE_PATTERN = "^(0|1|0[.][0-9]{1,3}|1[.]0{1,3})$"
+#: One character of JSON string content: anything but a quote, a backslash or a raw
+#: control character, or an escape sequence.
+JSON_STRING_CHAR = '([^"\\\\\\x00-\\x1f]|\\\\(["\\\\/bfnrt]|u[0-9a-fA-F]{4}))'
+
+
+def string_pattern(min_length: int = 0, max_length: int | None = None) -> str:
+    """The ``pattern`` of JSON string content with no raw control character, holding
+    ``min_length`` to ``max_length`` characters (an escape sequence counts as one)."""
+    if max_length is not None:
+        quantifier = f"{{{min_length},{max_length}}}"
+    elif min_length == 0:
+        quantifier = "*"
+    elif min_length == 1:
+        quantifier = "+"
+    else:
+        quantifier = f"{{{min_length},}}"
+    return f"^{JSON_STRING_CHAR}{quantifier}$"
+
+
+def _is_unit_interval(schema: dict[str, Any]) -> bool:
+    return (
+        schema.get("type") in ("number", "integer")
+        and schema.get("minimum") == 0
+        and schema.get("maximum") == 1
+    )
+
+
+def _rewrite(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_rewrite(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _rewrite(value) for key, value in node.items()}
+    if _is_unit_interval(node):
+        rewritten = {k: v for k, v in node.items() if k not in ("type", "minimum", "maximum")}
+        return {**rewritten, "type": "string", "pattern": CONFIDENCE_PATTERN}
+    free_string = node.get("type") == "string" and not (
+        {"enum", "const", "pattern", "format"} & node.keys()
+    )
+    if free_string:
+        pattern = string_pattern(node.get("minLength", 0), node.get("maxLength"))
+        return {**node, "pattern": pattern}
+    return node
+
+
+def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (unchanged) rewritten so llama.cpp's converter keeps its bounds (a copy)."""
+    return cast(dict[str, Any], _rewrite(copy.deepcopy(schema)))
+
+
+@functools.lru_cache(maxsize=512)
+def grammar_model(model: type[BaseModel]) -> type[BaseModel]:
+    """``model`` with its JSON schema rewritten by :func:`grammar_schema` (cached).
+
+    The same name (so the same tool name) and the same validation: only what is
+    sent differs. Instructor builds tools, ``response_format`` and prompts from
+    ``model_json_schema``.
+    """
+
+    plain_schema = model.model_json_schema.__func__  # type: ignore[attr-defined]
+
+    def model_json_schema(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return grammar_schema(plain_schema(cls, *args, **kwargs))
+
+    # Built through the model's own metaclass so that Pydantic sees the name (the
+    # schema's title, hence the tool name) and the docstring (the tool description).
+    namespace = {
+        "model_json_schema": classmethod(model_json_schema),
+        "__module__": model.__module__,
+        "__qualname__": model.__qualname__,
+        "__doc__": model.__doc__,
+    }
+    metaclass: Any = type(model)
+    return cast(type[BaseModel], metaclass(model.__name__, (model,), namespace))
+
+
+@functools.lru_cache(maxsize=256)
+def fenced_json_grammar(model: type[BaseModel]) -> str:
+    """A GBNF grammar (llama.cpp) for a ```json fenced block holding an object of
+    ``model``'s schema, bounds kept as :func:`grammar_schema` keeps them: what
+    Markdown-JSON mode asks for, made the only thing the server can write."""
+    try:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+    except ImportError as exc:  # pragma: no cover - grammar_field is set for llama.cpp servers
+        raise ConfigError(
+            "grammar_field needs llama-cpp-python: pip install 'answerx[local]'"
+        ) from exc
+    grammar = json_schema_to_gbnf(json.dumps(grammar_schema(model.model_json_schema())))
+    # The converter names its start rule "root"; wrap it in the code fence.
+    body = re.sub(r"^root ::=", "json-object ::=", grammar, count=1, flags=re.MULTILINE)
+    return 'root ::= "```json\\n" json-object "\\n```"\n' + body
