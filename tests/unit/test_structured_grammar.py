@@ -1,0 +1,88 @@
+"""The schema answerx sends to a grammar server (llama.cpp): bounds its converter keeps."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from answerx.structured.grammar import (
+    CONFIDENCE_PATTERN,
+    grammar_model,
+    grammar_schema,
+    string_pattern,
+)
+from answerx.structured.models import (
+    REASONING_EXTRACTION_MODELS,
+    ReasoningExtraction,
+    get_extraction_model,
+)
+
+
+def _matches(pattern: str, value: str) -> bool:
+    """Whether ``value``, written as a JSON string, has content matching ``pattern``
+    (llama.cpp applies a string's pattern to the characters between its quotes)."""
+    return re.fullmatch(pattern[1:-1], json.dumps(value)[1:-1]) is not None
+
+
+@pytest.mark.parametrize("text", ["0", "1", "0.9", "0.05", "0.123", "1.0", "1.000"])
+def test_the_confidence_pattern_admits_numbers_from_0_to_1(text: str) -> None:
+    assert re.fullmatch(CONFIDENCE_PATTERN[1:-1], text)
+
+
+@pytest.mark.parametrize("text", ["1.5", "3", "90", "-0.1", "0.1234", "1.01", ".5", "0.", ""])
+def test_the_confidence_pattern_rejects_everything_else(text: str) -> None:
+    assert not re.fullmatch(CONFIDENCE_PATTERN[1:-1], text)
+
+
+def test_confidence_is_sent_as_a_pattern_string_and_read_back_as_a_number() -> None:
+    schema = grammar_schema(ReasoningExtraction.model_json_schema())
+    confidence = schema["properties"]["confidence"]
+    assert (confidence["type"], confidence["pattern"]) == ("string", CONFIDENCE_PATTERN)
+    assert "minimum" not in confidence and "confidence" in schema["required"]
+    parsed = ReasoningExtraction.model_validate_json(
+        '{"full_reasoning_text": "", "answer_value": "4", "confidence": "0.75"}'
+    )
+    assert parsed.confidence == 0.75
+
+
+def test_a_free_string_admits_escapes_but_no_raw_control_character() -> None:
+    pattern = string_pattern()
+    assert _matches(pattern, 'a "quoted"\nline\\with\ttabs é')  # escaped by json.dumps
+    raw = re.fullmatch(pattern[1:-1], "line one\nline two")  # a raw newline in the text
+    assert raw is None
+
+
+def test_string_length_bounds_are_folded_into_the_pattern() -> None:
+    schema = grammar_schema(ReasoningExtraction.model_json_schema())
+    answer = schema["properties"]["answer_value"]
+    assert answer["pattern"] == string_pattern(1) and answer["minLength"] == 1
+    assert not _matches(answer["pattern"], "") and _matches(answer["pattern"], "4")
+    bounded = grammar_schema({"type": "string", "minLength": 2, "maxLength": 3})["pattern"]
+    assert [_matches(bounded, s) for s in ("a", "ab", "abc", "abcd")] == [0, 1, 1, 0]
+
+
+def test_enums_and_consts_are_sent_unchanged() -> None:
+    bound = get_extraction_model("chain_of_thought", task="multiple_choice", choices=["x", "y"])
+    plain = bound.model_json_schema()["properties"]
+    sent = grammar_model(bound).model_json_schema()["properties"]
+    assert sent["answer_value"]["enum"] == ["A", "B"] and "pattern" not in sent["answer_value"]
+    assert sent["reasoning_type"] == plain["reasoning_type"]
+
+
+def test_nested_models_and_list_items_are_rewritten_too() -> None:
+    tree = grammar_model(REASONING_EXTRACTION_MODELS["tree_of_thought"]).model_json_schema()
+    assert tree["$defs"]["ThoughtBranch"]["properties"]["thought"]["pattern"] == string_pattern()
+    steps = grammar_model(REASONING_EXTRACTION_MODELS["chain_of_thought"]).model_json_schema()
+    assert steps["properties"]["steps"]["items"]["pattern"] == string_pattern()
+
+
+def test_the_grammar_model_keeps_the_name_docstring_and_validation_of_its_model() -> None:
+    model = REASONING_EXTRACTION_MODELS["reflection"]
+    sent = grammar_model(model)
+    assert issubclass(sent, model) and sent.__name__ == model.__name__
+    assert sent.model_json_schema()["title"] == model.__name__
+    assert sent.model_json_schema()["description"] == model.model_json_schema()["description"]
+    assert grammar_model(model) is sent  # cached: one class per model
+    assert model.model_json_schema()["properties"]["confidence"]["type"] == "number"
