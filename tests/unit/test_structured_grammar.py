@@ -9,6 +9,9 @@ import pytest
 
 from answerx.structured.grammar import (
     CONFIDENCE_PATTERN,
+    ITEM_STRING_CHARS,
+    MAX_ITEMS,
+    TOP_STRING_CHARS,
     grammar_model,
     grammar_schema,
     string_pattern,
@@ -57,7 +60,7 @@ def test_a_free_string_admits_escapes_but_no_raw_control_character() -> None:
 def test_string_length_bounds_are_folded_into_the_pattern() -> None:
     schema = grammar_schema(ReasoningExtraction.model_json_schema())
     answer = schema["properties"]["answer_value"]
-    assert answer["pattern"] == string_pattern(1) and answer["minLength"] == 1
+    assert answer["pattern"] == string_pattern(1, TOP_STRING_CHARS) and answer["minLength"] == 1
     assert not _matches(answer["pattern"], "") and _matches(answer["pattern"], "4")
     bounded = grammar_schema({"type": "string", "minLength": 2, "maxLength": 3})["pattern"]
     assert [_matches(bounded, s) for s in ("a", "ab", "abc", "abcd")] == [0, 1, 1, 0]
@@ -71,11 +74,32 @@ def test_enums_and_consts_are_sent_unchanged() -> None:
     assert sent["reasoning_type"] == plain["reasoning_type"]
 
 
-def test_nested_models_and_list_items_are_rewritten_too() -> None:
+def test_nested_models_and_list_items_are_rewritten_with_the_smaller_cap() -> None:
     tree = grammar_model(REASONING_EXTRACTION_MODELS["tree_of_thought"]).model_json_schema()
-    assert tree["$defs"]["ThoughtBranch"]["properties"]["thought"]["pattern"] == string_pattern()
+    thought = tree["$defs"]["ThoughtBranch"]["properties"]["thought"]
+    assert thought["pattern"] == string_pattern(0, ITEM_STRING_CHARS)
+    assert tree["properties"]["branches"]["maxItems"] == MAX_ITEMS
     steps = grammar_model(REASONING_EXTRACTION_MODELS["chain_of_thought"]).model_json_schema()
-    assert steps["properties"]["steps"]["items"]["pattern"] == string_pattern()
+    assert steps["properties"]["steps"]["items"]["pattern"] == string_pattern(0, ITEM_STRING_CHARS)
+
+
+def test_unbounded_strings_and_lists_get_caps_so_a_whole_object_fits_in_the_reply() -> None:
+    schema = grammar_model(REASONING_EXTRACTION_MODELS["chain_of_thought"]).model_json_schema()
+    reasoning = schema["properties"]["full_reasoning_text"]["pattern"]
+    assert _matches(reasoning, "x" * TOP_STRING_CHARS)
+    assert not _matches(reasoning, "x" * (TOP_STRING_CHARS + 1))
+    assert schema["properties"]["steps"]["maxItems"] == MAX_ITEMS
+    declared = grammar_schema(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "maxLength": 3},
+                "b": {"type": "array", "maxItems": 9},
+            },
+        }
+    )
+    assert declared["properties"]["a"]["pattern"] == string_pattern(0, 3)
+    assert declared["properties"]["b"]["maxItems"] == 9  # a bound of its own is kept
 
 
 def test_the_grammar_model_keeps_the_name_docstring_and_validation_of_its_model() -> None:

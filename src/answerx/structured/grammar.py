@@ -23,7 +23,11 @@ and drops:
 number bounded to [0, 1] becomes a string whose ``pattern`` admits only ``0``,
 ``1``, ``0.d``–``0.ddd`` and ``1.0``–``1.000`` (the response models read the
 string back as a number), and every free string gets a ``pattern`` of JSON string
-content without raw control characters, its length bounds folded in.
+content without raw control characters, its length bounds folded in. A string or
+list with no bound of its own gets one (:data:`TOP_STRING_CHARS`,
+:data:`ITEM_STRING_CHARS`, :data:`MAX_ITEMS`), so that a whole object always fits
+in the reply: a small model otherwise writes one string until the token limit and
+the object is cut off.
 :func:`grammar_model` is a response model whose schema is rewritten so, for
 Instructor to send; it parses and validates exactly like the model it extends.
 """
@@ -42,7 +46,10 @@ from answerx.errors import ConfigError
 
 __all__ = [
     "CONFIDENCE_PATTERN",
+    "ITEM_STRING_CHARS",
     "JSON_STRING_CHAR",
+    "MAX_ITEMS",
+    "TOP_STRING_CHARS",
     "fenced_json_grammar",
     "grammar_model",
     "grammar_schema",
@@ -71,6 +78,18 @@ def string_pattern(min_length: int = 0, max_length: int | None = None) -> str:
     return f"^{JSON_STRING_CHAR}{quantifier}$"
 
 
+#: Caps for a string or list whose schema sets none, so that a whole object always fits
+#: in the reply (``max_tokens``) instead of being cut off mid-string: a 135M model can
+#: write one string until the token limit. A top-level string holds up to
+#: ``TOP_STRING_CHARS``, any other (list items, nested objects) ``ITEM_STRING_CHARS``,
+#: and a list ``MAX_ITEMS`` items: at most ~1,700 characters in all for the
+#: approaches' models, within the local provider's 512 tokens. (llama.cpp refuses
+#: grammars with far larger repetitions.)
+TOP_STRING_CHARS = 500
+ITEM_STRING_CHARS = 200
+MAX_ITEMS = 5
+
+
 def _is_unit_interval(schema: dict[str, Any]) -> bool:
     return (
         schema.get("type") in ("number", "integer")
@@ -79,12 +98,12 @@ def _is_unit_interval(schema: dict[str, Any]) -> bool:
     )
 
 
-def _rewrite(node: Any) -> Any:
+def _rewrite(node: Any, chars: int) -> Any:
     if isinstance(node, list):
-        return [_rewrite(item) for item in node]
+        return [_rewrite(item, chars) for item in node]
     if not isinstance(node, dict):
         return node
-    node = {key: _rewrite(value) for key, value in node.items()}
+    node = {key: _rewrite(value, ITEM_STRING_CHARS) for key, value in node.items()}
     if _is_unit_interval(node):
         rewritten = {k: v for k, v in node.items() if k not in ("type", "minimum", "maximum")}
         return {**rewritten, "type": "string", "pattern": CONFIDENCE_PATTERN}
@@ -92,14 +111,25 @@ def _rewrite(node: Any) -> Any:
         {"enum", "const", "pattern", "format"} & node.keys()
     )
     if free_string:
-        pattern = string_pattern(node.get("minLength", 0), node.get("maxLength"))
+        pattern = string_pattern(node.get("minLength", 0), node.get("maxLength", chars))
         return {**node, "pattern": pattern}
+    if node.get("type") == "array" and "maxItems" not in node:
+        return {**node, "maxItems": MAX_ITEMS}
     return node
 
 
 def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` (unchanged) rewritten so llama.cpp's converter keeps its bounds (a copy)."""
-    return cast(dict[str, Any], _rewrite(copy.deepcopy(schema)))
+    """``schema`` rewritten so llama.cpp's converter keeps its bounds (a copy; the
+    argument is left unchanged). A top-level property is rewritten with the larger
+    string cap, everything else with the smaller one."""
+    rewritten = cast(dict[str, Any], _rewrite(copy.deepcopy(schema), ITEM_STRING_CHARS))
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        rewritten["properties"] = {
+            name: _rewrite(copy.deepcopy(prop), TOP_STRING_CHARS)
+            for name, prop in properties.items()
+        }
+    return rewritten
 
 
 @functools.lru_cache(maxsize=512)
