@@ -224,6 +224,8 @@ class InstructorClientManager:
         self.async_transport = async_transport
         self._api_key = self.spec.resolve_api_key(api_key)
         self.base_url = self.spec.resolve_base_url(base_url)
+        # No URL for an autostart provider: answerx serves the bundled model itself.
+        self._autostart = self.base_url is None and self.spec.autostart
         # Clients cached per mode: one scope for sync calls, one per event loop for async.
         self._sync_scope: dict[str, Any] = {}
         self._loop_scopes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
@@ -243,12 +245,10 @@ class InstructorClientManager:
         its connections belong to the loop that opened them, so a manager serves
         one ``asyncio.run()`` after another.
         """
+        if self._autostart:
+            self._follow_local_server()
         scope = self._scope(is_async)
         with self._lock:
-            if self.base_url is None and self.spec.autostart:
-                from answerx.local import ensure_local_server  # only the local provider needs it
-
-                self.base_url = ensure_local_server(model_path=self.spec.gguf)
             if "sdk" not in scope:
                 scope["sdk"] = make_sdk_client(
                     self.spec, api_key=self._api_key, base_url=self.base_url,
@@ -270,6 +270,18 @@ class InstructorClientManager:
                 if inspect.isawaitable(result):
                     await result
 
+    def _follow_local_server(self) -> None:
+        """Point at the process's shared local model server, starting it if needed and
+        starting a new one if it died (the clients of the old URL are dropped)."""
+        from answerx.local import ensure_local_server  # only the local provider needs it
+
+        url = ensure_local_server(model_path=self.spec.gguf)
+        with self._lock:
+            if url != self.base_url:
+                self.base_url = url
+                self._sync_scope.clear()
+                self._loop_scopes.clear()
+
     def _scope(self, is_async: bool) -> dict[str, Any]:
         if not is_async:
             return self._sync_scope
@@ -278,6 +290,8 @@ class InstructorClientManager:
             return self._loop_scopes.setdefault(loop, {})
 
     def _client(self, mode: str, is_async: bool) -> Any:
+        if self._autostart:
+            self._follow_local_server()
         scope = self._scope(is_async)
         client = scope.get(mode)
         if client is None:
