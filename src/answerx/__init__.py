@@ -2,6 +2,7 @@
 
 from answerx.errors import AnswerxError, ConfigError, ExtractionError, InputError
 from answerx.extraction import Extraction, clean_answer, extract
+from answerx.grading import Verdict, grade, verify, verify_batch
 
 __version__ = "0.1.0"
 
@@ -11,7 +12,11 @@ __all__ = [
     "Extraction",
     "ExtractionError",
     "InputError",
+    "Verdict",
     "__version__",
     "clean_answer",
     "extract",
+    "grade",
+    "verify",
+    "verify_batch",
 ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +14,6 @@ from answerx.errors import ConfigError
 from answerx.experiments.records import ItemRecord, RunRecord
 from answerx.experiments.scoring import (
     ScoreResult,
-    _MathWorker,
     check_game24,
     infer_task,
     normalize_text,
@@ -250,55 +247,14 @@ def test_scoring_from_worker_threads_gives_the_main_thread_verdicts() -> None:
     assert off_main == on_main
 
 
-@pytest.mark.parametrize("where", ["main thread", "worker thread"])
-def test_a_comparison_that_runs_too_long_is_cut_off_as_a_timeout(where: str) -> None:
-    # 9^(9^9) has 370 million digits: sympy would work on it for minutes.
-    def run() -> object:
-        return score("9^{9^{9}}", "2", "math", math_timeout_s=1)
-
-    started = time.monotonic()
-    if where == "main thread":
-        result = run()
-    else:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            result = pool.submit(run).result()
-    assert result == verdict(False, "math_verify_timeout")
-    assert time.monotonic() - started < 20
+def test_a_comparison_that_runs_too_long_is_scored_as_a_timeout() -> None:
+    # 9^(9^9) has 370 million digits; grading's worker pool cuts it off (tests/grading).
+    assert score("9^{9^{9}}", "2", "math", math_timeout_s=1) == verdict(
+        False, "math_verify_timeout"
+    )
 
 
-def test_a_math_process_that_never_answers_is_killed_and_replaced() -> None:
-    silent = [sys.executable, "-c", "print('answerx-math:ready', flush=True); input(); input()"]
-    worker = _MathWorker(argv=silent, backstop_s=0.5)
-    try:
-        started = time.monotonic()
-        assert worker.check("1", "1", 1) == "timeout"
-        assert time.monotonic() - started < 5
-        assert worker.check("1", "1", 1) == "timeout"  # a fresh child, killed again
-    finally:
-        worker.stop()
-
-
-def score_on_a_thread(pair: tuple[str, str]) -> bool | None:
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: score(pair[0], pair[1], "math").correct).result()
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX")
-def test_a_forked_process_starts_its_own_math_process() -> None:
-    import multiprocessing
-
-    assert score_on_a_thread((r"\frac{1}{2}", "0.5")) is True  # the parent's child is running
-    with multiprocessing.get_context("fork").Pool(1) as pool:
-        assert pool.map(score_on_a_thread, [(r"\frac{1}{2}", "0.5"), ("3", "4")]) == [True, False]
-
-
-def test_without_a_child_process_math_is_compared_in_process() -> None:
-    worker = _MathWorker(argv=[str(Path("/nonexistent/python"))])
-    assert worker.check(r"\frac{1}{2}", "0.5", 5) == "equal"
-    assert worker.check("3", "4", 5) == "different"
-
-
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(
     text=st.text(max_size=60),
     gold=st.sampled_from(["4", "B", "yes", "Paris", r"\frac{1}{2}", "(7 - 8 / 8) * 4"]),
@@ -310,7 +266,7 @@ def test_scoring_never_crashes_on_any_text(text: str, gold: str, task: str) -> N
     assert score(text, gold, task) == score(text, gold, task)  # deterministic
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from("0123456789x+-*/^{}()[]\\frac=.,$ "), max_size=40))
 def test_math_scoring_never_crashes_on_formula_like_text(text: str) -> None:
     assert score(text, r"\frac{1}{2}", "math", math_timeout_s=2).correct in (True, False)

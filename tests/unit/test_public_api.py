@@ -14,6 +14,8 @@ def test_the_names_design_md_lists_are_importable() -> None:
     for name in ("ReasoningExtraction", "REASONING_EXTRACTION_MODELS", "InstructorClientManager"):
         assert name in answerx.structured.__all__ and getattr(answerx.structured, name)
     assert set(answerx.__all__) >= {"extract", "Extraction", "AnswerxError", "ConfigError"}
+    assert {"verify", "grade", "verify_batch", "Verdict"} <= set(answerx.__all__)
+    assert answerx.verify("It is 4.", "4").correct is True
 
 
 _BLOCKED = """
@@ -24,7 +26,7 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError(f"{name} is blocked")
         return None
 sys.meta_path.insert(0, Block())
-import answerx, answerx.extraction, answerx.cli
+import answerx, answerx.extraction, answerx.grading, answerx.cli
 print(answerx.extract("The answer is 4.").answer)
 """
 

@@ -1,0 +1,200 @@
+"""``verify_batch``: many outputs at once, in this process or across worker processes."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from answerx.errors import InputError
+from answerx.extraction.models import Task
+from answerx.grading.core import (
+    DEFAULT_TIME_LIMIT_S,
+    DEFAULT_TOLERANCE,
+    _extract,
+    _verdict,
+    verify,
+)
+from answerx.grading.models import Verdict
+from answerx.grading.pool import CHUNK_BYTES, shared_pool
+from answerx.grading.tasks import check_task, infer_task
+
+__all__ = ["verify_batch"]
+
+_CHUNK_ITEMS = 64  # requests per round trip to a worker: amortises the pipe's latency
+# Extraction and JSON of a large output, on top of the comparison's own limit.
+_SLACK_S = 2.0
+
+
+def verify_batch(
+    outputs: Any,
+    golds: Any,
+    *,
+    task: Task | str | Sequence[Task | str] = "auto",
+    choices: Sequence[str] | Sequence[Sequence[str] | None] | None = None,
+    numbers: Sequence[int | float] | Sequence[Sequence[int | float] | None] | None = None,
+    finish_reasons: Sequence[str | None] | None = None,
+    workers: int | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+) -> list[Verdict]:
+    """:func:`~answerx.grading.verify` for every output, in order, one verdict each.
+
+    ``outputs`` and ``golds`` are lists (or pyarrow arrays) of the same length;
+    ``task``, ``choices`` and ``numbers`` are one value for all items or one per
+    item. An item that cannot be read (an output that is None or not text) gets
+    its verdict (``no_answer``), never an exception; one that overruns its time
+    limit gets ``timeout``. ``workers=N`` spreads the items over N worker
+    processes (each item bounded by ``time_limit_s`` there); ``None`` works in
+    this process. Raises InputError when the lengths differ and ConfigError for
+    an unknown task name.
+
+    >>> [v.correct for v in verify_batch(["It is 4.", "It is 5."], ["4", "4"])]
+    [True, False]
+    """
+    outs, refs = _as_list(outputs), _as_list(golds)
+    n = len(outs)
+    if len(refs) != n:
+        raise InputError(f"{n} outputs but {len(refs)} gold answers: one each is needed")
+    tasks = _per_item(task, n, "task", lambda v: isinstance(v, str))
+    for t in set(tasks):
+        check_task(t)
+    item_choices = _per_item(choices, n, "choices", _one_list_of(str))
+    item_numbers = _per_item(numbers, n, "numbers", _one_list_of(int, float))
+    finishes = _per_item(finish_reasons, n, "finish_reasons", lambda v: v is None)
+    items = [
+        {
+            "raw_output": outs[i],
+            "gold": refs[i],
+            "task": tasks[i],
+            "choices": item_choices[i],
+            "numbers": item_numbers[i],
+            "finish_reason": finishes[i],
+            "tolerance": tolerance,
+            "time_limit_s": time_limit_s,
+        }
+        for i in range(n)
+    ]
+    if workers is None or n == 0:
+        return [_verify_here(item) for item in items]
+    if workers < 1:
+        raise InputError(f"workers must be at least 1, not {workers}")
+    return _verify_in_workers(items, workers, time_limit_s + _SLACK_S)
+
+
+def _as_list(values: Any) -> list[Any]:
+    if hasattr(values, "to_pylist"):  # pyarrow Array / ChunkedArray
+        return list(values.to_pylist())
+    if isinstance(values, str):
+        raise InputError("expected a list of texts, not one string")
+    return list(values)
+
+
+def _one_list_of(*kinds: type) -> Callable[[Any], bool]:
+    def is_one(value: Any) -> bool:
+        if value is None:
+            return True
+        seq = _as_list(value)
+        return not seq or all(isinstance(v, kinds) and not isinstance(v, bool) for v in seq)
+
+    return is_one
+
+
+def _per_item(value: Any, n: int, name: str, is_one: Callable[[Any], bool]) -> list[Any]:
+    if is_one(value):
+        return [value] * n
+    each = _as_list(value)
+    if len(each) != n:
+        raise InputError(f"{name}: one value for all items or one per item ({n}), not {len(each)}")
+    return each
+
+
+def _verify_here(item: dict[str, Any]) -> Verdict:
+    if not isinstance(item["raw_output"], str):
+        return _unreadable_output(item)
+    return verify(**item)
+
+
+def _unreadable_output(item: dict[str, Any]) -> Verdict:
+    # No text to read: the model stated nothing (a failed generation, a null cell).
+    started = time.perf_counter()
+    verdict = verify(
+        "", item["gold"], item["task"], choices=item["choices"], numbers=item["numbers"]
+    )
+    if verdict.reason == "unreadable_gold":
+        return verdict
+    return _verdict("no_answer", "none", None, verdict.gold, None, started)
+
+
+def _timed_out(item: dict[str, Any], waited_s: float) -> Verdict:
+    # The worker was killed on this item: read the answer here (extraction is linear
+    # and bounded) so the verdict still says what was stated.
+    task = item["task"]
+    if task == "auto":
+        task = infer_task(str(item["gold"]) if item["gold"] is not None else None,
+                          item["choices"], item["numbers"])  # fmt: skip
+    extraction = _extract(
+        item["raw_output"], task, item["choices"], item["numbers"], item["finish_reason"]
+    )
+    verdict = _verdict("timeout", "math_verify", extraction.answer, None, extraction, 0.0)
+    gold = item["gold"]
+    return verdict.model_copy(
+        update={"gold": str(gold) if gold is not None else None, "elapsed_s": waited_s}
+    )
+
+
+def _verify_in_workers(items: list[dict[str, Any]], workers: int, limit_s: float) -> list[Verdict]:
+    pool = shared_pool()
+    pool.grow(workers)
+    results: list[Verdict | None] = [None] * len(items)
+    pending: queue.Queue[list[int]] = queue.Queue()
+    chunk: list[int] = []
+    size = 0
+    for i, item in enumerate(items):
+        if not isinstance(item["raw_output"], str):
+            results[i] = _unreadable_output(item)
+            continue
+        cost = len(item["raw_output"]) + 64
+        if chunk and (len(chunk) >= _CHUNK_ITEMS or size + cost > CHUNK_BYTES):
+            pending.put(chunk)
+            chunk, size = [], 0
+        chunk.append(i)
+        size += cost
+    if chunk:
+        pending.put(chunk)
+    lock = threading.Lock()
+
+    def drain() -> None:
+        while True:
+            try:
+                indices = pending.get_nowait()
+            except queue.Empty:
+                return
+            sent = time.perf_counter()
+            try:
+                replies = pool.run([["verify", items[i]] for i in indices], limit_s)
+            except RuntimeError:  # no worker process can start here: verify in this thread
+                replies = [json.loads(_verify_here(items[i]).model_dump_json()) for i in indices]
+            for k, (i, reply) in enumerate(zip(indices, replies, strict=True)):
+                if reply is None:
+                    results[i] = _timed_out(items[i], time.perf_counter() - sent)
+                    rest = indices[k + 1 :]
+                    if rest:  # not tried yet: back in the queue for the next free worker
+                        with lock:
+                            pending.put(rest)
+                    break
+                if "error" in reply:  # the worker met a bug on this item: show it here
+                    results[i] = _verify_here(items[i])
+                else:
+                    results[i] = Verdict.model_validate(reply)
+
+    with ThreadPoolExecutor(max_workers=workers) as threads:
+        for future in [threads.submit(drain) for _ in range(workers)]:
+            future.result()
+    # A requeued remainder may arrive after a thread found the queue empty.
+    drain()
+    return [r if r is not None else _verify_here(items[i]) for i, r in enumerate(results)]

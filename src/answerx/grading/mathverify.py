@@ -1,0 +1,108 @@
+"""math-verify's equivalence (symbolic and numeric), bounded in time on any thread.
+
+:func:`compare` sends the comparison to a worker process of
+:mod:`answerx.grading.pool`; inside that worker, :func:`math_equal` runs
+math-verify with its ``signal.alarm`` timers off, and the pool enforces the time
+limit from outside.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from functools import lru_cache
+from typing import Any, Literal, get_args
+
+from answerx.grading.pool import shared_pool
+
+__all__ = ["MathResult", "compare", "math_equal"]
+
+log = logging.getLogger(__name__)
+
+#: ``unreadable_gold``: math-verify could not read the gold answer at all.
+MathResult = Literal["equal", "different", "unreadable_gold", "timeout"]
+_RESULTS: tuple[str, ...] = get_args(MathResult)
+
+# True inside a worker process: math-verify is called right here.
+_IN_WORKER = False
+
+
+def enter_worker() -> None:
+    """Mark this process as a grading worker (called by the worker's main loop only)."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    # math-verify warns once that its timers are off: here the pool's limit applies.
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+
+def _latex(answer: str) -> str:
+    # math-verify looks for LaTeX between delimiters; a bare "\frac{3}{4}" or "x^2+1" is
+    # found only inside "$...$". Answers that carry their own delimiters go in as they are.
+    return answer if "$" in answer or "\\boxed" in answer else f"${answer}$"
+
+
+_CACHED_CHARS = 512  # longer texts are parsed afresh: the cache must stay small
+
+
+def _parse(answer: str, limit: int | None) -> tuple[Any, ...]:
+    return (
+        _parse_cached(answer, limit) if len(answer) <= _CACHED_CHARS else _parse_now(answer, limit)
+    )
+
+
+def _parse_now(answer: str, limit: int | None) -> tuple[Any, ...]:
+    from math_verify import parse
+
+    try:
+        return tuple(parse(_latex(answer), parsing_timeout=limit, raise_on_error=True))
+    except Exception:  # math-verify's own default: an unreadable answer parses to nothing
+        # (its TimeoutException derives from Exception too: nothing was read in time)
+        return ()
+
+
+# An RL run grades many outputs against the same gold answer: parse it once.
+_parse_cached = lru_cache(maxsize=4096)(_parse_now)
+
+
+def math_equal(answer: str, gold: str, limit: int | None = None) -> MathResult:
+    """math-verify's verdict on ``answer`` against ``gold``, in this process.
+
+    ``limit`` is math-verify's own per-step timer (``signal.alarm``: main thread
+    only); None, as in the worker, turns it off.
+    """
+    from math_verify import verify
+
+    gold_parsed = _parse(gold, limit)
+    if not gold_parsed:
+        return "unreadable_gold"
+    answer_parsed = _parse(answer, limit)
+    if not answer_parsed:
+        return "different"
+    try:
+        same = verify(list(gold_parsed), list(answer_parsed), timeout_seconds=limit)
+    except Exception:
+        log.debug("math-verify comparison failed", exc_info=True)
+        same = False
+    return "equal" if same else "different"
+
+
+def compare(answer: str, gold: str, limit_s: float) -> MathResult:
+    """math-verify's verdict, within ``limit_s`` seconds, from any thread."""
+    if _IN_WORKER:
+        return math_equal(answer, gold)
+    pool = shared_pool()
+    if pool.available:
+        try:
+            (reply,) = pool.run([["math", answer, gold]], limit_s)
+        except RuntimeError:
+            reply = _in_process(answer, gold, limit_s)
+        return reply if reply in _RESULTS else "timeout"
+    return _in_process(answer, gold, limit_s)
+
+
+def _in_process(answer: str, gold: str, limit_s: float) -> MathResult:
+    # No worker process can be started here (a sandbox without subprocesses): on the main
+    # thread math-verify's own timers still bound each step; elsewhere nothing can.
+    on_main = threading.current_thread() is threading.main_thread() and os.name == "posix"
+    return math_equal(answer, gold, max(1, round(limit_s)) if on_main else None)

@@ -1,0 +1,92 @@
+"""The result type of grading: :class:`Verdict`, and the names of its reasons and predicates."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from answerx.extraction.models import Extraction
+
+__all__ = ["HOWS", "REASONS", "How", "Reason", "Verdict"]
+
+#: Why a verdict came out as it did.
+#:
+#: - ``equivalent``: the answer means the gold answer (``correct=True``);
+#: - ``different``: it does not (``correct=False``);
+#: - ``no_answer``: the output states no answer (``correct=False``);
+#: - ``unfinished``: the output was cut off before it stated one (``correct=False``);
+#: - ``malformed_answer``: the stated answer is not well formed for the task (a Game-of-24
+#:   expression that reuses a number, a letter that is not an option; ``correct=False``);
+#: - ``unreadable_gold``: the gold answer is missing or cannot be read (``correct=None``,
+#:   the only verdict that is neither right nor wrong);
+#: - ``timeout``: the comparison overran its time limit, or the worker process running
+#:   it died (``correct=False``, as math-verify itself counts a timeout).
+Reason = Literal[
+    "equivalent",
+    "different",
+    "no_answer",
+    "unfinished",
+    "malformed_answer",
+    "unreadable_gold",
+    "timeout",
+]
+REASONS: tuple[str, ...] = get_args(Reason)
+
+#: The predicate that decided a verdict.
+#:
+#: - ``exact``: the cleaned answer and gold are the same string;
+#: - ``normalised_math``: the same LaTeX after dropping spacing, ``$``, ``\\left``/``\\right``
+#:   and ``\\dfrac``/``\\tfrac`` spellings;
+#: - ``fraction``: both are numbers, compared exactly as fractions (``0.5`` = ``1/2`` =
+#:   ``\\frac{1}{2}``, ``$1,234.50`` = ``1234.5``);
+#: - ``numeric_tolerance``: both are numbers, not exactly equal, compared within the
+#:   tolerance (relative to the gold value, absolute below 1);
+#: - ``math_verify``: math-verify's symbolic and numeric equivalence (sets, intervals,
+#:   equations, expressions);
+#: - ``letter``: multiple choice, by the choice letter (``B``, ``(B)``, ``Option B``);
+#: - ``option_text``: multiple choice, the answer is an option's text;
+#: - ``boolean``: yes/no/true/false in any spelling;
+#: - ``normalised_text``: SQuAD-style text match (case, punctuation, articles, spacing);
+#: - ``game24``: the expression uses each given number once and makes 24 (evaluated exactly
+#:   on fractions, never with ``eval``);
+#: - ``none``: nothing was compared (no answer, unfinished output, unreadable gold).
+How = Literal[
+    "exact",
+    "normalised_math",
+    "fraction",
+    "numeric_tolerance",
+    "math_verify",
+    "letter",
+    "option_text",
+    "boolean",
+    "normalised_text",
+    "game24",
+    "none",
+]
+HOWS: tuple[str, ...] = get_args(How)
+
+
+class Verdict(BaseModel):
+    """Whether one answer is right, why, and how that was decided.
+
+    ``correct`` is None only for ``reason="unreadable_gold"``: an empty answer
+    never equals an empty gold, and an output that states nothing is wrong.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    correct: bool | None = Field(description="True/False; None only when the gold is unreadable.")
+    reason: Reason = Field(description="Why: equivalent, different, no_answer, unfinished, ...")
+    how: str = Field(description="The predicate that decided (see answerx.grading.HOWS).")
+    answer: str | None = Field(default=None, description="The answer that was judged (cleaned).")
+    gold: str | None = Field(default=None, description="The gold answer it was judged against.")
+    extraction: Extraction | None = Field(
+        default=None, description="The extraction the answer came from (verify only)."
+    )
+    elapsed_s: float = Field(default=0.0, ge=0.0, description="Seconds spent on this verdict.")
+
+    @property
+    def reward(self) -> float:
+        """1.0 when correct, else 0.0 (an unreadable gold counts 0.0 too)."""
+        return 1.0 if self.correct else 0.0

@@ -1,0 +1,26 @@
+"""SQuAD-style text comparison: case, punctuation, articles and spacing do not count."""
+
+from __future__ import annotations
+
+import re
+import string
+
+__all__ = ["normalize_text", "same_text"]
+
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
+def normalize_text(text: str) -> str:
+    """SQuAD's answer normalisation: lower case, no punctuation, no articles, single spaces.
+
+    >>> normalize_text("  The  Quick, brown FOX! ")
+    'quick brown fox'
+    """
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
+
+
+def same_text(answer: str, gold: str) -> bool:
+    """True when both normalise to the same non-empty text."""
+    normal = normalize_text(gold)
+    return bool(normal) and normalize_text(answer) == normal
