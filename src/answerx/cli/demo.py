@@ -1,4 +1,4 @@
-"""``answerx demo``: what answerx is for, in a few minutes, on the embedded defaults (``make demo``).
+"""``answerx demo``: what answerx is for, in minutes, on the embedded defaults (``make demo``).
 
 1. Deterministic extraction of the bundled example outputs: answer, rule (method),
    confidence, and whether the answer is well formed / the output was cut off.
