@@ -8,10 +8,13 @@ import re
 import pytest
 
 from answerx.structured.grammar import (
+    CHARS_PER_TOKEN,
     CONFIDENCE_PATTERN,
     ITEM_STRING_CHARS,
     MAX_ITEMS,
     TOP_STRING_CHARS,
+    Caps,
+    caps_for,
     grammar_model,
     grammar_schema,
     string_pattern,
@@ -110,3 +113,42 @@ def test_the_grammar_model_keeps_the_name_docstring_and_validation_of_its_model(
     assert sent.model_json_schema()["description"] == model.model_json_schema()["description"]
     assert grammar_model(model) is sent  # cached: one class per model
     assert model.model_json_schema()["properties"]["confidence"]["type"] == "number"
+
+
+def _longest_instance(node: dict[str, object], defs: dict[str, object]) -> object:
+    """The longest JSON value a rewritten schema allows (each string at its cap)."""
+    if "$ref" in node:
+        return _longest_instance(defs[str(node["$ref"]).rsplit("/", 1)[-1]], defs)  # type: ignore[arg-type]
+    if "enum" in node:
+        return max(node["enum"], key=lambda v: len(json.dumps(v)))  # type: ignore[arg-type]
+    if "const" in node:
+        return node["const"]
+    if node.get("type") == "string":
+        if node.get("pattern") == CONFIDENCE_PATTERN:
+            return "1.000"
+        upper = re.search(r"\{\d+,(\d+)\}\$$", str(node["pattern"]))
+        assert upper, f"an unbounded string: {node}"
+        return "x" * int(upper.group(1))
+    if node.get("type") == "array":
+        return [_longest_instance(node["items"], defs)] * int(node["maxItems"])  # type: ignore[arg-type]
+    props = node.get("properties") or {}
+    return {k: _longest_instance(v, defs) for k, v in props.items()}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("max_tokens", [96, 512])
+@pytest.mark.parametrize("approach", list(REASONING_EXTRACTION_MODELS))
+def test_the_longest_object_the_schema_allows_fits_in_the_reply(
+    approach: str, max_tokens: int
+) -> None:
+    # Below ~96 tokens the keys of the larger models alone no longer fit.
+    model = get_extraction_model(approach, task="numeric")
+    schema = grammar_model(model, max_tokens).model_json_schema()
+    longest = json.dumps(_longest_instance(schema, schema.get("$defs", {})))
+    assert len(longest) <= CHARS_PER_TOKEN * max_tokens
+
+
+def test_a_larger_reply_allows_longer_strings() -> None:
+    model = REASONING_EXTRACTION_MODELS["chain_of_thought"]
+    small, large = caps_for(model.model_json_schema(), 96), caps_for(model.model_json_schema(), 512)
+    assert small.top < large.top <= TOP_STRING_CHARS and small.items <= large.items
+    assert caps_for(model.model_json_schema(), None) == Caps()

@@ -38,6 +38,7 @@ import copy
 import functools
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -45,11 +46,14 @@ from pydantic import BaseModel
 from answerx.errors import ConfigError
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "CONFIDENCE_PATTERN",
     "ITEM_STRING_CHARS",
     "JSON_STRING_CHAR",
     "MAX_ITEMS",
     "TOP_STRING_CHARS",
+    "Caps",
+    "caps_for",
     "fenced_json_grammar",
     "grammar_model",
     "grammar_schema",
@@ -78,16 +82,35 @@ def string_pattern(min_length: int = 0, max_length: int | None = None) -> str:
     return f"^{JSON_STRING_CHAR}{quantifier}$"
 
 
-#: Caps for a string or list whose schema sets none, so that a whole object always fits
-#: in the reply (``max_tokens``) instead of being cut off mid-string: a 135M model can
-#: write one string until the token limit. A top-level string holds up to
+#: Caps for a string or list whose schema sets none, so that a whole object fits in
+#: the reply (``max_tokens``) instead of being cut off mid-string: a 135M model can
+#: write one string until the token limit. At most: a top-level string
 #: ``TOP_STRING_CHARS``, any other (list items, nested objects) ``ITEM_STRING_CHARS``,
-#: and a list ``MAX_ITEMS`` items: at most ~1,700 characters in all for the
-#: approaches' models, within the local provider's 512 tokens. (llama.cpp refuses
-#: grammars with far larger repetitions.)
+#: a list ``MAX_ITEMS`` items; smaller when the longest object they allow would not
+#: fit in ``CHARS_PER_TOKEN`` × ``max_tokens`` characters (:func:`caps_for`).
+#: (llama.cpp also refuses grammars with repetitions much larger than these.)
 TOP_STRING_CHARS = 500
 ITEM_STRING_CHARS = 200
 MAX_ITEMS = 5
+#: Characters per token assumed for the budget: below what English and JSON take
+#: (3-4), so the longest object allowed fits with room to spare.
+CHARS_PER_TOKEN = 2.5
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """Bounds given to strings and lists whose schema sets none."""
+
+    top: int = TOP_STRING_CHARS
+    item: int = ITEM_STRING_CHARS
+    items: int = MAX_ITEMS
+
+    @classmethod
+    def scaled(cls, factor: float) -> Caps:
+        """The default caps times ``factor`` (at least 8 characters and one item)."""
+        return cls(max(8, round(TOP_STRING_CHARS * factor)),
+                   max(8, round(ITEM_STRING_CHARS * factor)),
+                   max(1, round(MAX_ITEMS * factor)))  # fmt: skip
 
 
 def _is_unit_interval(schema: dict[str, Any]) -> bool:
@@ -98,12 +121,58 @@ def _is_unit_interval(schema: dict[str, Any]) -> bool:
     )
 
 
-def _rewrite(node: Any, chars: int) -> Any:
+def _longest(node: Any, defs: dict[str, Any], chars: int, caps: Caps, depth: int = 0) -> int:
+    """The most characters a JSON value of ``node`` can take under ``caps`` (about)."""
+    if not isinstance(node, dict) or depth > 8:
+        return 20
+    if "$ref" in node:
+        return _longest(defs.get(node["$ref"].rsplit("/", 1)[-1]), defs, chars, caps, depth + 1)
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            return max(_longest(n, defs, chars, caps, depth + 1) for n in node[key])
+    if "enum" in node:
+        return max(len(json.dumps(v)) for v in node["enum"])
+    if "const" in node:
+        return len(json.dumps(node["const"]))
+    kind = node.get("type")
+    if kind == "string":
+        return int(node.get("maxLength", chars)) + 2
+    if kind == "array":
+        count = int(node.get("maxItems", caps.items))
+        return 2 + count * (_longest(node.get("items"), defs, caps.item, caps, depth + 1) + 2)
+    if kind == "object" or "properties" in node:
+        return 2 + sum(
+            len(name) + 6 + _longest(prop, defs, caps.item, caps, depth + 1)
+            for name, prop in (node.get("properties") or {}).items()
+        )
+    return 7 if _is_unit_interval(node) else 20
+
+
+def caps_for(schema: dict[str, Any], max_tokens: int | None) -> Caps:
+    """The largest :class:`Caps` (down from the defaults) under which the longest object
+    ``schema`` allows fits in ``max_tokens`` (the defaults when None)."""
+    caps = Caps()
+    if max_tokens is None:
+        return caps
+    budget = CHARS_PER_TOKEN * max_tokens
+    defs = schema.get("$defs") or {}
+    props = schema.get("properties") or {}
+    for step in range(1, 30):  # each step shrinks the caps by a fifth
+        longest = 2 + sum(
+            len(name) + 6 + _longest(prop, defs, caps.top, caps) for name, prop in props.items()
+        )
+        if longest <= budget:
+            break
+        caps = Caps.scaled(0.8**step)
+    return caps
+
+
+def _rewrite(node: Any, chars: int, caps: Caps) -> Any:
     if isinstance(node, list):
-        return [_rewrite(item, chars) for item in node]
+        return [_rewrite(item, chars, caps) for item in node]
     if not isinstance(node, dict):
         return node
-    node = {key: _rewrite(value, ITEM_STRING_CHARS) for key, value in node.items()}
+    node = {key: _rewrite(value, caps.item, caps) for key, value in node.items()}
     if _is_unit_interval(node):
         rewritten = {k: v for k, v in node.items() if k not in ("type", "minimum", "maximum")}
         return {**rewritten, "type": "string", "pattern": CONFIDENCE_PATTERN}
@@ -114,27 +183,29 @@ def _rewrite(node: Any, chars: int) -> Any:
         pattern = string_pattern(node.get("minLength", 0), node.get("maxLength", chars))
         return {**node, "pattern": pattern}
     if node.get("type") == "array" and "maxItems" not in node:
-        return {**node, "maxItems": MAX_ITEMS}
+        return {**node, "maxItems": caps.items}
     return node
 
 
-def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def grammar_schema(schema: dict[str, Any], max_tokens: int | None = None) -> dict[str, Any]:
     """``schema`` rewritten so llama.cpp's converter keeps its bounds (a copy; the
-    argument is left unchanged). A top-level property is rewritten with the larger
-    string cap, everything else with the smaller one."""
-    rewritten = cast(dict[str, Any], _rewrite(copy.deepcopy(schema), ITEM_STRING_CHARS))
+    argument is left unchanged). Strings and lists without bounds get the caps of
+    :func:`caps_for` for a reply of ``max_tokens``: a top-level property the larger
+    string cap, everything else the smaller one."""
+    caps = caps_for(schema, max_tokens)
+    rewritten = cast(dict[str, Any], _rewrite(copy.deepcopy(schema), caps.item, caps))
     properties = schema.get("properties")
     if isinstance(properties, dict):
         rewritten["properties"] = {
-            name: _rewrite(copy.deepcopy(prop), TOP_STRING_CHARS)
-            for name, prop in properties.items()
+            name: _rewrite(copy.deepcopy(prop), caps.top, caps) for name, prop in properties.items()
         }
     return rewritten
 
 
 @functools.lru_cache(maxsize=512)
-def grammar_model(model: type[BaseModel]) -> type[BaseModel]:
-    """``model`` with its JSON schema rewritten by :func:`grammar_schema` (cached).
+def grammar_model(model: type[BaseModel], max_tokens: int | None = None) -> type[BaseModel]:
+    """``model`` with its JSON schema rewritten by :func:`grammar_schema` for a reply of
+    ``max_tokens`` (cached).
 
     The same name (so the same tool name) and the same validation: only what is
     sent differs. Instructor builds tools, ``response_format`` and prompts from
@@ -144,7 +215,7 @@ def grammar_model(model: type[BaseModel]) -> type[BaseModel]:
     plain_schema = model.model_json_schema.__func__  # type: ignore[attr-defined]
 
     def model_json_schema(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return grammar_schema(plain_schema(cls, *args, **kwargs))
+        return grammar_schema(plain_schema(cls, *args, **kwargs), max_tokens)
 
     # Built through the model's own metaclass so that Pydantic sees the name (the
     # schema's title, hence the tool name) and the docstring (the tool description).
@@ -169,6 +240,7 @@ def fenced_json_grammar(model: type[BaseModel]) -> str:
         raise ConfigError(
             "grammar_field needs llama-cpp-python: pip install 'answerx[local]'"
         ) from exc
+    # A grammar_model's schema is rewritten already (rewriting is idempotent).
     grammar = json_schema_to_gbnf(json.dumps(grammar_schema(model.model_json_schema())))
     # The converter names its start rule "root"; wrap it in the code fence.
     body = re.sub(r"^root ::=", "json-object ::=", grammar, count=1, flags=re.MULTILINE)

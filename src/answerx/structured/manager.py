@@ -387,7 +387,7 @@ class InstructorClientManager:
         """
         tally, started = self._structured_tally(), time.perf_counter()
         key = options_key(kw)
-        sent = self._sent_model(response_model)
+        sent = self._sent_model(response_model, kw)
         for mode in self.modes:
             tally.start_mode(mode)
             attempt = self._attempt(mode, messages, sent, tally, kw, key)
@@ -414,7 +414,7 @@ class InstructorClientManager:
         """Async :meth:`create`."""
         tally, started = self._structured_tally(), time.perf_counter()
         key = options_key(kw)
-        sent = self._sent_model(response_model)
+        sent = self._sent_model(response_model, kw)
         for mode in self.modes:
             tally.start_mode(mode)
             attempt = self._aattempt(mode, messages, sent, tally, kw, key)
@@ -435,12 +435,13 @@ class InstructorClientManager:
     def _structured_tally(self) -> _Tally:
         return _Tally(repair=True, max_retries=self.max_retries)
 
-    def _sent_model(self, response_model: type[T]) -> type[T]:
+    def _sent_model(self, response_model: type[T], kw: dict[str, Any]) -> type[T]:
         """The model whose schema is sent: on a grammar server (llama.cpp), one whose
-        schema keeps the bounds the server's grammar converter would drop
-        (:mod:`answerx.structured.grammar`)."""
+        schema keeps the bounds the server's grammar converter would drop, with caps
+        that make the whole object fit in the reply (:mod:`answerx.structured.grammar`)."""
         if self.spec.grammar_field:
-            return cast(type[T], grammar_model(response_model))
+            max_tokens = kw.get("max_tokens") or self.max_tokens
+            return cast(type[T], grammar_model(response_model, max_tokens))
         return response_model
 
     def _attempt(
