@@ -29,7 +29,7 @@ from answerx.structured.models import (
 def _matches(pattern: str, value: str) -> bool:
     """Whether ``value``, written as a JSON string, has content matching ``pattern``
     (llama.cpp applies a string's pattern to the characters between its quotes)."""
-    return re.fullmatch(pattern[1:-1], json.dumps(value)[1:-1]) is not None
+    return re.fullmatch(pattern[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]) is not None
 
 
 @pytest.mark.parametrize("text", ["0", "1", "0.9", "0.05", "0.123", "1.0", "1.000"])
@@ -58,6 +58,8 @@ def test_a_free_string_admits_escapes_but_no_raw_control_character() -> None:
     assert _matches(pattern, 'a "quoted"\nline\\with\ttabs é')  # escaped by json.dumps
     raw = re.fullmatch(pattern[1:-1], "line one\nline two")  # a raw newline in the text
     assert raw is None
+    # \\u escapes: six characters for one would undo the length caps; é is written as é.
+    assert re.fullmatch(pattern[1:-1], "caf\\u00e9") is None
 
 
 def test_string_length_bounds_are_folded_into_the_pattern() -> None:

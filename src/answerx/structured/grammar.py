@@ -64,8 +64,9 @@ __all__ = [
 #: ``[.]`` rather than ``\\.``: llama.cpp's GBNF parser knows no ``\\.`` escape.
 CONFIDENCE_PATTERN = "^(0|1|0[.][0-9]{1,3}|1[.]0{1,3})$"
 #: One character of JSON string content: anything but a quote, a backslash or a raw
-#: control character, or an escape sequence.
-JSON_STRING_CHAR = '([^"\\\\\\x00-\\x1f]|\\\\(["\\\\/bfnrt]|u[0-9a-fA-F]{4}))'
+#: control character, or a short escape sequence. No ``\\uXXXX``: any other character
+#: can be written as itself, and six characters for one would undo the length caps.
+JSON_STRING_CHAR = '([^"\\\\\\x00-\\x1f]|\\\\["\\\\/bfnrt])'
 
 
 def string_pattern(min_length: int = 0, max_length: int | None = None) -> str:
