@@ -36,7 +36,7 @@ Everything goes through answerx's own pieces (``LocalModelServer`` and
    valid objects, agreement of ``answer_value`` with ``answerx.extract``, and the
    share of calls that needed a repair (``CallInfo.repairs``) or a re-ask.
 
-``--gguf PATH`` serves another GGUF file (parts 2-4) to compare models side by side.
+``--gguf PATH`` serves another GGUF file to compare models side by side.
 
 Prints tables and exits 0: a measurement, not a test. The corpus lives in
 ``../shared/data/corpus`` (or ``$ANSWERX_CORPUS``); without it part 3 is skipped.
@@ -825,6 +825,8 @@ def main() -> int:
 
     print(f"machine: {os.cpu_count()} CPUs, load average {_loadavg()} (1/5/15 min); Python "
           f"{platform.python_version()}; llama-cpp-python {_llama_server_version()}")  # fmt: skip
+    if args.gguf:  # every part serves it, cold start included
+        os.environ["ANSWERX_LOCAL_GGUF"] = args.gguf
     try:
         from answerx.local import bundled_model_path
 
@@ -845,10 +847,6 @@ def main() -> int:
     t_all = time.perf_counter()
     if not args.skip_cold:
         cold_start(args.cold_runs, nb, args.threads, extra)
-    if args.gguf:
-        os.environ["ANSWERX_LOCAL_GGUF"] = args.gguf
-        model = bundled_model_path()
-        print(f"serving {model} instead of the bundled model")
     if not (args.skip_throughput and args.skip_modes and args.skip_approaches):
         with make_server(args.threads, extra) as server:
             print(f"\nserver: {server.base_url}, {server.n_threads} threads"
