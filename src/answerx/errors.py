@@ -8,6 +8,9 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     ├── InputError                a malformed input record or file (carries line number)
     ├── ExtractionError           extraction could not run (never raised for "no answer":
     │                             that is ``Extraction(method="none")``)
+    ├── StoreError                a results store or response cache that cannot be used:
+    │                             damaged, truncated, not a database, locked, disk full
+    │                             (carries path; the message says how to recover)
     └── ProviderError             a provider call failed (carries provider and model)
         ├── ProviderAuthError         401/403: names the key's environment variable
         ├── ProviderRateLimited       429 after every retry (carries retry_after)
@@ -35,6 +38,7 @@ __all__ = [
     "ProviderRequestError",
     "ProviderTimeout",
     "ProviderUnavailable",
+    "StoreError",
     "StructuredOutputError",
     "redact",
 ]
@@ -58,6 +62,16 @@ class InputError(AnswerxError, ValueError):
 
 class ExtractionError(AnswerxError):
     """Extraction itself failed to run (a bug or a resource limit), not "no answer"."""
+
+
+class StoreError(AnswerxError):
+    """A SQLite file answerx keeps results or cached responses in cannot be opened, read
+    or written; ``path`` is the file. Never a usage error: the file, not the command, is
+    at fault, and the message says what to do (``sqlite3 PATH .recover``, another ``--db``)."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
 
 
 class ProviderError(AnswerxError):

@@ -11,6 +11,7 @@ import csv
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -21,6 +22,7 @@ from answerx.experiments.records import ItemRecord
 from answerx.experiments.store import ResultStore
 from answerx.testing import FakeProviderServer, Reply
 from experiments.runner_helpers import GoldModel, write_config
+from experiments.store_helpers import DAMAGES, PNG, Damage, damage, pad_run
 
 runner = CliRunner()
 
@@ -115,6 +117,18 @@ def test_a_priced_model_shows_its_cost_and_a_rerun_from_the_cache_costs_nothing(
     assert "cost $0.0001" in first.stderr and "cache hits 0" in first.stderr
     assert "cache hits 8" in again.stderr and "cost $0.0000" in again.stderr
     assert len(fake_provider.requests) == asked == 8
+
+
+def test_a_resume_that_answers_nothing_shows_an_unpriced_models_cost_as_unknown(
+    stored: tuple[str, Path], config: Path
+) -> None:
+    run_id, _ = stored  # gpt-test has no price
+
+    again = invoke("run", config, "-q", "--no-report", "--resume", run_id)
+
+    assert again.exit_code == 0, again.output
+    assert "0 answered (8 already done)" in again.stderr
+    assert "cost unknown" in again.stderr and "$0.0000" not in again.stderr
 
 
 def test_no_cache_asks_the_provider_again(fake_provider: FakeProviderServer, config: Path) -> None:
@@ -253,6 +267,39 @@ def test_a_model_flag_alone_needs_a_provider_when_the_config_has_several_targets
     assert "several targets" in result.stderr
 
 
+def test_ctrl_c_prints_a_resume_command_with_every_option_that_was_given(
+    monkeypatch: pytest.MonkeyPatch, config: Path
+) -> None:
+    from answerx.experiments import runner as experiments_runner
+    from answerx.experiments.records import RunRecord
+
+    started = RunRecord.model_validate(
+        {"run_id": "20261125-101010-abcd", "name": "x", "config": {}, "config_hash": "0" * 64,
+         "answerx_version": "t", "started_at": "2026-11-25T10:10:10Z"}
+    )  # fmt: skip
+
+    def interrupted(cfg: object, *, on_start: Any, **_: object) -> None:
+        on_start(started)  # the run exists, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(experiments_runner, "run_experiment", interrupted)
+    result = invoke(
+        "run", config, "--db", "my runs/a.db", "-q", "--no-report", "--no-cache",
+        "--target", "openai/gpt-test", "--target", "openai/gpt-other", "--limit", "3",
+        "--set", "budget.max_calls=4", "--temperature", "0.5", "--resume", "last",
+    )  # fmt: skip
+
+    assert result.exit_code == 130
+    assert "run 20261125-101010-abcd: every finished item is stored; resume it with" in (
+        result.stderr
+    )
+    assert result.stderr.splitlines()[-1].strip() == (
+        f"answerx run {config} --limit 3 --target openai/gpt-test --target openai/gpt-other"
+        " --temperature 0.5 --set budget.max_calls=4 --no-cache --db 'my runs/a.db'"
+        " --no-report --quiet --resume 20261125-101010-abcd"
+    )
+
+
 def test_failed_items_are_stored_and_exit_1_without_the_key(
     fake_provider: FakeProviderServer, config: Path, tmp_path: Path
 ) -> None:
@@ -364,6 +411,107 @@ def test_commands_on_a_store_that_does_not_exist_exit_3(command: list[str]) -> N
     assert result.exit_code == 3
     assert "no results store at runs/answerx.db" in result.stderr
     assert not Path("runs").exists()  # and no empty store was created
+
+
+def test_a_dataset_with_bad_rows_stops_run_before_any_call_naming_every_bad_row(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    data = tmp_path / "items.jsonl"
+    data.write_bytes(
+        b'{"id": "a", "question": "What is 1 + 1?", "answer": "2"}\n'
+        b'{"id": "b", "question": "Caf\xe9 costs 3; two cost?", "answer": "6"}\n'
+        b'{"id": "c", "question": "Pick", "answer": "A", "choices": "not a list"}\n'
+    )
+    config = write_config(
+        tmp_path / "run.yaml", fake_provider.openai_base_url, datasets=[{"path": str(data)}]
+    )
+
+    result = invoke("run", config, "-q", "--no-report")
+
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)  # an exit code, not a traceback
+    assert f"{data}: line 2: not valid UTF-8" in result.stderr
+    assert f"{data}: line 3: choices must list at least 2 options" in result.stderr
+    assert fake_provider.requests == []
+    assert not db_of(tmp_path).exists()  # no run was started
+
+
+# --- a damaged store ----------------------------------------------------------------------
+
+
+def _store_commands(run_id: str, config: Path, tmp_path: Path) -> list[list[str | Path]]:
+    return [
+        ["score", run_id],
+        ["report", run_id, "--out", tmp_path / "reports"],
+        ["runs", "export", run_id, tmp_path / "items.jsonl"],
+        ["run", config, "-q", "--no-report", "--resume", run_id],
+    ]
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_every_command_on_a_damaged_store_exits_4_with_what_to_do_and_no_traceback(
+    fake_provider: FakeProviderServer,
+    stored: tuple[str, Path],
+    config: Path,
+    tmp_path: Path,
+    how: Damage,
+) -> None:
+    run_id, db = stored
+    pad_run(db, run_id)  # enough pages to damage the middle of the items
+    damage(db, how)
+    asked = len(fake_provider.requests)
+
+    for command in _store_commands(run_id, config, tmp_path):
+        result = invoke(*command, "--db", db)
+
+        assert result.exit_code == 4, (command, result.output)
+        assert isinstance(result.exception, SystemExit)  # an exit code, not a traceback
+        assert f"cannot use results store '{db}'" in result.stderr
+        if how == "replaced":
+            assert "not a SQLite database" in result.stderr
+        else:
+            assert f"answerx runs recover {db.with_suffix('.recovered.db')} --db {db}" in (
+                result.stderr
+            )
+            assert f"sqlite3 {db} .recover" in result.stderr
+    listed = invoke("runs", "list", "--db", db)  # copes, or says the same; never a traceback
+    assert listed.exit_code in (0, 4) and isinstance(listed.exception, SystemExit | None)
+    assert len(fake_provider.requests) == asked  # no model was asked on a broken store
+    assert not (tmp_path / "items.jsonl").exists()
+
+
+def test_runs_recover_saves_what_a_damaged_store_still_holds_and_the_run_resumes_there(
+    fake_provider: FakeProviderServer, stored: tuple[str, Path], config: Path, tmp_path: Path
+) -> None:
+    run_id, db = stored
+    pad_run(db, run_id)
+    damage(db, "pages")
+    out = tmp_path / "recovered.db"
+
+    recovered = invoke("runs", "recover", out, "--db", db)
+    resumed = invoke("run", config, "-q", "--no-report", "--resume", run_id, "--db", out)
+
+    assert recovered.exit_code == 0, recovered.output
+    assert re.search(
+        r"recovered 1 runs and \d+ items from .* could not read \d+ items", (recovered.stderr)
+    )
+    assert resumed.exit_code == 0, resumed.output
+    assert f"run {run_id} finished" in resumed.stderr
+
+
+def test_a_damaged_response_cache_stops_the_run_saying_it_can_be_deleted(
+    stored: tuple[str, Path], config: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "runs" / "cache.db"
+    cache.write_bytes(PNG)
+
+    result = invoke("run", config, "-q", "--no-report")
+    without = invoke("run", config, "-q", "--no-report", "--no-cache")
+
+    assert result.exit_code == 4, result.output
+    assert f"cannot use response cache '{cache}'" in result.stderr
+    assert "delete the file" in result.stderr and "--no-cache" in result.stderr
+    assert without.exit_code == 0, without.output
 
 
 # --- answerx score and answerx report ----------------------------------------------------

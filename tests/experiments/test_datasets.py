@@ -193,6 +193,90 @@ def test_a_malformed_row_names_its_line_and_what_is_wrong(
     assert caught.value.line == 2
 
 
+def test_a_line_that_is_not_utf8_is_reported_with_its_line_and_byte(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(
+        b'{"question": "What is 1 + 1?", "answer": "2"}\n'
+        b'{"question": "Caf\xe9 au lait costs 3; two cost?", "answer": "6"}\n'
+    )
+    with pytest.raises(InputError) as caught:
+        load_dataset(path)
+    assert str(caught.value) == (
+        f"{path}: line 2: not valid UTF-8 (byte 0xe9 at byte 18 of the line): "
+        "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+    )
+    assert caught.value.line == 2
+
+
+def test_every_malformed_row_is_reported_in_one_error_each_with_its_line(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(
+        b'{"question": "fine", "answer": "1"}\n'
+        b'{"question": "bad bytes \xff"}\n'
+        b'{"question": "fine too", "answer": "2"}\n'
+        b'{"question": "half\n'
+        b'{"question": "q", "choices": "not a list"}\n'
+    )
+    with pytest.raises(InputError) as caught:
+        load_dataset(path)
+    lines = str(caught.value).splitlines()
+    assert [line.split(": ")[1] for line in lines[:3]] == ["line 2", "line 4", "line 5"]
+    assert "not valid UTF-8" in lines[0] and "invalid JSON" in lines[1]
+    assert lines[3] == f"{path}: 3 malformed rows: fix or remove them, then run again"
+    assert caught.value.line == 2
+
+
+@pytest.mark.parametrize("choices", ['"not a list"', '["only one"]', '"A only"'])
+def test_choices_that_are_not_a_list_of_options_are_an_error_not_one_option(
+    tmp_path: Path, choices: str
+) -> None:
+    path = tmp_path / "mc.jsonl"
+    path.write_text(
+        '{"question": "Pick one", "answer": "A", "choices": ' + choices + "}\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError, match="line 1: choices must list at least 2 options, got 1"):
+        load_dataset(path)
+
+
+def test_a_csv_quote_that_is_never_closed_is_an_error_not_a_question(tmp_path: Path) -> None:
+    path = tmp_path / "rows.csv"
+    path.write_text(
+        'id,question,answer\n1,What is 1 + 1?,2\n2,"What is 3 + 4?,7\n3,What is 2 + 2?,4\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_dataset(path)
+    assert str(caught.value).startswith(
+        f"{path}: line 3: a quoted cell opened in this row is never closed"
+    )
+    assert caught.value.line == 3
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ("2,What is 3 + 4?", "2 cells, but the header has 3 columns"),
+        ("2,What is 3 + 4?,7,extra", "4 cells, but the header has 3 columns"),
+        ('2,"What"s 3 + 4?,7', "not valid CSV (',' expected after '\"')"),
+    ],
+)
+def test_a_csv_row_of_the_wrong_shape_names_its_line_and_the_rows_after_it_are_read(
+    tmp_path: Path, row: str, problem: str
+) -> None:
+    path = tmp_path / "rows.csv"
+    path.write_text(
+        f"id,question,answer\n1,What is 1 + 1?,2\n{row}\n3,What is 2 + 2?,x\n4,ok,1,2\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_dataset(path)
+    lines = str(caught.value).splitlines()
+    assert lines[0].startswith(f"{path}: line 3: {problem}")
+    assert lines[1] == f"{path}: line 5: 4 cells, but the header has 3 columns"
+
+
 def test_a_bad_csv_row_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "rows.csv"
     path.write_text("question,numbers\nfine,1 2\nbad,1 x\n", encoding="utf-8")

@@ -212,6 +212,20 @@ def test_a_free_model_costs_zero_not_unknown() -> None:
     assert "| $0.0000 |" in render_markdown(build_report(run_record(), answers("none", cost=0.0)))
 
 
+@pytest.mark.parametrize(("model", "shown"), [("gpt-test", "unknown"), ("gpt-4o-mini", "$0.0000")])
+def test_a_run_with_nothing_answered_costs_unknown_unless_every_model_has_a_price(
+    model: str, shown: str
+) -> None:
+    record = run_record().model_copy(
+        update={"config": {"targets": [{"provider": "openai", "model": model}]}}
+    )
+    empty = build_report(record, [])
+
+    assert empty.runs[0].cost_usd == (None if shown == "unknown" else 0.0)
+    runs_table = render_markdown(empty).split("## Usage")[0]
+    assert f"| {shown} |" in runs_table
+
+
 def test_unscored_items_are_counted_but_not_in_accuracy() -> None:
     items = [i.model_copy(update={"correct": None, "score_method": None}) for i in answers("none")]
     report = build_report(run_record(), items)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import shlex
 import signal
 import statistics
 import subprocess
@@ -171,14 +172,50 @@ def _wait_for_items(db: Path, at_least: int, timeout: float = 60.0) -> int:
     raise AssertionError(f"fewer than {at_least} items stored within {timeout} s")
 
 
-def _start_run(config_path: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test-runner-key", "COLUMNS": "100"}
+_ENV = {"OPENAI_API_KEY": "sk-test-runner-key", "COLUMNS": "100"}
+
+
+def _start_run(
+    config_path: Path, *options: str, cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "answerx.cli", "run", str(config_path), "-q", "--no-report"],
-        env=env,
+        [
+            sys.executable,
+            "-m",
+            "answerx.cli",
+            "run",
+            str(config_path),
+            "-q",
+            "--no-report",
+            *options,
+        ],
+        env={**os.environ, **_ENV},
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+def _interrupt(process: subprocess.Popen[bytes], db: Path, after: int) -> str:
+    """SIGINT (Ctrl-C) to a running ``answerx run`` once ``db`` holds ``after`` items;
+    returns its stderr."""
+    try:
+        _wait_for_items(db, after)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err.decode()
+    return err.decode()
+
+
+def _resume_hint(stderr: str) -> list[str]:
+    """The command the interrupted run printed, as argv words."""
+    lines = stderr.splitlines()
+    [at] = [n for n, line in enumerate(lines) if line.endswith("resume it with")]
+    words = shlex.split(lines[at + 1])
+    assert words[:2] == ["answerx", "run"], lines[at + 1]
+    return words
 
 
 # The interrupted runs: 24 questions x 2 approaches, 0.25 s each, two at a time: about
@@ -236,24 +273,79 @@ def test_ctrl_c_stops_gracefully_and_keeps_the_finished_items(
 ) -> None:
     path = _slow_config(fake_provider, tmp_path)
     config = load_config(path)
-    process = _start_run(path)
-    try:
-        _wait_for_items(Path(config.output.db), 3)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 130
-    assert b"--resume last" in err
+    err = _interrupt(_start_run(path), Path(config.output.db), 3)
     with ResultStore(config.output.db) as store:
         (run,) = store.list_runs()
         assert run.status == "interrupted"
         kept = store.count_items(run.run_id)
     assert 3 <= kept < _UNITS
+    assert f"run {run.run_id}: every finished item is stored" in err
+    assert _resume_hint(err)[2:] == [str(path), "--no-report", "--quiet", "--resume", run.run_id]
 
     fake_provider.set_default(GoldModel())
     summary = run_experiment(config, resume="last")
     assert summary.skipped == kept and summary.skipped + summary.done == _UNITS
+
+
+@pytest.mark.slow
+def test_the_printed_resume_command_resumes_that_run_in_its_own_store_and_completes_it(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    # The default store already holds a finished run of the same experiment (same
+    # config hash): a resume command without --db would "resume" that one, find
+    # nothing to do and exit 0; one without --limit/--set would not find the run.
+    path = _slow_config(fake_provider, tmp_path)
+    fake_provider.set_default(GoldModel())
+    decoy = run_experiment(load_config(path, {"limit": 20, "seed": 7}))
+    config = load_config(path)
+    fake_provider.set_default(_SLOW)
+    other = tmp_path / "elsewhere" / "other.db"
+    options = ["--db", str(other), "--limit", "20", "--set", "seed=7"]
+
+    err = _interrupt(_start_run(path, *options, cwd=tmp_path), other, 3)
+    words = _resume_hint(err)
+    with ResultStore(other) as store:
+        (run,) = store.list_runs()
+        kept = store.count_items(run.run_id)
+    assert run.status == "interrupted" and kept < 20 * 2
+    assert words[-2:] == ["--resume", run.run_id]
+    for option in ("--db", "--limit", "--set"):
+        assert option in words
+
+    fake_provider.set_default(GoldModel())
+    resumed = subprocess.run(
+        [sys.executable, "-m", "answerx", *words[1:]],  # the printed command, verbatim
+        env={**os.environ, **_ENV},
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    assert f"run {run.run_id} finished: {20 * 2 - kept} answered ({kept} already done)" in (
+        resumed.stderr.decode()
+    )
+    with ResultStore(other) as store:
+        (again,) = store.list_runs()
+        keys = [i.key for i in store.items(run.run_id)]
+    assert again.status == "finished" and len(keys) == len(set(keys)) == 20 * 2
+    with ResultStore(config.output.db) as store:  # the default store is untouched
+        assert [r.run_id for r in store.list_runs()] == [decoy.run_id]
+        assert store.count_items(decoy.run_id) == decoy.total
+
+
+def test_resume_last_picks_the_latest_run_of_the_config(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(GoldModel())
+    config = load_config(write_config(tmp_path / "run.yaml", fake_provider.openai_base_url))
+    first = run_experiment(config)
+    second = run_experiment(config)
+
+    again = run_experiment(config, resume="last")
+
+    assert first.run_id != second.run_id
+    assert again.run_id == second.run_id and again.skipped == again.total
 
 
 @pytest.mark.slow

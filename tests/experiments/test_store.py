@@ -17,11 +17,12 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from store_helpers import DAMAGES, Damage, damage, pad_run
 
 import answerx
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, StoreError
 from answerx.experiments.records import ItemRecord, RunRecord
-from answerx.experiments.store import SCHEMA_VERSION, ResultStore, new_run_id
+from answerx.experiments.store import SCHEMA_VERSION, ResultStore, new_run_id, salvage
 
 HASH = "c0ffee" * 10 + "abcd"
 
@@ -287,15 +288,121 @@ def test_a_store_from_a_newer_answerx_is_refused(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.close()
-    with pytest.raises(ConfigError, match="newer than this answerx"):
+    with pytest.raises(StoreError, match="newer than this answerx") as caught:
         ResultStore(path)
+    assert caught.value.path == str(path)
 
 
-def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_database_is_a_store_error_saying_what_to_do(tmp_path: Path) -> None:
     path = tmp_path / "notes.db"
     path.write_text("these are my notes, not a database\n" * 100)
-    with pytest.raises(ConfigError, match="cannot open results store"):
+    with pytest.raises(StoreError, match=r"not a SQLite database .*pass the right --db"):
         ResultStore(path)
+    assert path.read_text().startswith("these are my notes")  # left as it was
+
+
+@pytest.fixture
+def padded(tmp_path: Path) -> tuple[Path, str]:
+    """A closed store holding one run of 300 items (about 200 pages), and the run's id."""
+    path = tmp_path / "runs" / "answerx.db"
+    with ResultStore(path) as store:
+        run_id = store.start_run("padded", {}, HASH).run_id
+    pad_run(path, run_id)
+    return path, run_id
+
+
+def _read_everything(path: Path, run_id: str, tmp_path: Path) -> None:
+    with ResultStore(path) as store:
+        store.get_run(run_id)
+        store.done_keys(run_id)
+        list(store.items(run_id))
+        store.export(run_id, tmp_path / "out.jsonl")
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_store_raises_a_store_error_naming_the_file_never_sqlite3s(
+    padded: tuple[Path, str], tmp_path: Path, how: Damage
+) -> None:
+    path, run_id = padded
+    damage(path, how)
+    with pytest.raises(StoreError) as caught:
+        _read_everything(path, run_id, tmp_path)
+    message = str(caught.value)
+    assert str(path) in message and caught.value.path == str(path)
+    if how == "replaced":
+        assert "not a SQLite database" in message
+    else:
+        assert "malformed" in message and f"sqlite3 {path} .recover | sqlite3" in message
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_an_export_that_fails_half_way_leaves_no_half_file_and_keeps_the_old_one(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, run_id = padded
+    out = tmp_path / "items.jsonl"
+    with ResultStore(path) as store:
+        assert store.export(run_id, out) == 300
+    before = out.read_bytes()
+    damage(path, "pages")
+    with ResultStore(path) as store, pytest.raises(StoreError):
+        store.export(run_id, out)
+    assert out.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if "partial" in p.name] == []
+
+
+def test_salvage_saves_every_readable_item_of_a_store_with_damaged_pages(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, run_id = padded
+    damage(path, "pages")
+    out = tmp_path / "recovered.db"
+
+    saved = salvage(path, out)
+
+    assert saved.runs == 1 and saved.unreadable_runs == 0 and not saved.end_lost
+    assert 0 < saved.unreadable_items < 30  # three pages' worth, not the whole table
+    assert saved.items + saved.unreadable_items == 300 and not saved.complete
+    with ResultStore(out) as store:  # a normal store: every record reads back
+        assert store.get_run(run_id).name == "padded"
+        ids = [item.item_id for item in store.items(run_id)]
+    assert len(ids) == saved.items == len(set(ids))
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_salvage_of_a_truncated_store_saves_its_first_half_and_says_the_end_is_lost(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, _ = padded
+    damage(path, "truncated")
+
+    saved = salvage(path, tmp_path / "recovered.db")
+
+    assert saved.runs == 1 and saved.end_lost and 100 < saved.items < 300
+
+
+def test_salvage_of_an_intact_store_copies_everything(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, _ = padded
+    saved = salvage(path, tmp_path / "copy.db")
+    assert (saved.runs, saved.items, saved.complete) == (1, 300, True)
+
+
+def test_salvage_refuses_another_file_and_an_existing_target_leaving_nothing_behind(
+    padded: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, _ = padded
+    out = tmp_path / "recovered.db"
+    out.write_text("mine")
+    with pytest.raises(ConfigError, match="already exists"):
+        salvage(path, out)
+    assert out.read_text() == "mine"
+
+    damage(path, "replaced")
+    with pytest.raises(StoreError, match="not a SQLite database"):
+        salvage(path, tmp_path / "new.db")
+    assert not (tmp_path / "new.db").exists()
 
 
 def test_a_reader_sees_committed_items_while_a_writer_is_writing(tmp_path: Path) -> None:

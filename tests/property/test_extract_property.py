@@ -158,19 +158,34 @@ def check_consistent(result: Extraction, raw: str, task: str, kwargs: dict[str, 
     if result.span is not None:
         start, end = result.span
         assert 0 <= start <= end <= len(raw)
+    assert isinstance(result.unfinished, bool)
     if result.method == "none":
         assert result.confidence == 0.0
         assert result.reasoning == raw
+        assert (result.valid, result.problem) == (None, None)
         return
+    # The answer is what was stated; `valid` says whether it has the task's shape.
+    assert isinstance(result.valid, bool)
+    assert result.valid == (result.problem is None)
     assert result.answer != ""
     assert result.confidence > 0.0
     assert result.span is not None
     start, end = result.span
     assert raw[start:end] == result.candidate
     assert marker_covers_span(raw, result.reasoning, start, end), "reasoning != raw - marker"
-    # The answer has the shape of its task.
     answer = result.answer
     assert answer is not None
+    if not result.valid:
+        assert result.problem
+        if task == "multiple_choice":
+            assert len(answer) == 1 and answer.isupper()
+            assert result.problem == f"letter {answer} is not an option"
+        elif task == "numeric":
+            assert result.problem == "not a single number"
+        else:
+            assert task in ("game24", "auto")
+        return
+    # A well-formed answer has the shape of its task.
     if task == "multiple_choice":
         allowed = "ABCDEFGHIJ"[: len(kwargs["choices"])] if "choices" in kwargs else "ABCDEFGHIJ"
         assert len(answer) == 1 and answer in allowed

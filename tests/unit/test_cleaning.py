@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 
 import pytest
 
@@ -164,3 +166,34 @@ def test_clean_answer_repairs_json_corrupted_latex(corrupted: str, clean: str) -
 )
 def test_repair_json_latex_leaves_real_text_alone(text: str) -> None:
     assert repair_json_latex(text) == text
+
+
+# Every control character (C0, DEL, C1's NEL), the Unicode spaces str.strip() removes, the
+# punctuation cleaning looks at, two digits, and the tails of JSON-damaged commands ("\x0c"
+# + "rac" is "\frac" after a JSON decoder). Exhaustive, so a CI run checks the same strings
+# every time: hypothesis once found clean_answer("0\x0c.") != clean_answer("0\x0c").
+_CONTROL = [chr(c) for c in (*range(0x20), 0x7F, 0x85)] + ["\xa0", "\u2028", "\u3000"]
+_PUNCTUATION = list(".,;:!?$*_`'\"()[]{}\\-=")
+_TOKENS = _CONTROL + _PUNCTUATION + ["0", "7", "rac", "oxed{", "ext", "answer:"]
+_SHORT_TOKENS = ["\x0c", "\x08", "\t", "\n", "\x0b", ".", "$", "*", "}", "0", "rac", " "]
+
+
+def _strings_of(tokens: list[str], max_len: int) -> Iterator[str]:
+    for n in range(1, max_len + 1):
+        for combo in itertools.product(tokens, repeat=n):
+            yield "".join(combo)
+
+
+def test_clean_answer_is_idempotent_on_every_short_control_punctuation_digit_string() -> None:
+    failures = []
+    strings = itertools.chain(_strings_of(_TOKENS, 3), _strings_of(_SHORT_TOKENS, 5))
+    for raw in strings:
+        once = clean_answer(raw)
+        if clean_answer(once) != once:
+            failures.append(f"{raw!r} -> {once!r} -> {clean_answer(once)!r}")
+    assert not failures, f"{len(failures)} not idempotent, e.g.:\n" + "\n".join(failures[:20])
+
+
+def test_a_control_character_before_trailing_punctuation_is_stripped_once_and_for_all() -> None:
+    assert clean_answer("0\x0c.") == clean_answer("0\x0c") == "0"
+    assert clean_answer("42\x0b;") == "42"

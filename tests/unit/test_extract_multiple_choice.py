@@ -143,16 +143,34 @@ def test_option_text_maps_to_its_letter(raw: str, answer: str, method: str) -> N
     assert (result.answer, result.method) == (answer, method)
 
 
-def test_letter_outside_the_given_choices_is_not_an_answer() -> None:
+# Issue 12: a stated letter that is not an option is still what the model answered; it is
+# returned, and marked not well-formed (before, these gave no answer).
+def test_stated_letter_outside_the_given_choices_is_returned_and_marked() -> None:
     raw = "None of the four options fits, so the answer is (F)."
+    result = extract(raw, MC, choices=ORGANELLES)
+    assert (result.answer, result.method) == ("F", "final_answer_phrase")
+    assert (result.valid, result.problem) == (False, "letter F is not an option")
+
+
+def test_stated_letter_beyond_J_is_returned_and_marked() -> None:
+    raw = "Looking at the labels on the diagram, the answer is (K)."
+    result = extract(raw, MC)
+    assert (result.answer, result.valid, result.problem) == (
+        "K",
+        False,
+        "letter K is not an option",
+    )
+
+
+def test_a_letter_outside_the_choices_is_never_guessed_by_the_fallback() -> None:
+    raw = "Options (E) and (F) were in last year's exam, not this one."
     result = extract(raw, MC, choices=ORGANELLES)
     assert (result.answer, result.method) == (None, "none")
 
 
-def test_letter_beyond_J_is_not_an_answer() -> None:
-    raw = "Looking at the labels on the diagram, the answer is (K)."
-    result = extract(raw, MC)
-    assert (result.answer, result.method) == (None, "none")
+def test_a_stated_option_letter_is_valid() -> None:
+    result = extract("The answer is (B).", MC, choices=ORGANELLES)
+    assert (result.answer, result.valid, result.problem) == ("B", True, None)
 
 
 # The article "A" in prose is never an answer.

@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from answerx.errors import AnswerxError, ConfigError, InputError
+from answerx.errors import AnswerxError, ConfigError, InputError, StoreError
 
 __all__ = [
     "EXIT_CODES_HELP",
@@ -41,12 +41,13 @@ class ExitCode(IntEnum):
     MALFORMED = 1  # some input lines were malformed (skipped), or extraction failed
     USAGE = 2  # bad option or argument, unknown task name (same code as typer's usage errors)
     IO = 3  # a file could not be found, read or written
+    STORE = 4  # the results store (or response cache) is damaged, not a database, or locked
 
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 some input lines were malformed (skipped, reported on stderr); "
     "2 usage error (bad option, unknown task); 3 input file not found or unreadable "
-    "(or output not writable)."
+    "(or output not writable); 4 results store damaged, not a database or locked."
 )
 
 
@@ -95,6 +96,8 @@ def command_boundary() -> Iterator[None]:
         fail(str(exc), ExitCode.USAGE)
     except InputError as exc:
         fail(str(exc), ExitCode.MALFORMED)
+    except StoreError as exc:
+        fail(str(exc), ExitCode.STORE)
     except AnswerxError as exc:
         fail(str(exc), ExitCode.MALFORMED)
     except BrokenPipeError:

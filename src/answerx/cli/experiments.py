@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
 
-__all__ = ["report_command", "run_command", "runs_app", "score_command"]
+__all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
 DB_OPTION = typer.Option("--db", help="The results store (SQLite).", show_default="runs/answerx.db")
 DbPath = Annotated[Path | None, DB_OPTION]
@@ -51,6 +51,7 @@ _OUTPUT = "Output"
 
 
 def run_command(
+    ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="Experiment config (YAML).", show_default=False)],
     resume: Annotated[
         str | None,
@@ -223,15 +224,25 @@ def run_command(
     # A flag given explicitly wins over a --set of the same key.
     overrides = {**_parse_set(set_ or ()), **{k: v for k, v in flags.items() if v is not None}}
     err = stderr()
+    started: list[str] = []  # the run's id, once the runner has created or resumed it
     with command_boundary():
         cfg = load_config(config, overrides)
         try:
-            summary = run_experiment(cfg, resume=resume, progress=not quiet, console=err)
-        except KeyboardInterrupt:
-            err.print(
-                "[yellow]interrupted:[/] every finished item is stored; continue with "
-                f"[bold]answerx run {escape(str(config))} --resume last[/]"
+            summary = run_experiment(
+                cfg,
+                resume=resume,
+                progress=not quiet,
+                console=err,
+                on_start=lambda record: started.append(record.run_id),
             )
+        except KeyboardInterrupt:
+            if started:
+                err.print(
+                    f"[yellow]interrupted:[/] run {started[0]}: every finished item is stored;"
+                    f" resume it with\n  [bold]{escape(resume_command(ctx, started[0]))}[/]"
+                )
+            else:
+                err.print("[yellow]interrupted[/] before the run started: nothing was stored")
             raise typer.Exit(130) from None
         accuracy = f"{summary.correct}/{summary.scored}" if summary.scored else "n/a"
         cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
@@ -248,9 +259,47 @@ def run_command(
         raise typer.Exit(int(ExitCode.MALFORMED))
 
 
+def resume_command(ctx: typer.Context, run_id: str) -> str:
+    """The ``answerx run`` command line that resumes ``run_id``: every argument and option
+    the user gave, with the values given, and ``--resume RUN_ID`` in place of any ``--resume``.
+
+    Everything is repeated, not only ``--db``: the options that select the store and
+    those that change the configuration (``--set``, ``--limit``, ``--target``, …) must
+    match, or the run would not be found or would not be the same experiment. Rebuilt
+    from the parsed parameters, not ``sys.argv``: the command may run inside another
+    program (a test runner, a notebook) whose argv is not this command's.
+    """
+    import shlex
+
+    from typer.core import TyperArgument, TyperOption
+
+    words = ["answerx", "run"]
+    for param in ctx.command.params:
+        name = param.name or ""
+        source = ctx.get_parameter_source(name)
+        if name == "resume" or source is None or source.name in ("DEFAULT", "DEFAULT_MAP"):
+            continue
+        value = ctx.params.get(name)
+        if isinstance(param, TyperArgument):
+            words.append(str(value))
+        elif isinstance(param, TyperOption):
+            flag = max(param.opts, key=len)  # the long form: --quiet, not -q
+            if param.is_flag and param.secondary_opts and not value:
+                words.append(max(param.secondary_opts, key=len))  # --no-report
+            elif param.is_flag:
+                words += [flag] if value else []
+            else:
+                for item in value if isinstance(value, list | tuple) else [value]:
+                    words += [flag, str(item)]
+    words += ["--resume", run_id]
+    return shlex.join(words)
+
+
 def _parse_set(pairs: Iterable[str]) -> dict[str, Any]:
-    """``--set KEY=VALUE`` options as overrides; each VALUE is read as YAML (``4``, ``true``)."""
-    import yaml
+    """``--set KEY=VALUE`` options as overrides; each VALUE is read as YAML (``4``, ``true``),
+    within the limits of :mod:`answerx.yamlsafe` (no alias bombs on the command line either)."""
+    from answerx.errors import ConfigError
+    from answerx.yamlsafe import load_yaml_text
 
     overrides: dict[str, Any] = {}
     for pair in pairs:
@@ -258,9 +307,10 @@ def _parse_set(pairs: Iterable[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             fail(f"--set {pair!r}: expected KEY=VALUE (e.g. budget.max_calls=4)", ExitCode.USAGE)
         try:
-            overrides[key.strip()] = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError:
-            overrides[key.strip()] = text  # not YAML: the text as it is
+            value = load_yaml_text(text, source=f"--set {key.strip()}")[0] if text.strip() else None
+        except ConfigError:
+            value = text  # not YAML ("a: b: c"), or past a limit: the text as it is
+        overrides[key.strip()] = value
     return overrides
 
 
@@ -386,3 +436,41 @@ def runs_delete(
             raise typer.Exit(int(ExitCode.OK))
         count = store.delete_run(run.run_id)
     stderr().print(f"deleted run {run.run_id} and {count} items")
+
+
+@runs_app.command("recover")
+def runs_recover(
+    out: Annotated[Path, typer.Argument(help="The new store to write (must not exist).")],
+    db: DbPath = None,
+) -> None:
+    """Save every run and item that can still be read from a damaged store into a new one.
+
+    Damaged pages cost only the items on them; resuming a run in the new store
+    (answerx run CONFIG --resume RUN_ID --db OUT) asks those items again.
+    """
+    from answerx.experiments.store import salvage
+
+    source = db or DEFAULT_DB_PATH
+    if not source.exists():
+        fail(f"no results store at {source} (pass --db)", ExitCode.IO)
+    with command_boundary():
+        saved = salvage(source, out)
+    lost = []
+    if saved.unreadable_runs:
+        lost.append(f"{saved.unreadable_runs} runs (and their items)")
+    if saved.unreadable_items:
+        lost.append(f"{saved.unreadable_items} items")
+    if saved.end_lost:
+        lost.append("the end of the file (how many items it held is unknown)")
+    stderr().print(
+        f"recovered {saved.runs} runs and {saved.items} items from {escape(str(source))} into"
+        f" {escape(str(out))}"
+        + (
+            "; could not read "
+            + ", ".join(lost)
+            + f". Resume a run there to ask its lost items again: answerx run CONFIG"
+            f" --resume RUN_ID --db {escape(str(out))}"
+            if lost
+            else "; nothing was lost"
+        )
+    )

@@ -8,6 +8,10 @@ served three times.
 The cache is its own SQLite file (``cache.db`` beside the results database):
 results and cache have different lifetimes (deleting a run keeps the cache;
 ``--no-cache`` or deleting the file resets it).
+
+A cache file SQLite cannot use (damaged, not a database, locked) raises
+:class:`~answerx.errors.StoreError` saying to delete it or run with ``--no-cache``:
+it holds nothing a run cannot get again.
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from answerx.errors import StoreError
 from answerx.structured.callinfo import CallInfo
 
 __all__ = ["CacheEntry", "ResponseCache", "cache_key"]
@@ -47,33 +54,68 @@ class ResponseCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # One connection used from the runner's thread (and the service's threadpool):
         # a lock keeps sqlite3's connection use serial.
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA busy_timeout=5000")
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, payload TEXT NOT NULL,"
-            " info TEXT NOT NULL, created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
-        )
         self._lock = threading.Lock()
+        try:
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        except sqlite3.DatabaseError as exc:
+            raise self._error(exc) from None
+        try:
+            with self._guard():
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA busy_timeout=5000")
+                self._conn.execute(
+                    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY,"
+                    " payload TEXT NOT NULL, info TEXT NOT NULL,"
+                    " created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
+                )
+        except StoreError:
+            self._conn.close()
+            raise
+
+    def _error(self, exc: Exception) -> StoreError:
+        from answerx.experiments.store import store_error
+
+        return store_error(
+            self.path,
+            exc,
+            what="response cache",
+            advice="it holds only responses to reuse: delete the file when no run is using "
+            "it (or run with --no-cache), and nothing is lost",
+        )
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        with self._lock:
+            try:
+                yield
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
+                    raise
+                raise self._error(exc) from None
 
     def get(self, key: str) -> CacheEntry | None:
-        with self._lock:
+        """The stored call of ``key``, or None."""
+        with self._guard():
             row = self._conn.execute(
                 "SELECT payload, info FROM responses WHERE key = ?", (key,)
             ).fetchone()
         if row is None:
             return None
-        return CacheEntry(payload=row[0], info=CallInfo.model_validate_json(row[1]))
+        try:
+            return CacheEntry(payload=row[0], info=CallInfo.model_validate_json(row[1]))
+        except ValueError:  # bytes overwritten inside a page SQLite still reads
+            raise self._error(ValueError("a cached response is unreadable")) from None
 
     def put(self, key: str, payload: str, info: CallInfo) -> None:
-        with self._lock:
+        """Store (or replace) the call of ``key``."""
+        with self._guard():
             self._conn.execute(
                 "INSERT OR REPLACE INTO responses (key, payload, info) VALUES (?, ?, ?)",
                 (key, payload, info.model_dump_json()),
             )
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._guard():
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:

@@ -44,6 +44,7 @@ from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec, parse_dataset_ref
 from answerx.structured.models import APPROACHES as APPROACH_NAMES
 from answerx.structured.providers import SDK_MODES, ModeName, load_providers
+from answerx.yamlsafe import read_yaml_file
 
 __all__ = [
     "HASH_EXCLUDED_KEYS",
@@ -506,24 +507,11 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[_Path, int]]:
 
     The line map is keyed by path (``("datasets", 0, "fields", "question")``);
     the root is ``()``, line 1. Duplicate keys, which YAML loaders silently
-    collapse, are an error here.
+    collapse, are an error here. The file is read within the limits of
+    :mod:`answerx.yamlsafe` (size, alias expansion, nesting).
     """
     source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {source}: {exc.strerror or exc}") from None
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else str(source)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{where}: invalid YAML: {problem}") from None
-    finally:
-        loader.dispose()
+    data, node = read_yaml_file(source)
     lines: dict[_Path, int] = {(): 1}
     if node is not None:
         _collect_lines(node, (), lines, source)

@@ -7,14 +7,19 @@ choices, the numbers, the task and the id.
 
 File formats:
 
-- **JSONL**: one JSON object per line; blank lines are skipped. ``choices`` and
-  ``numbers`` are JSON arrays (a string is read as in CSV).
+- **JSONL** (UTF-8): one JSON object per line; blank lines are skipped.
+  ``choices`` and ``numbers`` are JSON arrays (a string is read as in CSV).
 - **CSV** (UTF-8, header row): ``choices`` is a JSON array (``["red", "blue"]``)
   or the options separated by ``|`` (``red|blue``); ``numbers`` is a JSON array
   or integers separated by spaces, commas or ``|`` (``4 7 8 8``). Empty cells
-  count as missing.
+  count as missing. Every row has as many cells as the header, and a quoted
+  cell must be closed: a stray quote would otherwise swallow the rows after it.
 - **Parquet**: list columns for ``choices`` and ``numbers`` (strings are read as
   in CSV).
+
+Choices list at least two options. A malformed row (invalid UTF-8 or JSON,
+a bad value) is an :class:`~answerx.errors.InputError` that lists every bad row
+of the file, each as ``file: line N: what is wrong``, so one pass finds them all.
 
 Ids: the id column's value when mapped, else the item's 0-based position in the
 file, so an id stays stable only while rows are not inserted or removed above
@@ -248,8 +253,12 @@ def load_datasets(specs: Iterable[DatasetSpec]) -> list[DatasetItem]:
     return items
 
 
-# A row, where it was found ("line 7" in text files, "row 7" otherwise) and its line number.
-_Row = tuple[Mapping[str, Any], str, int | None]
+# A row (or why it could not be read), where it was found ("line 7" in text files,
+# "row 7" otherwise) and its line number.
+_Row = tuple[Mapping[str, Any] | InputError, str, int | None]
+#: How many bad rows one error lists before it only counts the rest.
+_MAX_LISTED = 20
+_UNDECODABLE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 
 
 def _file_rows(path: Path, fmt: DatasetFormat) -> Iterator[_Row]:
@@ -262,32 +271,89 @@ def _file_rows(path: Path, fmt: DatasetFormat) -> Iterator[_Row]:
     return _parquet_rows(path)
 
 
+def _not_utf8(text: str, *, in_line: bool = True) -> str | None:
+    """Why ``text`` (decoded with surrogateescape) is not UTF-8, or None when it is;
+    ``in_line``: ``text`` is the whole line, so the byte's position in it is known."""
+    bad = _UNDECODABLE.search(text)
+    if bad is None:
+        return None
+    byte = f"byte 0x{ord(bad.group()) - 0xDC00:02x}"
+    if in_line:
+        column = len(text[: bad.start()].encode("utf-8", "surrogateescape")) + 1
+        byte += f" at byte {column} of the line"
+    return f"not valid UTF-8 ({byte}): save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+
+
 def _jsonl_rows(path: Path) -> Iterator[_Row]:
-    with path.open("r", encoding="utf-8-sig") as f:
+    # surrogateescape: a line that is not UTF-8 is reported with its number, and the
+    # lines after it are still read and checked.
+    with path.open("r", encoding="utf-8-sig", errors="surrogateescape") as f:
         for number, line in enumerate(f, 1):
+            where = f"line {number}"
             if not line.strip():
+                continue
+            problem = _not_utf8(line)
+            if problem is not None:
+                yield _bad(path, where, problem, number), where, number
                 continue
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise _bad(path, f"line {number}", f"invalid JSON ({exc.msg})", number) from None
+                yield _bad(path, where, f"invalid JSON ({exc.msg})", number), where, number
+                continue
+            except RecursionError:
+                yield _bad(path, where, "invalid JSON (nested too deeply)", number), where, number
+                continue
             if not isinstance(row, dict):
-                raise _bad(path, f"line {number}", "expected a JSON object", number)
-            yield row, f"line {number}", number
+                yield _bad(path, where, "expected a JSON object", number), where, number
+                continue
+            yield row, where, number
 
 
 def _csv_rows(path: Path) -> Iterator[_Row]:
-    with path.open("r", encoding="utf-8-sig", newline="") as f:
-        reader = csv.DictReader(f)
+    with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
+        # strict: an unclosed quote is an error, not a cell that swallows the rest of the file
+        reader = csv.DictReader(f, strict=True)
         try:
-            for row in reader:
-                # csv counts the line a record ends on; a quoted cell may span lines.
-                line = reader.line_num
-                if None in row:
-                    raise _bad(path, f"line {line}", "more cells than header columns", line)
-                yield row, f"line {line}", line
+            columns = len(reader.fieldnames or ())
         except csv.Error as exc:
-            raise _bad(path, f"line {reader.line_num}", str(exc), reader.line_num) from None
+            yield _bad(path, "line 1", f"not valid CSV ({exc})", 1), "line 1", 1
+            return
+        start = reader.line_num + 1  # a record may span lines: where it starts
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                where = f"line {start}"
+                yield _bad(path, where, _csv_problem(exc), start), where, start
+                if "unexpected end of data" in str(exc):
+                    return  # the file ended inside the quote: nothing after it to read
+                start = reader.line_num + 1
+                continue
+            where = f"line {start}"
+            text = "".join(str(v) for v in row.values() if v is not None)
+            problem = _not_utf8(text, in_line=False)
+            if None in row:
+                problem = f"{columns + len(row[None])} cells, but the header has {columns} columns"
+            elif None in row.values():
+                cells = sum(v is not None for v in row.values())
+                problem = f"{cells} cells, but the header has {columns} columns"
+            if problem is not None:
+                yield _bad(path, where, problem, start), where, start
+            else:
+                yield row, where, start
+            start = reader.line_num + 1
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    if "unexpected end of data" in str(exc):
+        return (
+            "a quoted cell opened in this row is never closed, so the rest of the file would "
+            'be read into it: close the quote, and write a quote inside a cell as two ("")'
+        )
+    return f'not valid CSV ({exc}); a quote inside a quoted cell is written as two ("")'
 
 
 def _parquet_rows(path: Path) -> Iterator[_Row]:
@@ -368,15 +434,37 @@ def _bad(path: Path | str, where: str, message: str, line: int | None = None) ->
     return error
 
 
+def _all_bad(source: str, bad: list[InputError]) -> InputError:
+    """One error for every bad row of a file: each row's own line, then how many in all.
+    ``line`` is the first bad row's, as when there is one."""
+    if len(bad) == 1:
+        return bad[0]
+    listed = [str(error) for error in bad[:_MAX_LISTED]]
+    if len(bad) > _MAX_LISTED:
+        listed.append(f"{source}: … and {len(bad) - _MAX_LISTED} more")
+    listed.append(f"{source}: {len(bad)} malformed rows: fix or remove them, then run again")
+    return _bad_lines("\n".join(listed), bad[0].line)
+
+
+def _bad_lines(message: str, line: int | None) -> InputError:
+    error = InputError(message)
+    error.line = line
+    return error
+
+
 def _build_items(spec: DatasetSpec, source: str, rows: Iterable[_Row]) -> list[DatasetItem]:
     fields = spec.fields
     explicit = {name: getattr(fields, name) for name in _CONVENTIONAL if getattr(fields, name)}
     seen_explicit: set[str] = set()
     items: list[DatasetItem] = []
+    bad: list[InputError] = []
     ids: dict[str, str] = {}
     for index, (row, where, line) in enumerate(rows):
-        if spec.limit is not None and len(items) >= spec.limit:
+        if spec.limit is not None and len(items) + len(bad) >= spec.limit:
             break
+        if isinstance(row, InputError):
+            bad.append(row)
+            continue
         if fields.question not in row:
             raise ConfigError(
                 f"{source}: {where}: no {fields.question!r} field for the question "
@@ -397,11 +485,17 @@ def _build_items(spec: DatasetSpec, source: str, rows: Iterable[_Row]) -> list[D
         try:
             item = _make_item(spec, row[fields.question], values, index)
         except ValueError as exc:
-            raise _bad(source, where, str(exc), line) from None
+            bad.append(_bad(source, where, str(exc), line))
+            continue
         if item.id in ids:
-            raise _bad(source, where, f"duplicate id {item.id!r} (first at {ids[item.id]})", line)
+            bad.append(
+                _bad(source, where, f"duplicate id {item.id!r} (first at {ids[item.id]})", line)
+            )
+            continue
         ids[item.id] = where
         items.append(item)
+    if bad:
+        raise _all_bad(source, bad)
     never = [f"{explicit[n]!r} (mapped as {n})" for n in explicit if n not in seen_explicit]
     if items and never:
         raise ConfigError(f"{source}: no row has the field {', '.join(never)}")
@@ -445,6 +539,11 @@ def _choices(value: Any) -> list[str]:
         value = value["text"]  # {"label": ["A", ...], "text": [...]}, as in ARC-style data
     if not isinstance(value, list) or not value:
         raise ValueError("choices must be a non-empty list (JSON array or 'a|b|c')")
+    if len(value) < 2:
+        raise ValueError(
+            f"choices must list at least 2 options, got 1 ({value[0]!r}): "
+            "give a JSON array or 'a|b|c'"
+        )
     choices = [_text(v, "each choice") for v in value]
     if len(choices) > 10:
         raise ValueError(f"{len(choices)} choices; at most 10 (letters A-J)")

@@ -222,6 +222,9 @@ def _cost(items: Iterable[ItemRecord]) -> float | None:
 
 
 def _run_totals(record: RunRecord, items: Sequence[ItemRecord]) -> RunTotals:
+    usage = _usage(items)
+    if not items and not _all_priced(record):
+        usage["cost_usd"] = None  # nothing answered by a model without a price: unknown, not $0
     return RunTotals(
         run_id=record.run_id,
         name=record.name,
@@ -229,7 +232,22 @@ def _run_totals(record: RunRecord, items: Sequence[ItemRecord]) -> RunTotals:
         started_at=record.started_at,
         finished_at=record.finished_at,
         items=len(items),
-        **_usage(items),
+        **usage,
+    )
+
+
+def _all_priced(record: RunRecord) -> bool:
+    """Every target of the run's stored config has a price (so no items cost $0 for sure).
+
+    The stored config holds validated targets: ``{"provider": ..., "model": ...}``."""
+    # Imported here: prices reads its table through the config module, which a report
+    # needs only for a run without items.
+    from answerx.experiments.prices import price_of
+
+    targets = record.config.get("targets") or []
+    return bool(targets) and all(
+        isinstance(t, dict) and price_of(str(t.get("provider")), str(t.get("model"))) is not None
+        for t in targets
     )
 
 

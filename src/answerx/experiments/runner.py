@@ -35,13 +35,13 @@ from rich.markup import escape
 
 from answerx.agent.budget import Budget
 from answerx.agent.termination import StepLimitReached
-from answerx.errors import AnswerxError, ConfigError, redact
+from answerx.errors import AnswerxError, ConfigError, StoreError, redact
 from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManager, current_tally
 from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash, load_config
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
-from answerx.experiments.prices import PriceTable, cost, load_prices
+from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import RunProgress
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.scoring import score
@@ -126,6 +126,8 @@ class _Totals:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_unknown: bool = False
+    # Some target has no price: with nothing answered yet the cost is unknown, not $0.
+    unpriced: bool = False
     started: float = field(default_factory=time.perf_counter)
 
     def add(self, record: ItemRecord) -> None:
@@ -144,7 +146,9 @@ class _Totals:
 
     @property
     def cost(self) -> float | None:
-        return None if self.cost_unknown else self.cost_usd
+        if self.cost_unknown or (self.unpriced and self.done == 0):
+            return None
+        return self.cost_usd
 
 
 class _Run:
@@ -165,7 +169,11 @@ class _Run:
         self.store = store
         self.cache = cache
         self.prices = prices
-        self.totals = _Totals()
+        self.totals = _Totals(
+            unpriced=any(
+                price_of(t.provider, t.model, prices=prices) is None for t in config.targets
+            )
+        )
         self._limits: dict[str, ProviderLimits] = {}
         self._managers: dict[str, RunClientManager] = {}
         self._approaches: dict[tuple[str, str, str, str], BaseReasoning[Any]] = {}
@@ -243,8 +251,8 @@ class _Run:
             )
         except StepLimitReached as exc:
             termination = str(exc.termination)
-        except ConfigError:
-            raise  # a bad setting fails every unit alike: stop the run, say why
+        except (ConfigError, StoreError):
+            raise  # a bad setting or a broken cache fails every unit alike: stop, say why
         except AnswerxError as exc:
             error = f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a bug must not lose the rest of the run
@@ -341,7 +349,7 @@ def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:
         runs = store.find_runs(digest)
         if not runs:
             raise ConfigError("--resume last: no earlier run of this configuration in the store")
-        run = runs[-1]
+        run = runs[0]  # newest first: the latest run of this configuration
     else:
         run = store.get_run(resume)
     if run.config_hash != digest:
@@ -362,8 +370,12 @@ async def arun_experiment(
     console: Console | None = None,
     make_manager: ManagerFactory | None = None,
     on_item: Callable[[ItemRecord], None] | None = None,
+    on_start: Callable[[RunRecord], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`.
+
+    ``on_start`` is called with the run's record once it is created or resumed,
+    before any item is asked: a caller that is interrupted knows which run to resume.
 
     On Python 3.11, a loop from :func:`~answerx.experiments.eventloop.new_event_loop`
     (what ``run_experiment`` uses) sends each request without queueing it behind the
@@ -382,6 +394,8 @@ async def arun_experiment(
             record = _resolve_resume(store, resume, digest)
         else:
             record = store.start_run(config.name, config.model_dump(mode="json"), digest)
+        if on_start is not None:
+            on_start(record)
         done = store.done_keys(record.run_id)
         total = count_units(config, items)
         # Counted against the plan, not len(done): a generator keeps a large run's memory flat.
@@ -466,13 +480,15 @@ def run_experiment(
     progress: bool = False,
     console: Console | None = None,
     make_manager: ManagerFactory | None = None,
+    on_start: Callable[[RunRecord], None] | None = None,
 ) -> RunSummary:
     """Run an experiment from a config (or a YAML path) and return its summary.
 
     ``resume`` is a run id (or ``"last"``: the latest run of the same
     configuration); finished items are skipped, errored ones retried. Ctrl-C
     stops gracefully: every finished item is already stored, the run is marked
-    ``interrupted``, and ``KeyboardInterrupt`` propagates.
+    ``interrupted``, and ``KeyboardInterrupt`` propagates; ``on_start`` (called
+    with the run's record before the first item) tells which run that was.
 
     >>> summary = run_experiment("config/experiments/demo.yaml")   # doctest: +SKIP
     >>> summary.run_id, summary.done, summary.correct               # doctest: +SKIP
@@ -485,6 +501,11 @@ def run_experiment(
     with asyncio.Runner(loop_factory=new_event_loop) as runner:
         return runner.run(
             arun_experiment(
-                config, resume=resume, progress=progress, console=console, make_manager=make_manager
+                config,
+                resume=resume,
+                progress=progress,
+                console=console,
+                make_manager=make_manager,
+                on_start=on_start,
             )
         )

@@ -22,6 +22,11 @@ resumes where it stopped.
 
 ``error`` texts pass through :func:`answerx.errors.redact` before they are
 written, so an API key quoted in a provider's error message never reaches the file.
+
+A file that SQLite cannot use (damaged pages, a truncated file, another kind of
+file in its place, a lock never released, a full disk) raises
+:class:`~answerx.errors.StoreError` naming the file and what to do, from every
+method, never ``sqlite3``'s own exceptions.
 """
 
 from __future__ import annotations
@@ -29,17 +34,22 @@ from __future__ import annotations
 import csv
 import json
 import secrets
+import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
+
+from pydantic import BaseModel
 
 from answerx import __version__
-from answerx.errors import ConfigError, redact
+from answerx.errors import ConfigError, StoreError, redact
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
 
 __all__ = [
@@ -48,8 +58,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "ExportFormat",
     "ResultStore",
+    "Salvage",
     "ScoreUpdate",
     "new_run_id",
+    "salvage",
+    "store_error",
 ]
 
 DEFAULT_DB = Path("runs/answerx.db")
@@ -137,6 +150,49 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
+def store_error(
+    path: str | Path,
+    exc: Exception,
+    *,
+    what: str = "results store",
+    advice: str | None = None,
+) -> StoreError:
+    """The :class:`StoreError` for SQLite's ``exc`` on the file ``path``: what is wrong
+    and what to do about it (``advice``, else chosen by the kind of failure)."""
+    name = str(path)
+    reason = str(exc) or type(exc).__name__
+    advice = advice or _advice(name, exc)
+    return StoreError(f"cannot use {what} {name!r} ({reason}): {advice}", path=name)
+
+
+def _advice(name: str, exc: Exception) -> str:
+    reason = str(exc).lower()
+    if "not a database" in reason:
+        return (
+            "it is not a SQLite database (another file in its place?): pass the right --db, "
+            "or move the file away to start a new store there"
+        )
+    if "malformed" in reason or "corrupt" in reason or isinstance(exc, ValueError):
+        recovered = Path(name).with_suffix(".recovered.db")
+        return (
+            "the file is damaged (truncated or overwritten). Keep a copy, then save every "
+            f"run and item that can still be read: `answerx runs recover {recovered} --db "
+            f"{name}` (or `sqlite3 {name} .recover | sqlite3 {recovered}`), and use "
+            f"--db {recovered}; resuming a run there asks its lost items again"
+        )
+    if "locked" in reason or "busy" in reason:
+        return "another process holds it locked: try again when that process has finished"
+    return "check the file, its folder's permissions and the free disk space"
+
+
+def _fatal(exc: sqlite3.Error) -> bool:
+    """A failure of the file, not of answerx's own SQL: integrity errors are handled where
+    they happen (a duplicate run id), programming errors (a closed store) are bugs."""
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+        exc, sqlite3.IntegrityError | sqlite3.ProgrammingError
+    )
+
+
 def _utc_iso(value: datetime) -> str:
     # Naive datetimes are taken as UTC; everything is stored in UTC.
     aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
@@ -189,6 +245,9 @@ class ResultStore:
                 isolation_level=None,  # autocommit: each statement commits; BEGIN when grouped
                 check_same_thread=False,  # shared across threads under self._lock
             )
+        except sqlite3.DatabaseError as exc:  # a folder, a path that cannot be created
+            raise store_error(path, exc) from None
+        try:
             self._db.row_factory = sqlite3.Row
             self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             if not in_memory:
@@ -196,10 +255,25 @@ class ResultStore:
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"cannot open results store {str(path)!r}: {exc}") from None
+        except BaseException as exc:
+            self._db.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise store_error(path, exc) from None
+            raise
 
     # --- lifecycle ---------------------------------------------------------------------
+
+    @contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, with SQLite's failures of the file turned into
+        :class:`StoreError` (one place, so every method reports a damaged file alike)."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.DatabaseError as exc:
+                if not _fatal(exc):
+                    raise
+                raise store_error(self.path, exc) from None
 
     def _set_wal(self) -> None:
         # Switching a new file to WAL needs an exclusive lock, and SQLite answers
@@ -234,24 +308,25 @@ class ResultStore:
     @property
     def journal_mode(self) -> str:
         """SQLite's journal mode for this file (``wal`` for a file store)."""
-        with self._lock:
+        with self._guard():
             return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
 
     @property
     def schema_version(self) -> int:
-        with self._lock:
+        with self._guard():
             return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
         if self.schema_version == SCHEMA_VERSION:
             return  # the usual case: no write lock taken, so readers open freely
-        with self._lock, self._transaction():  # one process migrates; the others wait
+        with self._guard(), self._transaction():  # one process migrates; the others wait
             version = self.schema_version  # again, inside the lock
             if version > SCHEMA_VERSION:
-                raise ConfigError(
+                raise StoreError(
                     f"results store {str(self.path)!r} has schema version {version}, "
                     f"newer than this answerx ({__version__}) knows ({SCHEMA_VERSION}): "
-                    "upgrade answerx"
+                    "upgrade answerx",
+                    path=str(self.path),
                 )
             for _name, sql in MIGRATIONS[version:]:
                 # Statement by statement: executescript() would COMMIT the open transaction.
@@ -267,7 +342,7 @@ class ResultStore:
         values = record.model_dump()
         values["config"] = json.dumps(values["config"], sort_keys=True)
         row = [_to_sql(c, values[c]) if c != "config" else values[c] for c in _RUN_COLUMNS]
-        with self._lock:
+        with self._guard():
             try:
                 self._db.execute(
                     f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) "
@@ -300,7 +375,7 @@ class ResultStore:
 
     def get_run(self, run_id: str) -> RunRecord:
         """The run ``run_id``, or the only run whose id starts with it; else ConfigError."""
-        with self._lock:
+        with self._guard():
             row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None and run_id:
                 matches = self._db.execute(
@@ -319,7 +394,7 @@ class ResultStore:
 
     def list_runs(self) -> list[RunRecord]:
         """Every run, newest first."""
-        with self._lock:
+        with self._guard():
             rows = self._db.execute(
                 "SELECT * FROM runs ORDER BY started_at DESC, run_id DESC"
             ).fetchall()
@@ -332,7 +407,7 @@ class ResultStore:
 
     def find_runs(self, config_hash: str) -> list[RunRecord]:
         """The runs made with this config hash, newest first (to resume "the same config")."""
-        with self._lock:
+        with self._guard():
             rows = self._db.execute(
                 "SELECT * FROM runs WHERE config_hash = ? ORDER BY started_at DESC, run_id DESC",
                 (config_hash,),
@@ -351,7 +426,7 @@ class ResultStore:
         return self.get_run(run_id)
 
     def _update_run(self, run_id: str, status: str, finished_at: str | None) -> None:
-        with self._lock:
+        with self._guard():
             cursor = self._db.execute(
                 "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
                 (status, finished_at, run_id),
@@ -362,16 +437,19 @@ class ResultStore:
     def delete_run(self, run_id: str) -> int:
         """Delete a run and all its items; returns the number of items deleted."""
         run_id = self.get_run(run_id).run_id
-        with self._lock, self._transaction():
+        with self._guard(), self._transaction():
             deleted = self._db.execute("DELETE FROM items WHERE run_id = ?", (run_id,)).rowcount
             self._db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
         return int(deleted)
 
-    @staticmethod
-    def _run_from_row(row: sqlite3.Row) -> RunRecord:
-        values = {c: _from_sql(c, row[c]) for c in _RUN_COLUMNS}
-        values["config"] = json.loads(row["config"])
-        return RunRecord.model_validate(values)
+    def _run_from_row(self, row: sqlite3.Row) -> RunRecord:
+        try:
+            values = {c: _from_sql(c, row[c]) for c in _RUN_COLUMNS}
+            values["config"] = json.loads(row["config"])
+            return RunRecord.model_validate(values)
+        except ValueError:  # bytes overwritten inside a page SQLite still reads
+            damaged = ValueError(f"the stored run {row['run_id']!r} is unreadable")
+            raise store_error(self.path, damaged) from None
 
     # --- items -------------------------------------------------------------------------
 
@@ -382,14 +460,14 @@ class ResultStore:
         row has an error (a retry replaces it). Returns False, writing nothing,
         when the key already finished without error.
         """
-        with self._lock:
+        with self._guard():
             return self._upsert(item) > 0
 
     def add_items(self, items: Iterable[ItemRecord]) -> int:
         """Store several items in one transaction (same rules as :meth:`add_item`);
         returns how many were written."""
         written = 0
-        with self._lock, self._transaction():
+        with self._guard(), self._transaction():
             for item in items:
                 written += self._upsert(item)
         return written
@@ -415,7 +493,7 @@ class ResultStore:
 
     def done_keys(self, run_id: str) -> set[ItemKey]:
         """The keys of the run's items that finished without error (to skip on resume)."""
-        with self._lock:
+        with self._guard():
             rows = self._db.execute(
                 f"SELECT {', '.join(_KEY_COLUMNS)} FROM items WHERE run_id = ? AND error IS NULL",
                 (run_id,),
@@ -432,7 +510,7 @@ class ResultStore:
         where, params = self._where(run_id, filters)
         last = 0
         while True:
-            with self._lock:
+            with self._guard():
                 rows = self._db.execute(
                     f"SELECT * FROM items WHERE {where} AND id > ? ORDER BY id LIMIT {_PAGE}",
                     [*params, last],
@@ -446,7 +524,7 @@ class ResultStore:
     def count_items(self, run_id: str, **filters: Any) -> int:
         """How many of the run's items match the filters (as in :meth:`items`)."""
         where, params = self._where(run_id, filters)
-        with self._lock:
+        with self._guard():
             return int(
                 self._db.execute(f"SELECT COUNT(*) FROM items WHERE {where}", params).fetchone()[0]
             )
@@ -458,7 +536,7 @@ class ResultStore:
         sql = "UPDATE items SET correct = ?, score_method = ? WHERE run_id = ? AND " + " AND ".join(
             f"{c} = ?" for c in _KEY_COLUMNS
         )
-        with self._lock, self._transaction():
+        with self._guard(), self._transaction():
             for key, correct, method in scores:
                 cursor = self._db.execute(sql, (_to_sql("correct", correct), method, run_id, *key))
                 updated += cursor.rowcount
@@ -483,9 +561,17 @@ class ResultStore:
                 params.append(_to_sql(name, value))
         return " AND ".join(clauses), params
 
-    @staticmethod
-    def _item_from_row(row: sqlite3.Row) -> ItemRecord:
-        return ItemRecord.model_validate({c: _from_sql(c, row[c]) for c in _ITEM_COLUMNS})
+    def _item_from_row(self, row: sqlite3.Row) -> ItemRecord:
+        # Columns the row lacks (salvaged from a store of an older schema) take the
+        # record's defaults.
+        present = set(row.keys())
+        try:
+            return ItemRecord.model_validate(
+                {c: _from_sql(c, row[c]) for c in _ITEM_COLUMNS if c in present}
+            )
+        except ValueError:  # bytes overwritten inside a page SQLite still reads
+            damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
+            raise store_error(self.path, damaged) from None
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
@@ -510,12 +596,17 @@ class ResultStore:
             )
         run_id = self.get_run(run_id).run_id
         target.parent.mkdir(parents=True, exist_ok=True)
-        rows = self.items(run_id)
-        if fmt == "csv":
-            return _export_csv(rows, target)
-        if fmt == "jsonl":
-            return _export_jsonl(rows, target)
-        return _export_parquet(rows, target)
+        write = {"csv": _export_csv, "jsonl": _export_jsonl, "parquet": _export_parquet}[fmt]
+        # Written beside the target and renamed at the end: an export that fails half-way
+        # (a damaged page, a full disk) leaves no half file, and an earlier export intact.
+        partial = target.with_name(f".{target.name}.partial")
+        try:
+            count = write(self.items(run_id), partial)
+            partial.replace(target)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        return count
 
 
 class _Transaction:
@@ -607,3 +698,179 @@ def _export_parquet(rows: Iterable[ItemRecord], target: Path) -> int:
         writer.write_table(pa.Table.from_pylist(batch, schema=schema))
         count += len(batch)
     return count
+
+
+# --- salvage ---------------------------------------------------------------------------
+
+_SALVAGE_CHUNK = 256  # rows per read while nothing fails
+_SALVAGE_PROBES = 200_000  # reads at most, however the damage falls
+_Record = TypeVar("_Record", RunRecord, ItemRecord)
+
+
+class Salvage(BaseModel):
+    """What :func:`salvage` saved from a damaged store, and what it could not read."""
+
+    runs: int
+    items: int
+    unreadable_runs: int
+    unreadable_items: int
+    end_lost: bool = False  # the end of a table was lost: how many rows it held is unknown
+
+    @property
+    def complete(self) -> bool:
+        """Nothing was lost."""
+        return not (self.unreadable_runs or self.unreadable_items or self.end_lost)
+
+
+def salvage(source: str | Path, target: str | Path) -> Salvage:
+    """Copy every run and item that can still be read from a damaged store into a new one.
+
+    Rows are read by ranges of row ids; a range that SQLite cannot read is split in
+    halves down to single rows, so damaged pages cost only the rows on them. A row
+    that reads but does not make a valid record is left out too, and so is an item
+    whose run is lost. The new store is a normal store: resuming one of its runs
+    asks the lost items again. Works with Python's own SQLite (the ``sqlite3``
+    command's ``.recover`` needs a build with the ``sqlite_dbpage`` table, which
+    some Linux distributions leave out).
+
+    ``target`` must not exist yet. A ``source`` whose schema cannot be read (its
+    first page is lost, or it is not a database) raises :class:`StoreError`.
+    """
+    source, target = Path(source), Path(target)
+    if target.exists():
+        raise ConfigError(f"{str(target)!r} already exists: give a new file to recover into")
+    if not source.is_file():
+        raise ConfigError(f"no results store at {str(source)!r}")
+    # Read from a copy whose header is fitted to its length: SQLite refuses a whole
+    # file whose header counts more pages than it holds (a truncated store).
+    copy = target.with_name(f".{target.name}.reading")
+    shutil.copyfile(source, copy)
+    for suffix in ("-wal",):  # committed items not yet folded into the file
+        if Path(f"{source}{suffix}").is_file():
+            shutil.copyfile(f"{source}{suffix}", f"{copy}{suffix}")
+    _fit_page_count(copy)
+    try:
+        db = sqlite3.connect(copy, isolation_level=None)
+    except sqlite3.DatabaseError as exc:
+        _remove(copy)
+        raise store_error(source, exc) from None
+    db.row_factory = sqlite3.Row
+    try:
+        try:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as exc:
+            unreadable = "not even its list of tables can be read: nothing to save"
+            foreign = "not a database" in str(exc)
+            raise store_error(source, exc, advice=None if foreign else unreadable) from None
+        if not {"runs", "items"} <= tables:
+            raise StoreError(
+                f"{str(source)!r} holds no answerx runs (tables: {', '.join(sorted(tables))})",
+                path=str(source),
+            )
+        lost_runs, lost_items = _Losses(), _Losses()
+        saved_runs: set[str] = set()
+        saved_items = 0
+        with ResultStore(target) as out:
+            for runs in _readable(db, "runs", out._run_from_row, lost_runs):
+                for run in runs:
+                    out.create_run(run)
+                    saved_runs.add(run.run_id)
+            for items in _readable(db, "items", out._item_from_row, lost_items):
+                kept = [item for item in items if item.run_id in saved_runs]
+                lost_items.rows += len(items) - len(kept)  # items of a run that is lost
+                saved_items += out.add_items(kept)
+    except BaseException:
+        _remove(target)
+        raise
+    finally:
+        db.close()
+        _remove(copy)
+    return Salvage(
+        runs=len(saved_runs),
+        items=saved_items,
+        unreadable_runs=lost_runs.rows,
+        unreadable_items=lost_items.rows,
+        end_lost=lost_runs.tail or lost_items.tail,
+    )
+
+
+def _remove(path: Path) -> None:
+    """Delete a SQLite file and its WAL and shared-memory files."""
+    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)
+
+
+def _fit_page_count(path: Path) -> None:
+    """Make the header's page count (bytes 28-31) match the file's length, when the
+    file is shorter than the header says; anything that is not a SQLite header is
+    left alone (SQLite then says what it is not)."""
+    with path.open("r+b") as f:
+        header = f.read(100)
+        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+            return
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        if page_size < 512:
+            return
+        pages = path.stat().st_size // page_size
+        if pages < int.from_bytes(header[28:32], "big"):
+            f.seek(28)
+            f.write(pages.to_bytes(4, "big"))
+
+
+@dataclass
+class _Losses:
+    """Rows of one table that could not be saved; ``tail``: its last pages are lost, so
+    how many rows they held is unknown."""
+
+    rows: int = 0
+    tail: bool = False
+
+
+def _readable(
+    db: sqlite3.Connection,
+    table: str,
+    parse: Callable[[sqlite3.Row], _Record],
+    lost: _Losses,
+) -> Iterator[list[_Record]]:
+    """Every row of ``table`` that can be read and parsed, a batch at a time, in row id
+    order; ``lost`` counts the rows that could not be."""
+    try:
+        top = int(db.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0)
+        known_top = True
+    except sqlite3.DatabaseError:
+        # The last pages are lost: bound the ids by what the file could hold.
+        top = max(1, int(db.execute("PRAGMA page_count").fetchone()[0] or 1) * 64)
+        known_top = False
+    stack = [(lo, min(lo + _SALVAGE_CHUNK - 1, top)) for lo in range(1, top + 1, _SALVAGE_CHUNK)]
+    stack.reverse()  # popped in row id order
+    failed: list[int] = []  # ids whose page could not be read
+    last_read = probes = 0
+    while stack and probes < _SALVAGE_PROBES:
+        lo, hi = stack.pop()
+        probes += 1
+        try:
+            rows = db.execute(
+                f"SELECT rowid AS _rowid, * FROM {table} WHERE rowid BETWEEN ? AND ? "
+                "ORDER BY rowid",
+                (lo, hi),
+            ).fetchall()
+        except sqlite3.DatabaseError:
+            if lo == hi:
+                failed.append(lo)
+            else:  # read the halves apart: only the rows on damaged pages are lost
+                mid = (lo + hi) // 2
+                stack += [(mid + 1, hi), (lo, mid)]
+            continue
+        batch: list[_Record] = []
+        for row in rows:
+            last_read = row["_rowid"]
+            try:
+                batch.append(parse(row))
+            except StoreError:  # the row reads, but its values are garbage
+                lost.rows += 1
+        yield batch
+    # An id that could not be read below one that could held a row (ids only grow);
+    # past the last readable row, with the table's end lost, nobody knows.
+    lost.rows += sum(1 for i in failed if known_top or i < last_read)
+    lost.tail = bool(stack) or (not known_top and any(i > last_read for i in failed))

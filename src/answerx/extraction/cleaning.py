@@ -107,7 +107,10 @@ _WRAPPERS: tuple[tuple[str, str], ...] = (
     ("'", "'"),
     ("“", "”"),
 )
-_DELIMITERS = "$*_`'\" \t\n"
+# Every character str.strip() removes (form feed, vertical tab, U+2028, ...), so the
+# trailing strip and the first strip of the next call agree (idempotence).
+_WHITESPACE = "".join(chr(c) for c in range(0x3000 + 1) if chr(c).isspace())
+_DELIMITERS = "$*_`'\"" + _WHITESPACE
 _WRAPPER_STARTS = frozenset(left[0] for left, _ in _WRAPPERS)
 _TEXT_COMMANDS = ("boxed", "fbox", "text", "textbf", "textit", "textrm", "mathrm", "mathbf")
 _MAX_ROUNDS = 12  # cleaning is a fixpoint loop; bounded so it is always linear
@@ -121,8 +124,11 @@ def clean_answer(text: str) -> str:
     >>> clean_answer("The final answer is $\\\\boxed{4}$.")
     '4'
     """
-    s = repair_json_latex(text).strip()
+    s = repair_json_latex(text).strip()  # repaired first: strip() would eat a "\f" of "\frac"
     for _ in range(_MAX_ROUNDS):
+        # Repaired every round: stripping a wrapper or a trailing phrase can leave a
+        # control character followed by a command's tail where none was before.
+        s = repair_json_latex(s)
         before = s
         if "hope" in s:
             s = _TRAILING_POLITENESS.sub("", s)
@@ -161,4 +167,7 @@ def _strip_trailing_punctuation(s: str) -> str:
     # ellipsis stays. One rstrip, not a loop of copies: linear on any input.
     if s.endswith("..."):
         return s
-    return s.rstrip(".,;:! \t\r\n")
+    return s.rstrip(_TRAILING)
+
+
+_TRAILING = ".,;:!" + _WHITESPACE

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Sequence
 from typing import cast
 
 from answerx.errors import InputError
-from answerx.extraction.models import TASKS, Extraction, Task
+from answerx.extraction.finish import unfinished_reason
+from answerx.extraction.models import FALLBACKS, TASKS, Extraction, Fallback, Task
 from answerx.extraction.regions import answer_regions
-from answerx.extraction.rules import RULES, Found, Rule, fallback_rules
+from answerx.extraction.rules import FALLBACK_TIER, RULES, Found, Rule, fallback_rules
 from answerx.extraction.tasks import Acceptor, check_task, make_acceptor
 
 __all__ = ["extract"]
@@ -18,6 +20,7 @@ __all__ = ["extract"]
 log = logging.getLogger("answerx.extraction")
 _GAME24_INPUT = re.compile(r"^[ \t]*Input:[ \t]*(\d+(?:[ \t]+\d+){3})[ \t]*$", re.MULTILINE)
 _RULES_FOR = {task: RULES + fallback_rules(task) for task in TASKS}
+_LETTERS = "ABCDEFGHIJ"
 
 
 def extract(
@@ -26,21 +29,41 @@ def extract(
     *,
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    finish_reason: str | None = None,
+    fallback: Fallback = "auto",
 ) -> Extraction:
     """Get the final answer out of ``raw_output`` without calling any LLM.
 
     Explicit markers are tried first (``<answer>`` block; then ``\\boxed{}`` and
     JSON ``"answer"`` fields; then "the answer is"/"Final Answer:"/``####``
-    phrases and ``Output:`` lines), then the task's fallback (last number,
-    choice letter, bottom-up line scan). The result always names the rule that
-    found the answer; when nothing is found ``method`` is ``"none"``.
+    phrases and ``Output:`` lines), then the task's fallback (last expression,
+    last number, choice letter, bottom-up line scan). The result always names the
+    rule that found the answer; when nothing is found ``method`` is ``"none"``.
+
+    What a marker states is the answer even when it is wrong or malformed;
+    ``valid``/``problem`` judge its shape. ``finish_reason`` is the provider's
+    (``"length"`` makes the output certainly unfinished, ``"stop"`` certainly
+    finished); on an unfinished output a fallback rule does not answer unless
+    ``fallback="always"`` (its guess is kept in ``candidate``); ``fallback="never"``
+    turns the fallback rules off.
 
     >>> extract("The final answer to 'What is 2+2?' is 4.").answer
     '4'
+    >>> cut = extract("<think>36 + 4 = 40. Hmm, wait, maybe")
+    >>> cut.answer, cut.unfinished, cut.candidate
+    (None, True, '40')
     """
     if not isinstance(raw_output, str):
         raise InputError(f"raw_output must be a string, not {type(raw_output).__name__}")
     task = check_task(task)
+    choices = _checked_choices(choices)
+    numbers = _checked_numbers(numbers)
+    if finish_reason is not None and not isinstance(finish_reason, str):
+        raise InputError(
+            f"finish_reason must be a string or None, not {type(finish_reason).__name__}"
+        )
+    if fallback not in FALLBACKS:
+        raise InputError(f"fallback must be one of {', '.join(FALLBACKS)}, not {fallback!r}")
     if task == "auto" and choices:
         task = "multiple_choice"
     elif task == "auto" and numbers:
@@ -50,50 +73,105 @@ def extract(
         given = _GAME24_INPUT.search(raw_output)
         if given:
             task, numbers = "game24", [int(n) for n in given.group(1).split()]
-    accept = make_acceptor(task, choices, numbers)
-    rules = _RULES_FOR[task]
+    stated = make_acceptor(task, choices, numbers, stated=True)
+    strict = make_acceptor(task, choices, numbers)
+    rules = RULES if fallback == "never" else _RULES_FOR[task]
 
     lower = ascii_lower(raw_output)
     for region in answer_regions(raw_output, lower):
-        found, rule = _run(raw_output, lower, region.lo, region.hi, rules, accept)
-        if found is not None and found.stated_empty:
-            return Extraction(
-                answer=None,
-                method="none",
-                confidence=0.0,
-                task=task,
-                candidate=found.candidate,
-                span=(found.start, found.end),
-                reasoning=raw_output,
-                raw_output=raw_output,
+        found, rule = _run(raw_output, lower, region.lo, region.hi, rules, stated, strict)
+        if found is None or rule is None:
+            continue
+        # A base model that answered and went on with a new question: what matters
+        # is whether its own part ended, not the new question it started.
+        text, low = (
+            (raw_output[: region.hi], lower[: region.hi]) if region.cut else (raw_output, lower)
+        )
+        if found.stated_empty:
+            why = unfinished_reason(text, low, finish_reason, answer_end=found.marker_end)
+            return _nothing(raw_output, task, found, unfinished=why is not None)
+        if rule.tier >= FALLBACK_TIER:
+            why = unfinished_reason(text, low, finish_reason)
+            if why is not None and fallback == "auto":
+                log.debug("unfinished output (%s): fallback %s not used", why, rule.name)
+                return _nothing(raw_output, task, found, unfinished=True, guess=True)
+        else:
+            why = unfinished_reason(text, low, finish_reason, answer_end=found.marker_end)
+        confidence = rule.confidence * region.factor * (0.65 if found.weak else 1.0)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "extracted %r via %s from candidate %r", found.answer, rule.name, found.candidate
             )
-        if found is not None and rule is not None:
-            confidence = rule.confidence * region.factor * (0.65 if found.weak else 1.0)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug(
-                    "extracted %r via %s from candidate %r",
-                    found.answer,
-                    rule.name,
-                    found.candidate,
-                )
-            return Extraction(
-                answer=found.answer,
-                method=rule.name,
-                confidence=round(confidence, 4),
-                task=cast(Task, found.task),
-                candidate=found.candidate,
-                span=(found.start, found.end),
-                reasoning=raw_output[: found.marker_start] + raw_output[found.marker_end :],
-                raw_output=raw_output,
-            )
+        return Extraction(
+            answer=found.answer,
+            method=rule.name,
+            confidence=round(confidence, 4),
+            task=cast(Task, found.task),
+            candidate=found.candidate,
+            span=(found.start, found.end),
+            reasoning=raw_output[: found.marker_start] + raw_output[found.marker_end :],
+            raw_output=raw_output,
+            valid=found.problem is None,
+            problem=found.problem,
+            unfinished=why is not None,
+        )
+    why = unfinished_reason(raw_output, lower, finish_reason)
+    return _nothing(raw_output, task, None, unfinished=why is not None)
+
+
+def _nothing(
+    raw_output: str, task: Task, found: Found | None, *, unfinished: bool, guess: bool = False
+) -> Extraction:
+    """No answer: nothing found, an explicitly empty answer, or (``guess``) a fallback's
+    guess on an unfinished output, kept in ``candidate``."""
     return Extraction(
         answer=None,
         method="none",
         confidence=0.0,
         task=task,
+        candidate=None if found is None else (found.answer if guess else found.candidate),
+        span=None if found is None else (found.start, found.end),
         reasoning=raw_output,
         raw_output=raw_output,
+        unfinished=unfinished,
     )
+
+
+def _checked_choices(choices: object) -> Sequence[str] | None:
+    """``choices`` as given when it is a sequence of strings (or None); else InputError."""
+    if choices is None:
+        return None
+    if type(choices) is list and all(type(c) is str for c in choices) and len(choices) <= 10:
+        return choices  # the usual case, checked fast (an ABC isinstance is slow)
+    if isinstance(choices, str | bytes) or not isinstance(choices, Sequence):
+        raise InputError(
+            f"choices must be a list of option texts (strings), not {type(choices).__name__}"
+        )
+    for i, option in enumerate(choices):
+        if not isinstance(option, str):
+            raise InputError(
+                f"choices[{i}] must be a string (an option's text), "
+                f"not {type(option).__name__}: {option!r}"
+            )
+    if len(choices) > len(_LETTERS):
+        raise InputError(f"at most {len(_LETTERS)} choices (A-J), got {len(choices)}")
+    return choices
+
+
+def _checked_numbers(numbers: object) -> Sequence[int | float] | None:
+    """``numbers`` as given when it is a sequence of finite numbers (or None); else InputError."""
+    if numbers is None:
+        return None
+    if type(numbers) is list and all(type(n) is int for n in numbers):
+        return numbers  # the usual case, checked fast
+    if isinstance(numbers, str | bytes) or not isinstance(numbers, Sequence):
+        raise InputError(
+            f"numbers must be a list of numbers (e.g. [4, 9, 10, 13]), not {type(numbers).__name__}"
+        )
+    for i, n in enumerate(numbers):
+        if isinstance(n, bool) or not isinstance(n, int | float) or not math.isfinite(n):
+            raise InputError(f"numbers[{i}] must be a finite number, not {n!r}")
+    return numbers
 
 
 def ascii_lower(text: str) -> str:
@@ -112,8 +190,16 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 def _run(
-    text: str, lower: str, lo: int, hi: int, rules: tuple[Rule, ...], accept: Acceptor
+    text: str,
+    lower: str,
+    lo: int,
+    hi: int,
+    rules: tuple[Rule, ...],
+    stated: Acceptor,
+    strict: Acceptor,
 ) -> tuple[Found | None, Rule | None]:
+    """The best candidate of the first tier that has one. Explicit markers take what
+    they state (``stated``); fallbacks need the task's shape (``strict``)."""
     best: Found | None = None
     best_rule: Rule | None = None
     tier = rules[0].tier
@@ -122,7 +208,7 @@ def _run(
             if best is not None:
                 return best, best_rule
             tier = rule.tier
-        found = rule.find(text, lower, lo, hi, accept)
+        found = rule.find(text, lower, lo, hi, strict if rule.tier >= FALLBACK_TIER else stated)
         # Inside a tier the later statement wins; on a tie (a box inside a phrase)
         # the rule listed first keeps it.
         if found is not None and (best is None or found.end > best.end):

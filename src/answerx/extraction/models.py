@@ -6,7 +6,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["METHODS", "TASKS", "Extraction", "Method", "Task"]
+__all__ = ["FALLBACKS", "METHODS", "TASKS", "Extraction", "Fallback", "Method", "Task"]
 
 Task = Literal["auto", "math", "numeric", "multiple_choice", "boolean", "game24", "text"]
 TASKS: tuple[str, ...] = get_args(Task)
@@ -18,6 +18,7 @@ Method = Literal[
     "final_answer_phrase",
     "output_line",
     "choice_letter",
+    "last_expression",
     "last_number",
     "bottom_scan",
     "structured_llm",
@@ -25,12 +26,21 @@ Method = Literal[
 ]
 METHODS: tuple[str, ...] = get_args(Method)
 
+#: When the task's fallback rules (last number, last expression, choice letter, bottom
+#: scan) may answer: ``auto`` only on a finished output, ``always`` (answerx < 0.2
+#: behaviour), ``never`` (explicit markers only).
+Fallback = Literal["auto", "always", "never"]
+FALLBACKS: tuple[str, ...] = get_args(Fallback)
+
 
 class Extraction(BaseModel):
     """What :func:`answerx.extract` found in one raw output, and how.
 
     "No answer" is a value, not an exception: ``answer is None`` and
-    ``method == "none"`` with ``confidence == 0.0``.
+    ``method == "none"`` with ``confidence == 0.0``. The answer is what the output
+    *stated*, even a wrong or malformed one; ``valid`` and ``problem`` say whether it
+    has the task's shape. ``unfinished`` says the output was cut off (or never
+    finished); then no fallback guesses an answer (see README, "How extraction decides").
     """
 
     model_config = ConfigDict(frozen=True)
@@ -40,7 +50,11 @@ class Extraction(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0, description="Rule-based confidence (see README).")
     task: Task = Field(description="The task used: the caller's, or the one detected for 'auto'.")
     candidate: str | None = Field(
-        default=None, description="The text the rule found, before cleaning (for audit logs)."
+        default=None,
+        description=(
+            "The text the rule found, before cleaning (for audit logs). With method 'none' "
+            "on an unfinished output: the answer a fallback rule would have guessed."
+        ),
     )
     span: tuple[int, int] | None = Field(
         default=None, description="[start, end) of the candidate in raw_output."
@@ -49,6 +63,28 @@ class Extraction(BaseModel):
         default="", description="raw_output with the answer marker removed and nothing else lost."
     )
     raw_output: str = Field(description="The input, verbatim.")
+    valid: bool | None = Field(
+        default=None,
+        description=(
+            "Whether the stated answer has the task's shape (a single number, an option's "
+            "letter, a Game-of-24 expression using each number once that makes 24); None "
+            "when there is no answer."
+        ),
+    )
+    problem: str | None = Field(
+        default=None,
+        description=(
+            "Why the answer is not well-formed, e.g. 'uses 4 twice', 'evaluates to 28', "
+            "'not a single number', 'letter K is not an option'; None when valid."
+        ),
+    )
+    unfinished: bool = Field(
+        default=False,
+        description=(
+            "The output was cut off or never finished (token limit, unclosed <think> or "
+            "JSON string, cut mid-sentence or mid-formula, looping text)."
+        ),
+    )
 
     @property
     def found(self) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NUMBER", "canonical_number"]
+__all__ = ["NUMBER", "canonical_number", "read_european", "single_number"]
 
 # Thousands separators only in proper groups of three, so "1,2,3" stays three numbers.
 NUMBER = re.compile(
@@ -44,3 +44,69 @@ def _normalise(num: str) -> str:
     if num in ("-0", ""):
         num = "0"
     return num
+
+
+# One number written with a decimal comma or spaced thousands, and nothing else:
+# "2,74" (a comma followed by 1-2 or 4+ digits cannot be a thousands separator),
+# "1 000" / "1\,000" / "1 000 000" (groups of three after a space), "1 000,5".
+# "1,000" stays one thousand, and "1,2" inside a list or an interval is not touched
+# (the whole candidate must be the number).
+_DECIMAL_COMMA = re.compile(r"[-−]?\d+,(?:\d{1,2}|\d{4,})")
+_SPACED_THOUSANDS = re.compile(
+    r"[-−]?\d{1,3}(?:(?: |\u00a0|\u202f|\\,|\\ |~|\{,\})\d{3})+(?:[.,]\d+)?"
+)
+_SPACES = re.compile(r" |\u00a0|\u202f|\\,|\\ |~|\{,\}")
+
+
+def read_european(text: str) -> str | None:
+    """``text`` as one number when it is written with a decimal comma or spaced
+    thousands (``"2,74"`` → ``"2.74"``, ``"1 000,5"`` → ``"1000.5"``), else None.
+
+    >>> read_european("1 000"), read_european("2,74"), read_european("1,000")
+    ('1000', '2.74', None)
+    """
+    s = text.strip()
+    if _DECIMAL_COMMA.fullmatch(s):
+        return _normalise(s.replace(",", "."))
+    if _SPACED_THOUSANDS.fullmatch(s):
+        digits = _SPACES.sub("", s)
+        if digits.count(",") == 1 and "." not in digits:
+            digits = digits.replace(",", ".")
+        return _normalise(digits)
+    return None
+
+
+# Digits that NUMBER does not read as a number of their own ("0.8" in "0.8x", "2" in "x^2").
+_PLAIN = re.compile(r"-?\d{1,15}(?:\.\d{1,15})?")
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+_TRAILING_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
+_TEXT_UNIT = re.compile(r"\\(?:text|mbox|mathrm)\{\s*[A-Za-z][A-Za-z .]*\}")
+
+
+def single_number(text: str) -> tuple[str | None, int]:
+    """``(canonical value, 1)`` when ``text`` states one number (units, currency,
+    thousands separators, a trailing "(aside)" and a leading "x =" allowed), else
+    ``(None, how many numbers it states)``: ``"32 + 0.8x"`` is 2, ``"none"`` is 0."""
+    if _PLAIN.fullmatch(text):  # the usual "42" / "-3.5": nothing to drop
+        return _normalise(text), 1
+    european = read_european(text)
+    if european is not None:
+        return european, 1
+    s = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(r"\1/\2", text))
+    s = _TEXT_UNIT.sub(" ", s).replace("\\!", "").replace("{,}", ",").replace("\\%", "%")
+    if "=" in s:
+        s = s.rsplit("=", 1)[1]
+    bare = _TRAILING_ASIDE.sub("", s)
+    if bare.strip() and bare != s and any(c.isdigit() for c in bare):
+        s = bare  # "12 (3 groups of 4)": the aside is not a second answer
+    european = read_european(s)
+    if european is not None:
+        return european, 1
+    matches = list(NUMBER.finditer(s))
+    covered = NUMBER.sub(" ", s) if matches else s
+    count = len(matches) + len(_DIGITS.findall(covered))
+    if count == 1 and matches:
+        return _normalise(matches[0].group("num")), 1
+    if count == 1:
+        return _normalise(_DIGITS.findall(covered)[0]), 1
+    return None, count

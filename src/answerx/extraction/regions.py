@@ -24,6 +24,7 @@ class Region(NamedTuple):
     lo: int
     hi: int
     factor: float = 1.0  # confidence multiplier (answers from inside <think> are weaker)
+    cut: bool = False  # ends where a new few-shot "Question:" starts
 
 
 def answer_regions(text: str, lower: str) -> list[Region]:
@@ -40,7 +41,7 @@ def answer_regions(text: str, lower: str) -> list[Region]:
         else None
     )
     if cut is not None and text[lo : cut.start()].strip():
-        regions.append(Region(lo, cut.start(), factor))
+        regions.append(Region(lo, cut.start(), factor, cut=True))
     regions.append(Region(lo, hi, factor))
     return regions
 

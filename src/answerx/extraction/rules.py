@@ -20,12 +20,25 @@ from itertools import islice
 from typing import NamedTuple
 
 from answerx.extraction.cleaning import clean_answer
+from answerx.extraction.expressions import last_expression
 from answerx.extraction.latex import find_boxes
 from answerx.extraction.models import Method
 from answerx.extraction.numbers import NUMBER
-from answerx.extraction.tasks import Acceptor
+from answerx.extraction.tasks import Accepted, Acceptor
 
-__all__ = ["RULES", "Found", "Rule", "decode_json_string", "fallback_rules", "take_sentence"]
+__all__ = [
+    "FALLBACK_TIER",
+    "RULES",
+    "Found",
+    "Rule",
+    "decode_json_string",
+    "fallback_rules",
+    "take_sentence",
+]
+
+#: Rules of this tier and above are fallbacks: they guess from the reasoning when no
+#: explicit marker states an answer, so they need the task's shape and a finished output.
+FALLBACK_TIER = 800
 
 _MAX_TRIES = 24  # occurrences of one marker tried before giving up on it
 # Boxes: each rejected box may rescan to its closing brace, so try fewer.
@@ -48,6 +61,7 @@ class Found(NamedTuple):
     marker_start: int  # whole marker span (removed from `reasoning`)
     marker_end: int
     weak: bool = False  # e.g. an <answer> block cut off before its closing tag
+    problem: str | None = None  # why the stated answer is not well-formed (None: it is)
 
     @property
     def stated_empty(self) -> bool:
@@ -85,7 +99,7 @@ _MENTION_AFTER = re.compile(r"\s*(?:tags?|blocks?|and|or|element)\b|[`'\")]", re
 
 def _accept_block(
     text: str, start: int, end: int, accept: Acceptor
-) -> tuple[str, str, int, int] | None:
+) -> tuple[Accepted, int, int] | None:
     content = text[start:end]
     if _PLACEHOLDER.match(content.strip()):
         return None
@@ -93,9 +107,9 @@ def _accept_block(
         for _, c0, c1 in islice(find_boxes(text, start, end), _MAX_BOX_TRIES):
             got = accept(text[c0:c1])
             if got:
-                return got[0], got[1], c0, c1
+                return got, c0, c1
     got = accept(content)
-    return (got[0], got[1], start, end) if got else None
+    return (got, start, end) if got else None
 
 
 def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
@@ -120,7 +134,8 @@ def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> F
         c_start, c_end = closes[i]
         got = _accept_block(text, o_end, c_start, accept)
         if got:
-            return Found(got[0], got[1], text[got[2] : got[3]], got[2], got[3], o_start, c_end)
+            (a, c0, c1) = got
+            return Found(a.answer, a.task, text[c0:c1], c0, c1, o_start, c_end, problem=a.problem)
     # An output cut off inside its final block: "<answer>42" at the very end.
     o_start, o_end = opens[-1]
     if (close_starts and close_starts[-1] > o_start) or _MENTION_AFTER.match(text, o_end, hi):
@@ -129,7 +144,8 @@ def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> F
         return None
     got = _accept_block(text, o_end, hi, accept)
     if got:
-        return Found(got[0], got[1], text[got[2] : got[3]], got[2], got[3], o_start, hi, weak=True)
+        (a, c0, c1) = got
+        return Found(a.answer, a.task, text[c0:c1], c0, c1, o_start, hi, True, a.problem)
     return None
 
 
@@ -142,7 +158,9 @@ def boxed(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | 
         got = accept(text[c0:c1])
         if got:
             end = c1 + 1 if text[c1 : c1 + 1] == "}" else c1
-            return Found(got[0], got[1], text[c0:c1], c0, c1, marker, end)
+            return Found(
+                got.answer, got.task, text[c0:c1], c0, c1, marker, end, problem=got.problem
+            )
     return None
 
 
@@ -218,7 +236,9 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
                 continue
         got = accept(raw)
         if got:
-            return Found(got[0], got[1], text[c0:c1], c0, c1, key.start(), m_end)
+            return Found(
+                got.answer, got.task, text[c0:c1], c0, c1, key.start(), m_end, problem=got.problem
+            )
     return None
 
 
@@ -351,14 +371,32 @@ def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Accepto
         if m:
             got = accept(m.group(1))
             if got:
-                return Found(got[0], got[1], m.group(1), m.start(1), m.end(1), m.start(), m.end())
+                return Found(
+                    got.answer,
+                    got.task,
+                    m.group(1),
+                    m.start(1),
+                    m.end(1),
+                    m.start(),
+                    m.end(),
+                    problem=got.problem,
+                )
     for at, after in _phrase_markers(text, lower, lo, hi):
         c0, c1 = take_sentence(text, after, hi)
         if c1 <= c0 or _NOT_AN_ANSWER.match(lower, c0) or text.startswith("?", c1):
             continue  # "the answer is not 12", "is the answer 12?"
         got = accept(text[c0:c1])
         if got:
-            return Found(got[0], got[1], text[c0:c1], c0, c1, _phrase_head(lower, lo, at), c1)
+            return Found(
+                got.answer,
+                got.task,
+                text[c0:c1],
+                c0,
+                c1,
+                _phrase_head(lower, lo, at),
+                c1,
+                problem=got.problem,
+            )
     return None
 
 
@@ -395,7 +433,9 @@ def output_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
         c1 = c0 + (eq.start() if eq else len(value))
         got = accept(text[c0:c1])
         if got:
-            return Found(got[0], got[1], text[c0:c1], c0, c1, m.start(), m.end())
+            return Found(
+                got.answer, got.task, text[c0:c1], c0, c1, m.start(), m.end(), problem=got.problem
+            )
     return None
 
 
@@ -430,9 +470,19 @@ def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
         got = accept(m.group(group))
         if got:
             return Found(
-                got[0], got[1], m.group(group), m.start(group), m.end(group), m.start(), m.end()
-            )
+                got.answer, got.task, m.group(group), m.start(group), m.end(group),
+                m.start(), m.end(), problem=got.problem,
+            )  # fmt: skip
     return None
+
+
+def last_expression_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """The last complete mathematical expression (``math``; see ``expressions.py``)."""
+    got = last_expression(text, lower, lo, hi, accept)
+    if got is None:
+        return None
+    answer, task, problem, c0, c1, m0, m1 = got
+    return Found(answer, task, text[c0:c1], c0, c1, m0, m1, problem=problem)
 
 
 def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
@@ -441,7 +491,9 @@ def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
         start, end = m.start("num"), m.end("num")
         got = accept(text[start:end])
         if got:
-            return Found(got[0], got[1], text[start:end], start, end, start, end)
+            return Found(
+                got.answer, got.task, text[start:end], start, end, start, end, problem=got.problem
+            )
     return None
 
 
@@ -460,7 +512,16 @@ def bottom_scan(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
             got = accept(line)
             if got:
                 s = start + (len(line) - len(line.lstrip()))
-                return Found(got[0], got[1], line.strip(), s, s + len(line.strip()), start, end)
+                return Found(
+                    got.answer,
+                    got.task,
+                    line.strip(),
+                    s,
+                    s + len(line.strip()),
+                    start,
+                    end,
+                    problem=got.problem,
+                )
         end = start
     return None
 
@@ -490,7 +551,11 @@ RULES: tuple[Rule, ...] = (
 """Explicit markers, by tier. Within a tier the candidate that ends last wins."""
 
 _FALLBACKS: dict[str, tuple[Rule, ...]] = {
-    "math": (Rule("last_number", 900, 0.3, last_number_rule),),
+    # math: the last expression, or a number stated after it (same tier: the later wins).
+    "math": (
+        Rule("last_expression", 900, 0.35, last_expression_rule),
+        Rule("last_number", 900, 0.3, last_number_rule),
+    ),
     "numeric": (Rule("last_number", 900, 0.3, last_number_rule),),
     # auto: whichever fallback form comes last in the text wins (same tier).
     "auto": (

@@ -3,6 +3,14 @@
 A rule finds *candidates*; the task's acceptor turns a candidate into the final
 answer or rejects it (so the rule tries its next-to-last occurrence). Acceptors
 see only the candidate, never the raw output, which keeps them pure.
+
+Each task has two acceptors. The *strict* one (the default of :func:`make_acceptor`)
+takes only a candidate of the task's shape: the fallback scans, which have no
+marker to go by, need the shape to tell an answer from reasoning, and structured
+extraction re-asks on it. The *stated* one (``stated=True``) is for explicit
+markers: what a marker states is the answer even when it is wrong or malformed
+(``Answer: (11 - 4) * (6 - 2) = 28``, ``32 + 0.8x``, a letter that is not an
+option), returned as stated with ``problem`` saying what is wrong with it.
 """
 
 from __future__ import annotations
@@ -10,18 +18,27 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import NamedTuple, cast
 
 from answerx.errors import ConfigError
 from answerx.extraction.cleaning import clean_answer
-from answerx.extraction.game24 import as_expression
+from answerx.extraction.game24 import as_expression, expression_problem, stated_expression
 from answerx.extraction.models import TASKS, Task
-from answerx.extraction.numbers import canonical_number
+from answerx.extraction.numbers import canonical_number, read_european, single_number
 
-__all__ = ["Acceptor", "check_task", "letter_of", "make_acceptor"]
+__all__ = ["Accepted", "Acceptor", "check_task", "letter_of", "make_acceptor"]
 
-#: Takes a raw candidate; returns (answer, task) or None when it is not an answer.
-Acceptor = Callable[[str], tuple[str, str] | None]
+
+class Accepted(NamedTuple):
+    """A candidate an acceptor took: the answer, its task, and what is wrong with it."""
+
+    answer: str
+    task: str
+    problem: str | None = None  # None: well-formed
+
+
+#: Takes a raw candidate; returns what it accepted, or None when it is not an answer.
+Acceptor = Callable[[str], Accepted | None]
 
 _LETTERS = "ABCDEFGHIJ"
 # A choice letter as an answer: "B", "(B)", "B)", "B.", "[B]", "(B) the text",
@@ -31,10 +48,13 @@ _LETTER = re.compile(
     re.IGNORECASE,
 )
 _STRICT_LETTER = re.compile(r"^\(?([A-J])\)?$")
+# A stated letter beyond the options ("The answer is (K)"): only the unmistakable forms.
+_ANY_LETTER = re.compile(r"^(?:(?:option|choice)\s*)?[(\[]?([A-Z])[)\]]?[.:]?$", re.IGNORECASE)
 _BOOLEAN = re.compile(r"^(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
 _PLAIN_NUMBER = re.compile(
     r"^[-−]?\s*(?:\\?\$|€|£)?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:%|\\%)?$"
 )
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>]|\d")
 _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
 
@@ -82,10 +102,15 @@ def _squash(text: str) -> str:
 
 
 def make_acceptor(
-    task: str, choices: Sequence[str] | None = None, numbers: Sequence[int | float] | None = None
+    task: str,
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+    *,
+    stated: bool = False,
 ) -> Acceptor:
-    """The acceptor for ``task`` (already resolved from "auto" where possible)."""
-    accept = _ACCEPTORS[check_task(task)]
+    """The acceptor for ``task`` (already resolved from "auto" where possible):
+    strict (the task's shape only), or ``stated=True`` for explicit markers."""
+    accept = (_STATED if stated else _ACCEPTORS)[check_task(task)]
     return lambda candidate: accept(candidate, choices, numbers)
 
 
@@ -94,61 +119,102 @@ def _cleaned(candidate: str) -> str | None:
     return s if s and len(s) <= _MAX_ANSWER_CHARS else None
 
 
-def _accept_math(candidate: str, choices: _Choices, numbers: _Numbers) -> tuple[str, str] | None:
+def _accept_math(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
-    return (s, "math") if s else None
+    if not s:
+        return None
+    # "2,74", "1 000" and "1,000" are one number each (README, "How extraction decides").
+    european = read_european(s) or (s.replace(",", "") if _THOUSANDS.fullmatch(s) else None)
+    return Accepted(european or s, "math")
 
 
-def _accept_text(candidate: str, choices: _Choices, numbers: _Numbers) -> tuple[str, str] | None:
+def _accept_text(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
-    return (s, "text") if s else None
+    return Accepted(s, "text") if s else None
 
 
-def _accept_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> tuple[str, str] | None:
+def _accept_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     n = canonical_number(s) if s else None
-    return (n, "numeric") if n is not None else None
+    return Accepted(n, "numeric") if n is not None else None
 
 
-def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> tuple[str, str] | None:
+def _stated_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
+    s = _cleaned(candidate)
+    if not s:
+        return None
+    value, count = single_number(s)
+    if value is not None:
+        return Accepted(value, "numeric")
+    if count == 0:
+        return None  # states no number at all: not an answer to a numeric task
+    # "32 + 0.8x", "4 blue, 6 red": never cut down to the first number.
+    return Accepted(s, "numeric", "not a single number")
+
+
+def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     letter = letter_of(s, choices) if s else None
-    return (letter, "multiple_choice") if letter else None
+    return Accepted(letter, "multiple_choice") if letter else None
 
 
-def _accept_boolean(candidate: str, choices: _Choices, numbers: _Numbers) -> tuple[str, str] | None:
+def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
+    s = _cleaned(candidate)
+    letter = letter_of(s, choices) if s else None
+    if letter:
+        return Accepted(letter, "multiple_choice")
+    if not s or len(s) > 12:
+        return None
+    m = _ANY_LETTER.match(s)
+    if m is None or (m.group(1).islower() and not s.startswith(("(", "["))):
+        return None
+    letter = m.group(1).upper()
+    allowed = _LETTERS[: len(choices)] if choices else _LETTERS
+    if letter in allowed:
+        return None  # an allowed letter letter_of rejected: not a plain statement of it
+    return Accepted(letter, "multiple_choice", f"letter {letter} is not an option")
+
+
+def _accept_boolean(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     m = _BOOLEAN.match(s) if s else None
     if not m:
         return None
-    return ("yes" if m.group(1).lower() in ("yes", "true", "correct") else "no"), "boolean"
+    return Accepted("yes" if m.group(1).lower() in ("yes", "true", "correct") else "no", "boolean")
 
 
-def _accept_game24(candidate: str, choices: _Choices, numbers: _Numbers) -> tuple[str, str] | None:
+def _accept_game24(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     expr = as_expression(s, numbers) if s else None
-    return (expr, "game24") if expr else None
+    return Accepted(expr, "game24", expression_problem(expr, numbers)) if expr else None
 
 
-def _accept_auto(candidate: str, choices: _Choices, numbers: _Numbers) -> tuple[str, str] | None:
+def _stated_game24(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
+    s = _cleaned(candidate)
+    expr = stated_expression(s) if s else None
+    return Accepted(expr, "game24", expression_problem(expr, numbers)) if expr else None
+
+
+def _accept_auto(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     if not s:
         return None
     if _STRICT_LETTER.match(s):
-        return s.strip("()"), "multiple_choice"
+        return Accepted(s.strip("()"), "multiple_choice")
     b = _BOOLEAN.match(s)
     if b and b.end() == len(s) and b.group(1).lower() in ("yes", "no"):
-        return s.lower(), "boolean"
+        return Accepted(s.lower(), "boolean")
     if _PLAIN_NUMBER.match(s):
         n = canonical_number(s)
         if n is not None:
-            return n, "numeric"
-    return s, ("math" if _MATH_HINT.search(s) else "text")
+            return Accepted(n, "numeric")
+    return Accepted(s, ("math" if _MATH_HINT.search(s) else "text"))
 
 
 _Choices = Sequence[str] | None
 _Numbers = Sequence[int | float] | None
-_ACCEPTORS: dict[str, Callable[[str, _Choices, _Numbers], tuple[str, str] | None]] = {
+_AcceptFn = Callable[[str, _Choices, _Numbers], Accepted | None]
+_ACCEPTORS: dict[str, _AcceptFn] = {
     "auto": _accept_auto,
     "math": _accept_math,
     "numeric": _accept_numeric,
@@ -156,4 +222,9 @@ _ACCEPTORS: dict[str, Callable[[str, _Choices, _Numbers], tuple[str, str] | None
     "boolean": _accept_boolean,
     "game24": _accept_game24,
     "text": _accept_text,
+}
+_STATED: dict[str, _AcceptFn] = _ACCEPTORS | {
+    "numeric": _stated_numeric,
+    "multiple_choice": _stated_choice,
+    "game24": _stated_game24,
 }

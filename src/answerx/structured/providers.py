@@ -15,11 +15,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerx.errors import ConfigError
 from answerx.resources import data_file
+from answerx.yamlsafe import read_yaml_file
 
 __all__ = [
     "MODES",
@@ -128,10 +128,11 @@ def _load(path: Path, overrides: Path | None) -> Mapping[str, ProviderSpec]:
 
 
 def _read_yaml(path: Path) -> dict[str, dict[str, Any]]:
+    # Size, alias and nesting limits: a providers file may come from $ANSWERX_PROVIDERS.
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read provider config {path}: {exc}") from None
+        data = read_yaml_file(path)[0] or {}
+    except ConfigError as exc:
+        raise ConfigError(f"provider config: {exc}") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ConfigError(f"{path}: expected a mapping of provider name -> settings")
     return data

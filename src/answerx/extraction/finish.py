@@ -1,0 +1,186 @@
+"""Did the model finish its output? A deterministic reading of how the text ends.
+
+An output cut off at the token limit usually states no answer, and its last number
+or letter is an intermediate value, not the model's answer. The engine lets a
+fallback rule (last number, last expression, choice letter, bottom scan) answer
+only when the output is finished; explicit markers found before a cut still count.
+
+The rule, in order (the first that applies decides):
+
+1. the provider's finish reason: a length stop (``length``, ``max_tokens``,
+   ``MAX_TOKENS``, ...) means unfinished; a normal stop (``stop``, ``end_turn``,
+   ``stop_sequence``, ``COMPLETE``, ...) means finished;
+2. structure left open: a ``<think>`` never closed, a JSON string or object never
+   closed, a code fence never closed;
+3. how the last paragraph ends: inside math (``$``, ``\\(``, ``\\[``, ``{`` left
+   open), on an operator or a connecting character (``=``, ``+``, ``,``, ``:``,
+   ``(``, ``\\``), on a word that cannot end a sentence ("the", "and", "wait"), or
+   mid-sentence (in a text of 400 characters or more, a prose line of four or more
+   words that ends in a lowercase letter, with no sentence punctuation);
+4. looping: the last 60 characters occur three times or more in the last 4,000.
+
+Only the end of the text is read (a bounded tail; the ``<think>`` and JSON checks
+scan forward from their last opening), so the check is linear and cheap.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["LENGTH_REASONS", "STOP_REASONS", "unfinished_reason"]
+
+#: Finish reasons that mean the output was cut at the token limit.
+LENGTH_REASONS = frozenset(
+    {"length", "max_tokens", "max_output_tokens", "max_tokens_reached", "model_length"}
+)
+#: Finish reasons that mean the model stopped by itself.
+STOP_REASONS = frozenset(
+    {"stop", "end_turn", "stop_sequence", "eos", "eos_token", "complete", "tool_calls",
+     "tool_use", "function_call", "pause_turn"}
+)  # fmt: skip
+
+_TAIL = 4000
+_PARAGRAPH = 1500  # the end of a last paragraph longer than this is read
+_LOOP_UNIT = 60
+_LOOP_MIN = 3
+_MAX_JSON_TRIES = 32
+# A short text ending in a lowercase word is as likely a terse finished note as a cut
+# (outputs cut at a token limit are longer than this).
+_MIN_CUT_CHARS = 400
+_THINK_OPEN = re.compile(r"<\s*think\s*>")  # on the lowercased text
+_THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>")
+_JSON_OPEN = re.compile(r'\{\s*"[^"\n]{1,60}"\s*:')
+# A whole string is one token ("unrolled" so a long string is one fast scan).
+_JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|"|[{}\[\]]', re.DOTALL)
+_DANGLING_CHARS = frozenset("=+-/^\\,:;([{&<")
+_DANGLING_WORDS = frozenset(
+    """a an the of to and or but nor is are was were be been being that which who whom
+    whose with for from by at on in as if then than into onto upon since because while where when
+    whereas though although we i you our my your their not can could will would should
+    must may might has have had does did let lets maybe wait hmm hm um also every gives
+    equals becomes using per via plus minus such therefore thus hence however""".split()  # noqa: SIM905
+)
+_CLOSERS = re.compile(r"[$*_`'\")}\]. \n\t]+")  # what may follow a stated answer
+_WORD = re.compile(r"([A-Za-z']+)\W*$")
+_SENTENCE_END = frozenset(".!?")
+
+
+def unfinished_reason(
+    text: str, lower: str, finish_reason: str | None = None, answer_end: int | None = None
+) -> str | None:
+    """Why ``text`` looks unfinished, or None when it looks finished.
+
+    ``lower`` is ``text`` lowercased with every index unchanged; ``finish_reason`` is
+    the provider's, when known (it decides on its own when it names a length or a
+    normal stop). ``answer_end`` is where an explicit marker's answer ends: an output
+    whose last line states the answer ended there by choice, however that line ends
+    ("The answer is (B)"), so only open structure can make it unfinished."""
+    if finish_reason is not None:
+        reason = finish_reason.strip().lower()
+        if reason in LENGTH_REASONS:
+            return f"finish reason {finish_reason!r}"
+        if reason in STOP_REASONS:
+            return None
+    structure = _open_structure(text, lower, answer_end)
+    if structure is not None:
+        return structure
+    if answer_end is not None:
+        end = len(text.rstrip())
+        if answer_end >= text.rfind("\n", 0, end) + 1:
+            return None
+        if end - answer_end < 200 and not _CLOSERS.sub("", text[answer_end:end]):
+            return None
+    return _cut_ending(text) or _looping(text)
+
+
+def _open_structure(text: str, lower: str, answer_end: int | None = None) -> str | None:
+    if "think" in lower:
+        opened = None
+        for opened in _THINK_OPEN.finditer(lower):  # noqa: B007 - we want the last one
+            pass
+        if opened is not None and _THINK_CLOSE.search(lower, opened.end()) is None:
+            return "unclosed <think>"
+    # The last JSON object: found with rfind (LaTeX is full of "{"; a JSON object
+    # starts '{"' or '{' + newline), then read token by token (a whole string is one
+    # token), so a long reasoning string costs one regex step.
+    # Only what starts after a stated answer can leave it unfinished: search there.
+    after = 0 if answer_end is None else answer_end
+    start = max(text.rfind('{"', after), text.rfind("{\n", after), text.rfind('{ "', after))
+    if start != -1:
+        for _ in range(_MAX_JSON_TRIES):
+            if start == -1 or _JSON_OPEN.match(text, start):
+                break
+            start = max(text.rfind('{"', after, start), text.rfind("{\n", after, start))
+        else:
+            start = -1
+        if start != -1:
+            depth = 0
+            for tok in _JSON_TOKENS.finditer(text, start):
+                t = tok.group()
+                if t == '"':
+                    return "unclosed JSON string"
+                if t in "{[":
+                    depth += 1
+                elif t in "}]":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            else:
+                if depth > 0:
+                    return "unclosed JSON object"
+    last = text.rfind("```", after)
+    # An opening fence has content after it (checked first: the count is dearer).
+    if last != -1 and text[last + 3 : last + 4000].strip() and text.count("```") % 2:
+        return "unclosed code block"
+    return None
+
+
+def _cut_ending(text: str) -> str | None:
+    end = len(text.rstrip())
+    if end == 0:
+        return None
+    start = max(end - _PARAGRAPH, 0)
+    para_start = text.rfind("\n\n", start, end)
+    para = text[(para_start + 2 if para_start != -1 else start) : end]
+    if _open_math(para):
+        return "cut inside a formula"
+    last = para[-1]
+    if last in _DANGLING_CHARS and not para.endswith(("\\]", "\\)", "\\}", ":)", "-->")):
+        return "cut after an operator or a connector"
+    line = para[para.rfind("\n") + 1 :][-200:]
+    word = _WORD.search(line)
+    if word is not None and word.end(1) == len(line):
+        w = word.group(1).lower()
+        if w in _DANGLING_WORDS and len(line.split()) >= 2:
+            return "cut mid-sentence"
+        if (
+            last.islower()
+            and len(text) >= _MIN_CUT_CHARS
+            and len(line.split()) >= 4
+            and not any(c in _SENTENCE_END for c in line[-3:])
+        ):
+            return "cut mid-sentence"
+    return None
+
+
+def _open_math(para: str) -> bool:
+    if para.count("\\[") > para.count("\\]") or para.count("\\(") > para.count("\\)"):
+        return True
+    if para.count("$$") % 2 == 1:
+        return True
+    dollars = para.count("$")
+    if dollars % 2 == 1 and not re.search(r"\$\s?\d", para):  # "$5": currency, not math
+        return True
+    opens = para.count("{") - para.count("\\{")
+    closes = para.count("}") - para.count("\\}")
+    return opens > closes
+
+
+def _looping(text: str) -> str | None:
+    end = len(text.rstrip())
+    if end < _LOOP_UNIT * _LOOP_MIN:
+        return None
+    unit = text[end - _LOOP_UNIT : end]
+    if text.count(unit, max(end - _TAIL, 0), end) >= _LOOP_MIN:
+        return "repeating text"
+    return None
