@@ -1,7 +1,8 @@
 # Set-up and everyday commands. A fresh machine needs only python3 (with venv and pip).
 #   make demo   answerx on the embedded defaults (the bundled local model, no key, no network):
-#               extraction of the bundled outputs, a reasoning run on bundled questions, then
-#               the demo experiment (20 questions x 3 approaches) with its report and plots
+#               extraction and verification of the bundled outputs, a reasoning run on bundled
+#               questions, then the demo experiment (12 questions x 2 approaches) with its
+#               report and plots
 #               (+ corpus agreement when ../shared is there)
 #   make test   the whole test suite
 #   make lint   ruff + mypy
@@ -28,18 +29,37 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(PIP) -e '.[dev,local,lm-eval,inspect,dspy]'
 	touch $@
 
+# PyPI has no llama-cpp-python wheel for Linux x86_64 (only an sdist): the first install
+# compiles llama.cpp. Its progress is shown from pip's verbose log (all of it kept in
+# .venv/install.log), the time taken printed at the end; success is checked by importing.
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	@echo "installing answerx with the bench and local extras (the first build of llama.cpp takes a few minutes) ..."
-	$(PIP) -e '.[bench,local]'
+	@echo "installing answerx with the bench and local extras; a first install compiles llama.cpp"
+	@echo "(about 5 minutes on 2 cores; pip's wheel cache makes later installs quick) ..."
+	@start=$$(date +%s); \
+	$(PIP) -v -e '.[bench,local]' > $(VENV)/install.log 2>&1 & pid=$$!; \
+	while kill -0 $$pid 2>/dev/null; do \
+		sleep 10; \
+		step=$$(grep -oE '\[ *[0-9]+%\]' $(VENV)/install.log | tail -n 1); \
+		if [ -n "$$step" ]; then what="compiling llama.cpp $$step"; \
+		else what=$$(tail -n 1 $(VENV)/install.log | cut -c 1-80); fi; \
+		echo "  $$(( $$(date +%s) - start )) s ... $$what"; \
+	done; \
+	wait $$pid; status=$$?; \
+	if [ $$status -ne 0 ] || ! $(BIN)/python -c "import answerx, llama_cpp"; then \
+		tail -n 30 $(VENV)/install.log; echo "install failed (full log: $(VENV)/install.log)"; exit 1; \
+	fi; \
+	echo "installed in $$(( $$(date +%s) - start )) s (llama.cpp build included when it was compiled)"
 	touch $@
 
 .venv: $(VENV)/.installed-dev
 
+# answerx demo: 1. extraction and 2. verification of the bundled outputs, 3. a short
+# reasoning run on the bundled model; then 4. the demo experiment, its report and plots.
 demo: $(VENV)/.installed-bench
-	$(BIN)/answerx extract --examples --format table
-	$(BIN)/answerx demo
-	@# exit 1 means some items failed (stored with their error, shown in the report): still a demo
-	$(BIN)/answerx run config/experiments/demo.yaml || [ $$? -eq 1 ]
+	@start=$$(date +%s); \
+	$(BIN)/answerx demo && \
+	{ $(BIN)/answerx run config/experiments/demo.yaml || [ $$? -eq 1 ]; } && \
+	echo "demo done in $$(( $$(date +%s) - start )) s; the report and plots are in runs/reports/<run id>/ (paths above)"
 	@if [ -d $(CORPUS) ]; then \
 		echo; echo "Agreement with the models' own answers on $(CORPUS):"; \
 		$(BIN)/python bench/extraction.py --agreement; \

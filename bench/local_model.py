@@ -29,12 +29,22 @@ Everything goes through answerx's own pieces (``LocalModelServer`` and
    KV cache. Outputs that would not fit the 4,096-token context with room for the
    reply are cut to their last ~6,000 characters (counted in a footnote).
 
+4. **Every approach model.** Each of the eight approaches' response models (the
+   ``get_extraction_model`` of ``none``, ``chain_of_thought``, …) × ``--approach-inputs``
+   realistic inputs (short hand-written outputs like the call of issue 18 first, then
+   corpus outputs under ~600 tokens), each mode alone and the full chain: share of
+   valid objects, agreement of ``answer_value`` with ``answerx.extract``, and the
+   share of calls that needed a repair (``CallInfo.repairs``) or a re-ask.
+
+``--gguf PATH`` serves another GGUF file to compare models side by side.
+
 Prints tables and exits 0: a measurement, not a test. The corpus lives in
 ``../shared/data/corpus`` (or ``$ANSWERX_CORPUS``); without it part 3 is skipped.
 
     python bench/local_model.py              # everything (~15-25 minutes on 2 cores)
     python bench/local_model.py --limit 5    # smoke test
-    python bench/local_model.py --skip-cold --skip-throughput
+    python bench/local_model.py --skip-cold --skip-throughput --skip-modes \\
+        --approach-inputs 3 --approach-configs tools,"full chain"   # part 4, small
 """
 
 from __future__ import annotations
@@ -310,7 +320,7 @@ def make_server(threads: int | None, extra: list[str]) -> Any:
         def command(self) -> list[str]:
             return [*super().command(), *extra]
 
-    return Server(n_threads=threads)
+    return Server(n_threads=threads)  # the model: $ANSWERX_LOCAL_GGUF, else the bundled one
 
 
 def cold_start(runs: int, nb: Neighbours, threads: int | None, extra: list[str]) -> None:
@@ -643,6 +653,135 @@ def valid_objects(
               f"{sum(bool(c) for c in checked)} of {len(checked)} valid objects")  # fmt: skip
 
 
+# --------------------------------------------------------------------------- 4. every approach
+
+
+#: Short hand-written outputs like the call in issue 18, beside the corpus ones.
+HANDWRITTEN: tuple[tuple[str, str, list[str] | None], ...] = (
+    ("17 + 25 = 42. Therefore, the answer is 42.", "numeric", None),
+    ("Let me compute. 12 * 4 = 48, then 48 - 6 = 42. So the answer is 42.", "numeric", None),
+    ("She had 3 apples and bought 5 more: 8. She gave 2 away, leaving 6. The answer is 6.",
+     "numeric", None),
+    ("15% of 80 is 12, and 80 - 12 = 68.\nFinal answer: 68", "numeric", None),
+    ("The train goes 60 km/h for 2.5 hours: 60 * 2.5 = 150 km.\n#### 150", "numeric", None),
+    ("We have x^2 = 9 and x > 0, so x = 3. The answer is $\\boxed{3}$.", "math", None),
+    ("Paris is the capital of France, so the answer is (B).", "multiple_choice",
+     ["London", "Paris", "Rome"]),
+    ("91 = 7 * 13, so 91 is not prime. No.", "boolean", None),
+)  # fmt: skip
+APPROACH_CONFIGS = ("tools", "json_with_schema", "md_json", "full chain")
+
+
+@dataclass
+class ApproachInput:
+    text: str
+    task: str
+    choices: list[str] | None
+    deterministic: str | None
+    source: str
+
+
+def approach_inputs(base_url: str, n: int, seed: int) -> list[ApproachInput]:
+    """The hand-written outputs, then corpus outputs short enough to read in seconds
+    (under ~600 tokens), up to ``n`` in all; seeded."""
+    picked = [
+        ApproachInput(text, task, choices, extract(text, task, choices=choices).answer, "hand")
+        for text, task, choices in HANDWRITTEN
+    ][:n]
+    if len(picked) < n and corpus_dir() is not None:
+        for corpus, item in stratified_sample(20 * n, seed):
+            if len(picked) >= n:
+                break
+            if len(item.raw_output) > 2400 or _count_tokens(base_url, item.raw_output) > 600:
+                continue
+            det = extract(item.raw_output, item.task, choices=item.choices).answer
+            picked.append(ApproachInput(item.raw_output, item.task, item.choices, det, corpus))
+    return picked
+
+
+@dataclass
+class ApproachOutcome:
+    ok: bool
+    agrees: bool
+    repaired: bool
+    reasked: bool
+    seconds: float
+    reason: str | None = None
+
+
+def every_approach(
+    base_url: str, n: int, seed: int, nb: Neighbours, configs: list[str], temperature: float
+) -> None:
+    """Part 4: every approach's response model x ``n`` inputs x each configuration."""
+    from answerx.structured.models import APPROACHES
+
+    inputs = approach_inputs(base_url, n, seed)
+    sources = Counter(i.source for i in inputs)
+    print(
+        f"\n== 4. Every approach model: {len(APPROACHES)} models x {len(inputs)} inputs "
+        f"({', '.join(f'{k} {v}' for k, v in sources.items())}), temperature {temperature:g}"
+    )
+    managers = {
+        name: InstructorClientManager("local", base_url=base_url, modes=CONFIGS[name])  # type: ignore[arg-type]
+        for name in configs
+    }
+    results: dict[tuple[str, str], list[ApproachOutcome]] = {}
+    started = time.perf_counter()
+    for approach in APPROACHES:
+        for name in configs:
+            outcomes = results.setdefault((approach, name), [])
+            for item in inputs:
+                nb.wait_idle()
+                t0 = time.perf_counter()
+                try:
+                    x, info = managers[name].extract_structured(
+                        item.text, approach, task=item.task, choices=item.choices,
+                        temperature=temperature,
+                    )  # fmt: skip
+                except AnswerxError as exc:
+                    failed = ApproachOutcome(
+                        False, False, False, True, time.perf_counter() - t0, _reason(exc)
+                    )
+                    outcomes.append(failed)
+                    continue
+                used = info.modes_tried[-1]
+                outcomes.append(ApproachOutcome(
+                    True, agrees(item.task, x.answer_value, item.deterministic),
+                    bool(info.repairs), info.fell_back or used.requests > 1,
+                    time.perf_counter() - t0,
+                ))  # fmt: skip
+            ok = sum(o.ok for o in outcomes)
+            print(f"  [{time.perf_counter() - started:6.0f}s] {approach:<22}{name:<18}"
+                  f"valid {ok}/{len(outcomes)}", file=sys.stderr, flush=True)  # fmt: skip
+
+    print(f"\n{'approach':<24}{'configuration':<18}{'valid %':>8}{'agree %':>8}"
+          f"{'repaired %':>11}{'re-asked %':>11}{'median s':>9}")  # fmt: skip
+    for (approach, name), o in results.items():
+        print(f"{approach:<24}{name:<18}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
+              f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
+              f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
+              f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}"
+              f"{_median([x.seconds for x in o]):>9.2f}")  # fmt: skip
+    print(f"\n{'all approaches':<24}{'configuration':<18}{'valid %':>8}{'agree %':>8}"
+          f"{'repaired %':>11}{'re-asked %':>11}{'calls':>7}")  # fmt: skip
+    for name in configs:
+        o = [x for (a, c), xs in results.items() if c == name for x in xs]
+        print(f"{'':<24}{name:<18}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
+              f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
+              f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
+              f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}{len(o):>7}")  # fmt: skip
+    print(
+        "  valid %: a validated object came back; agree %: its answer_value equals\n"
+        "  answerx.extract's on the same text (normalised), failures counted as no agreement;\n"
+        "  repaired %: CallInfo.repairs is not empty (raw control characters escaped, a\n"
+        "  confidence kept as missing); re-asked %: the producing mode needed more than one\n"
+        "  request, or an earlier mode failed (failures count as re-asked)."
+    )
+    reasons = Counter(x.reason for o in results.values() for x in o if not x.ok)
+    for reason, count in reasons.most_common(8):
+        print(f"  failure x{count}: {reason}")
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -664,6 +803,20 @@ def main() -> int:
     )  # fmt: skip
     ap.add_argument("--details", action="store_true", help="part 3: print every item's answers")
     ap.add_argument(
+        "--approach-inputs", type=int, default=25, metavar="N",
+        help="part 4: inputs per approach model (hand-written first, then corpus; default 25)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--approach-configs", default=",".join(APPROACH_CONFIGS), metavar="LIST",
+        help=f"part 4: configurations, comma-separated (default {','.join(APPROACH_CONFIGS)})",
+    )  # fmt: skip
+    ap.add_argument("--temperature", type=float, default=0.0, help="part 4 temperature (0)")
+    ap.add_argument("--skip-approaches", action="store_true", help="skip part 4")
+    ap.add_argument(
+        "--gguf", metavar="PATH",
+        help="serve this GGUF file instead of the bundled model (compare models side by side)",
+    )  # fmt: skip
+    ap.add_argument(
         "--wait-idle", type=float, default=120, metavar="S",
         help="before each measurement, wait up to S seconds while other processes keep the "
         "CPU busy (default 120)",
@@ -672,6 +825,8 @@ def main() -> int:
 
     print(f"machine: {os.cpu_count()} CPUs, load average {_loadavg()} (1/5/15 min); Python "
           f"{platform.python_version()}; llama-cpp-python {_llama_server_version()}")  # fmt: skip
+    if args.gguf:  # every part serves it, cold start included
+        os.environ["ANSWERX_LOCAL_GGUF"] = args.gguf
     try:
         from answerx.local import bundled_model_path
 
@@ -692,7 +847,7 @@ def main() -> int:
     t_all = time.perf_counter()
     if not args.skip_cold:
         cold_start(args.cold_runs, nb, args.threads, extra)
-    if not (args.skip_throughput and args.skip_modes):
+    if not (args.skip_throughput and args.skip_modes and args.skip_approaches):
         with make_server(args.threads, extra) as server:
             print(f"\nserver: {server.base_url}, {server.n_threads} threads"
                   + (f", extra arguments: {' '.join(extra)}" if extra else ""))  # fmt: skip
@@ -700,6 +855,14 @@ def main() -> int:
                 throughput(server.base_url, nb)
             if not args.skip_modes:
                 valid_objects(server.base_url, args.limit, args.seed, nb, args.details)
+            if not args.skip_approaches:
+                configs = [c.strip() for c in args.approach_configs.split(",") if c.strip()]
+                unknown = sorted(set(configs) - set(APPROACH_CONFIGS))
+                if unknown:
+                    print(f"unknown configurations {unknown}; use some of {APPROACH_CONFIGS}")
+                    return 2
+                every_approach(server.base_url, args.approach_inputs, args.seed, nb, configs,
+                               args.temperature)  # fmt: skip
             print(f"\nserver memory at the end: {_rss_mb(server.process)} (RSS)")
     print(f"\ntotal {time.perf_counter() - t_all:.0f} s; load average at the end {_loadavg()}; "
           f"{nb.busy_marks} measurement(s) marked busy")  # fmt: skip

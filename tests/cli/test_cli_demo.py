@@ -17,7 +17,7 @@ def _model(request: RecordedRequest) -> Reply:
     return Reply.text("Step by step.\n<answer>26</answer>", usage=(30, 8))
 
 
-def test_demo_compares_extractions_and_answers_bundled_questions(
+def test_demo_extracts_verifies_then_reasons_and_compares_with_the_llm(
     fake_provider_env: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")
@@ -27,8 +27,12 @@ def test_demo_compares_extractions_and_answers_bundled_questions(
               "--questions", "1"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "deterministic vs structured extraction" in result.output
-    assert "reasoning on bundled questions" in result.output
+    out = result.output
+    sections = ["1. deterministic extraction", "2. verification", "3. reasoning", "4. determ"]
+    assert [out.index(s) for s in sections] == sorted(out.index(s) for s in sections)
+    assert "bundled outputs: 19 of 19 right" in out
+    assert "wrong (different)" in out and "right (equivalent)" in out
+    assert "rules (answer_block)" in out  # the stage (and rule) that produced the answer
     assert "arith-01" in result.output and "chain_of_thought" in result.output
     assert "reflection" in result.output
     # one structured extraction, then chain_of_thought (1 call) and reflection (3 calls)

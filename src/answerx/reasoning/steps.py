@@ -133,7 +133,8 @@ def structured_extraction(
     return Extraction(
         answer=obj.answer_value,
         method="structured_llm",
-        confidence=obj.confidence,
+        # None: the model's confidence stayed outside [0, 1]; the answer was kept.
+        confidence=obj.confidence if obj.confidence is not None else 0.0,
         task=task,
         candidate=obj.answer_value,
         span=None,

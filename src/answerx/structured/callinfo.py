@@ -61,6 +61,12 @@ class CallInfo(BaseModel):
             "'length', 'end_turn', 'max_tokens', ...); None when unknown."
         ),
     )
+    repairs: tuple[str, ...] = Field(
+        default=(),
+        description="What was repaired in the replies before validation, each prefixed with "
+        "its mode: raw control characters escaped inside JSON strings, a confidence outside "
+        "[0, 1] after the re-asks recorded as missing.",
+    )
 
     @property
     def fell_back(self) -> bool:

@@ -13,10 +13,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import json
 import logging
 import random
-import re
 import threading
 import time
 import weakref
@@ -49,6 +47,7 @@ from answerx.resources import prompt_template
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage, finish_reason_of, usage_of
 from answerx.structured.failures import FALLBACK, TRANSIENT, Failure, classify
 from answerx.structured.fastpath import FirstTry, options_key
+from answerx.structured.grammar import fenced_json_grammar, grammar_model
 from answerx.structured.models import (
     ReasoningExtraction,
     extraction_prompt_fields,
@@ -61,6 +60,7 @@ from answerx.structured.providers import (
     make_sdk_client,
     unsupported_options,
 )
+from answerx.structured.repairs import CallRepairs, repair_response, repairs_scope
 
 __all__ = ["InstructorClientManager", "Messages"]
 
@@ -108,31 +108,23 @@ def _prepared(model: type[T]) -> type[T]:
     return cast(type[T], _response_schema(model)) if _response_schema is not None else model
 
 
-@functools.lru_cache(maxsize=256)
-def _fenced_json_grammar(model: type[BaseModel]) -> str:
-    """A GBNF grammar (llama.cpp) for a ```json fenced block holding an object of ``model``'s
-    schema: what Markdown-JSON mode asks for, made the only thing the server can write."""
-    try:
-        from llama_cpp.llama_grammar import json_schema_to_gbnf
-    except ImportError as exc:  # pragma: no cover - grammar_field is set for llama.cpp servers
-        raise ConfigError(
-            "grammar_field needs llama-cpp-python: pip install 'answerx[local]'"
-        ) from exc
-    grammar = json_schema_to_gbnf(json.dumps(model.model_json_schema()))
-    # The converter names its start rule "root"; wrap it in the code fence.
-    body = re.sub(r"^root ::=", "json-object ::=", grammar, count=1, flags=re.MULTILINE)
-    return 'root ::= "```json\\n" json-object "\\n```"\n' + body
-
-
 class _Tally:
-    """Requests and usage of one manager call, fed by per-call Instructor hooks."""
+    """Requests, usage and repairs of one manager call, fed by per-call Instructor hooks.
 
-    def __init__(self) -> None:
+    ``repair``: structured calls repair each reply before it is parsed (see
+    :mod:`answerx.structured.repairs`); plain-text calls keep the text as written.
+    """
+
+    def __init__(self, *, repair: bool = False, max_retries: int = 0) -> None:
         self.requests = 0
         self.usage = Usage()
         self.modes: list[ModeAttempt] = []
         self._mode_start = 0
         self.finish_reason: str | None = None  # of the last response
+        self._repair = repair
+        self._max_retries = max_retries
+        self._replies = 0  # replies in the current attempt: the first, then the re-asks
+        self.record = CallRepairs()
 
     def hooks(self) -> Hooks:
         hooks = Hooks()
@@ -140,10 +132,25 @@ class _Tally:
         hooks.on("completion:error", self.on_error)
         return hooks
 
+    def start_mode(self, mode: str) -> None:
+        self.record.mode = mode
+        self.start_attempt()
+
+    def start_attempt(self) -> None:
+        """A try of the mode begins (again after a transient failure): no reply yet."""
+        self._replies = 0
+        self.record.last_attempt = False
+
     def on_response(self, response: Any) -> None:
         self.requests += 1
         self.usage = self.usage + usage_of(response)
         self.finish_reason = finish_reason_of(response)
+        if self._repair:
+            self._replies += 1
+            # The reply Instructor parses next is the mode's last chance: no re-ask follows.
+            self.record.last_attempt = self._replies > self._max_retries
+            for message in repair_response(response):
+                self.record.add(message)
 
     def on_error(self, error: Exception, **_: Any) -> None:
         self.requests += 1
@@ -219,6 +226,8 @@ class InstructorClientManager:
         self.async_transport = async_transport
         self._api_key = self.spec.resolve_api_key(api_key)
         self.base_url = self.spec.resolve_base_url(base_url)
+        # No URL for an autostart provider: answerx serves the bundled model itself.
+        self._autostart = self.base_url is None and self.spec.autostart
         # Clients cached per mode: one scope for sync calls, one per event loop for async.
         self._sync_scope: dict[str, Any] = {}
         self._loop_scopes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
@@ -238,12 +247,10 @@ class InstructorClientManager:
         its connections belong to the loop that opened them, so a manager serves
         one ``asyncio.run()`` after another.
         """
+        if self._autostart:
+            self._follow_local_server()
         scope = self._scope(is_async)
         with self._lock:
-            if self.base_url is None and self.spec.autostart:
-                from answerx.local import ensure_local_server  # only the local provider needs it
-
-                self.base_url = ensure_local_server(model_path=self.spec.gguf)
             if "sdk" not in scope:
                 scope["sdk"] = make_sdk_client(
                     self.spec, api_key=self._api_key, base_url=self.base_url,
@@ -265,6 +272,18 @@ class InstructorClientManager:
                 if inspect.isawaitable(result):
                     await result
 
+    def _follow_local_server(self) -> None:
+        """Point at the process's shared local model server, starting it if needed and
+        starting a new one if it died (the clients of the old URL are dropped)."""
+        from answerx.local import ensure_local_server  # only the local provider needs it
+
+        url = ensure_local_server(model_path=self.spec.gguf)
+        with self._lock:
+            if url != self.base_url:
+                self.base_url = url
+                self._sync_scope.clear()
+                self._loop_scopes.clear()
+
     def _scope(self, is_async: bool) -> dict[str, Any]:
         if not is_async:
             return self._sync_scope
@@ -273,6 +292,8 @@ class InstructorClientManager:
             return self._loop_scopes.setdefault(loop, {})
 
     def _client(self, mode: str, is_async: bool) -> Any:
+        if self._autostart:
+            self._follow_local_server()
         scope = self._scope(is_async)
         client = scope.get(mode)
         if client is None:
@@ -347,7 +368,7 @@ class InstructorClientManager:
             kwargs["extra_body"] = extra
         elif mode == "md_json" and self.spec.grammar_field:
             extra = dict(kwargs.get("extra_body") or {})
-            extra["grammar"] = _fenced_json_grammar(response_model)
+            extra["grammar"] = fenced_json_grammar(response_model)
             kwargs["extra_body"] = extra
         return kwargs
 
@@ -366,17 +387,20 @@ class InstructorClientManager:
         checks are bound into the response model instead (see
         :func:`answerx.structured.get_extraction_model`).
         """
-        tally, started = _Tally(), time.perf_counter()
+        tally, started = self._structured_tally(), time.perf_counter()
         key = options_key(kw)
+        sent = self._sent_model(response_model, kw)
         for mode in self.modes:
-            attempt = self._attempt(mode, messages, response_model, tally, kw, key)
+            tally.start_mode(mode)
+            attempt = self._attempt(mode, messages, sent, tally, kw, key)
             try:
-                result: T = self._call(attempt)
+                with repairs_scope(tally.record):
+                    result: T = self._call(attempt)
             except Exception as exc:  # sorted by the one seam: failures.classify
                 error = self._after_failure(exc, mode, tally)
             else:
                 tally.close_mode(mode, None)
-                return result, self._info(tally, mode, started)
+                return _as_model(result, response_model), self._info(tally, mode, started)
             if error is not None:
                 # Raised outside the except block, so that neither __cause__ nor
                 # __context__ keeps the SDK exception (which may quote the key).
@@ -390,22 +414,37 @@ class InstructorClientManager:
         **kw: Any,
     ) -> tuple[T, CallInfo]:
         """Async :meth:`create`."""
-        tally, started = _Tally(), time.perf_counter()
+        tally, started = self._structured_tally(), time.perf_counter()
         key = options_key(kw)
+        sent = self._sent_model(response_model, kw)
         for mode in self.modes:
-            attempt = self._aattempt(mode, messages, response_model, tally, kw, key)
+            tally.start_mode(mode)
+            attempt = self._aattempt(mode, messages, sent, tally, kw, key)
             try:
-                result: T = await self._acall(attempt)
+                with repairs_scope(tally.record):
+                    result: T = await self._acall(attempt)
             except Exception as exc:  # sorted by the one seam: failures.classify
                 error = self._after_failure(exc, mode, tally)
             else:
                 tally.close_mode(mode, None)
-                return result, self._info(tally, mode, started)
+                return _as_model(result, response_model), self._info(tally, mode, started)
             if error is not None:
                 # Raised outside the except block, so that neither __cause__ nor
                 # __context__ keeps the SDK exception (which may quote the key).
                 raise self._with_info(error, tally, started)
         raise self._with_info(self._all_modes_failed(tally), tally, started)
+
+    def _structured_tally(self) -> _Tally:
+        return _Tally(repair=True, max_retries=self.max_retries)
+
+    def _sent_model(self, response_model: type[T], kw: dict[str, Any]) -> type[T]:
+        """The model whose schema is sent: on a grammar server (llama.cpp), one whose
+        schema keeps the bounds the server's grammar converter would drop, with caps
+        that make the whole object fit in the reply (:mod:`answerx.structured.grammar`)."""
+        if self.spec.grammar_field:
+            max_tokens = kw.get("max_tokens") or self.max_tokens
+            return cast(type[T], grammar_model(response_model, max_tokens))
+        return response_model
 
     def _attempt(
         self,
@@ -423,6 +462,7 @@ class InstructorClientManager:
         first = self._first_try(mode, is_async=False) if key is not None else None
 
         def attempt() -> T:
+            tally.start_attempt()
             fast = self._fast_request(first, mode, messages, response_model, kw, key)
             if fast is None:
                 kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
@@ -446,6 +486,7 @@ class InstructorClientManager:
         first = self._first_try(mode, is_async=True) if key is not None else None
 
         async def attempt() -> T:
+            tally.start_attempt()
             fast = self._fast_request(first, mode, messages, response_model, kw, key)
             if fast is None:
                 kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
@@ -689,7 +730,18 @@ class InstructorClientManager:
             provider=self.provider, model=self.model, mode=mode, modes_tried=tuple(tally.modes),
             attempts=tally.requests, fallback_reason=first_failure, usage=tally.usage,
             latency_s=time.perf_counter() - started, finish_reason=tally.finish_reason,
+            repairs=tuple(tally.record.repairs),
         )  # fmt: skip
+
+
+def _as_model(result: T, model: type[T]) -> T:
+    """``result`` as an instance of ``model`` itself when it was parsed with a subclass
+    that only changes the schema sent (:func:`grammar_model`): callers get the class they
+    asked for (which pickles and compares like it). Fields are copied, not revalidated."""
+    if type(result) is model:
+        return result
+    fields = {name: getattr(result, name) for name in type(result).model_fields}
+    return model.model_construct(_fields_set=set(result.model_fields_set), **fields)
 
 
 def _count(n: int, noun: str) -> str:

@@ -51,6 +51,7 @@ from answerx.errors import ConfigError
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.models import Task
 from answerx.extraction.tasks import Acceptor, check_task, make_acceptor
+from answerx.structured.repairs import keep_answer_without
 
 __all__ = [
     "APPROACHES",
@@ -90,6 +91,10 @@ _MAX_VALUE_IN_MESSAGE: Final = 80
 _ANSWER_VALUE_DESCRIPTION: Final = (
     "Only the final answer value, nothing else: for example 4, yes, B, 42.5 or \\frac{1}{2}. "
     "Leave out phrases such as 'The answer is', surrounding $ signs, ** and \\boxed{}."
+)
+_CONFIDENCE_MESSAGE: Final = (
+    "confidence {value!r} is outside [0, 1]. Write confidence as a number from 0 to 1, "
+    "such as 0.9 (a fraction, not a percentage: 0.9, not 90)."
 )
 _EMPTY_ANSWER_MESSAGE: Final = (
     "answer_value is empty. Put the final answer value that the reasoning arrives at into "
@@ -258,6 +263,15 @@ _Text = Annotated[str, BeforeValidator(_as_text)]
 _TextList = Annotated[list[str], BeforeValidator(_as_text_list)]
 
 
+def _confidence_schema(schema: JsonDict) -> None:
+    """``confidence`` in the schema: a number in [0, 1], required (not ``anyOf`` null)."""
+    description = schema.get("description")
+    schema.clear()
+    schema.update({"type": "number", "minimum": 0.0, "maximum": 1.0})
+    if description is not None:
+        schema["description"] = description
+
+
 def _answer_last(schema: JsonDict) -> None:
     """Order the schema's properties so a generating model writes the reasoning
     and the approach's own fields before committing to the answer."""
@@ -290,13 +304,15 @@ class ReasoningExtraction(BaseModel):
     answer_value: str = Field(
         description=_ANSWER_VALUE_DESCRIPTION, json_schema_extra={"minLength": 1}
     )
-    confidence: float = Field(
-        ge=0.0,
-        le=1.0,
+    # None only when the model kept writing a number outside [0, 1] after the re-asks:
+    # the answer is kept, the confidence recorded as missing (see _confidence_in_range).
+    # The schema still asks for a number in [0, 1].
+    confidence: float | None = Field(
         description=(
             "How confident you are that answer_value is right: a number from 0.0 (a guess) "
             "to 1.0 (certain), not a percentage."
         ),
+        json_schema_extra=_confidence_schema,
     )
 
     @field_validator("answer_value", mode="before")
@@ -335,6 +351,18 @@ class ReasoningExtraction(BaseModel):
             except ValueError:
                 return value  # the float validation reports it
         return value
+
+    @field_validator("confidence")
+    @classmethod
+    def _confidence_in_range(cls, value: float | None) -> float | None:
+        """Reject a confidence outside [0, 1] with a message naming the bound (Instructor
+        re-asks with it); on the last attempt of a manager call, keep the answer and
+        record the confidence as missing instead of losing the whole object."""
+        if value is None or 0.0 <= value <= 1.0:
+            return value
+        if keep_answer_without("confidence", value, "[0, 1]"):
+            return None
+        raise ValueError(_CONFIDENCE_MESSAGE.format(value=value))
 
     @model_validator(mode="before")
     @classmethod

@@ -8,6 +8,7 @@ Anthropic messages or Cohere v2 chat), so one script serves every provider.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -56,6 +57,17 @@ def _usage(value: UsageLike | None) -> Usage | None:
     return Usage(input_tokens=input_tokens, output_tokens=output_tokens)
 
 
+_RAW = {"\\n": "\n", "\\t": "\t", "\\r": "\r"}
+# An escape sequence in json.dumps output, an escaped backslash first so "\\\\n" stays.
+_ESCAPE = re.compile(r"\\\\|\\[ntr]")
+
+
+def _with_raw_control_characters(text: str) -> str:
+    """JSON text from ``json.dumps`` with its ``\\n``, ``\\t`` and ``\\r`` escapes written
+    as the raw characters."""
+    return _ESCAPE.sub(lambda m: _RAW.get(m.group(), m.group()), text)
+
+
 def _headers(value: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), str(v)) for k, v in (value or {}).items())
 
@@ -67,7 +79,9 @@ class Reply:
     Build replies with the class methods rather than the constructor:
 
     - :meth:`tool_call` -- a structured payload, delivered as a tool call when the
-      request offers tools (else as the assistant's JSON text);
+      request offers tools (else as the assistant's JSON text); :meth:`control_characters`
+      and :meth:`out_of_range` -- the same with raw control characters inside its JSON
+      strings, or numbers outside their bounds, as small models write them;
     - :meth:`text`, :meth:`json`, :meth:`invalid_json` -- assistant text;
     - :meth:`error` and its shortcuts :meth:`reject_tools`,
       :meth:`reject_response_format`, :meth:`rate_limited`, :meth:`server_error`,
@@ -189,6 +203,54 @@ class Reply:
             fake.enqueue(Reply.json({"answer": "4", "confidence": 0.9}))
         """
         return cls.text(json.dumps(obj), usage=usage, delay=delay)
+
+    @classmethod
+    def control_characters(
+        cls,
+        arguments: Mapping[str, Any],
+        *,
+        usage: UsageLike | None = None,
+        delay: float | None = None,
+    ) -> Reply:
+        """A structured payload whose JSON text has *raw* control characters inside its
+        strings (a newline typed where ``\\n`` belongs), as small models write it.
+
+        Python's ``json`` reads such text only with ``strict=False``; Pydantic's JSON
+        parser rejects it. Sent like :meth:`tool_call`: OpenAI and Cohere tool-call
+        arguments or assistant JSON text carry the raw characters; an Anthropic
+        ``tool_use`` block carries the decoded object (the API hands objects, not
+        text), so there the raw characters reach the client only in JSON text modes.
+
+        Example::
+
+            fake.enqueue(Reply.control_characters({"answer_value": "4", "steps": "a\nb"}))
+        """
+        text = _with_raw_control_characters(json.dumps(dict(arguments)))
+        return replace(cls.tool_call(text, usage=usage, delay=delay), label="control_characters")
+
+    @classmethod
+    def out_of_range(
+        cls,
+        arguments: Mapping[str, Any],
+        *,
+        usage: UsageLike | None = None,
+        delay: float | None = None,
+        **values: float,
+    ) -> Reply:
+        """A structured payload with numbers outside their schema bounds, e.g.
+        ``Reply.out_of_range(good, confidence=1.5)`` (a percentage-minded model writes
+        ``confidence: 90``). Sent like :meth:`tool_call`.
+
+        Example::
+
+            fake.enqueue(Reply.out_of_range(good, confidence=3), Reply.tool_call(good))
+        """
+        if not values:
+            raise ValueError("name at least one field and its out-of-range value")
+        return replace(
+            cls.tool_call({**arguments, **values}, usage=usage, delay=delay),
+            label="out_of_range",
+        )
 
     @classmethod
     def invalid_json(

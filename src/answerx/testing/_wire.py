@@ -117,7 +117,9 @@ def _arguments_object(arguments: Mapping[str, Any] | str | None) -> dict[str, An
     if not isinstance(arguments, str):
         return dict(arguments or {})
     try:
-        parsed = json.loads(arguments)
+        # strict=False: raw control characters inside strings are text the API would
+        # have decoded into the object it hands out.
+        parsed = json.loads(arguments, strict=False)
     except ValueError:
         parsed = None
     # Anthropic's tool input is always an object: malformed arguments arrive as
