@@ -59,6 +59,11 @@ demo: $(VENV)/.installed-bench
 	@start=$$(date +%s); \
 	$(BIN)/answerx demo && \
 	{ $(BIN)/answerx run config/experiments/demo.yaml || [ $$? -eq 1 ]; } && \
+	echo && echo "A search agent (IRCoT) on the bundled fictional corpus:" && \
+	$(BIN)/answerx index build --bundled --out $(VENV)/bundled.db && \
+	{ $(BIN)/answerx ask "Who founded the company that operates the Tarn Valley Railway?" \
+		--approach ircot --index $(VENV)/bundled.db --task text --strategy two_stage \
+		--set max_steps=3 --set max_tokens=64 || [ $$? -eq 1 ]; } && \
 	echo "demo done in $$(( $$(date +%s) - start )) s; the report and plots are in runs/reports/<run id>/ (paths above)"
 	@if [ -d $(CORPUS) ]; then \
 		echo; echo "Agreement with the models' own answers on $(CORPUS):"; \

@@ -148,7 +148,8 @@ def test_unknown_default_task_exits_2_before_touching_the_output(tmp_path: Path)
     result = runner.invoke(app, ["extract", "-f", str(src), "-o", str(dst), "--task", "maths"])
 
     assert result.exit_code == 2
-    assert "unknown task 'maths'; valid tasks: " + ", ".join(TASKS) in result.stderr
+    assert "unknown task 'maths' (did you mean 'math'?)" in result.stderr
+    assert "valid tasks: " + ", ".join(TASKS) in result.stderr
     assert not dst.exists()
 
 

@@ -56,7 +56,12 @@ def test_each_approach_runs_end_to_end_on_the_local_model(
     ).execute(QUESTION)  # fmt: skip
 
     _check(response)
-    assert response.metadata.stage == "deterministic"  # the rules keep any line of text
+    if response.metadata.finish_reason == "length":
+        # 32 tokens cut most replies off: a cut-off reply that states nothing gets one
+        # forced answer (issue 12), never a guess from its last line
+        assert response.metadata.stage in ("deterministic", "final_attempt")
+    else:
+        assert response.metadata.stage == "deterministic"  # the rules keep any line of text
 
 
 @pytest.mark.slow  # about 25 s on 2 cores: a grammar-constrained object of ~160 tokens
