@@ -602,7 +602,7 @@ def _bound_model(base: type[ReasoningExtraction], spec: AnswerSpec) -> type[Reas
 
 
 def _answer_enum(spec: AnswerSpec) -> dict[str, Any]:
-    """The closed set of answers a task allows, put into the JSON schema.
+    """The closed set (or shape) of answers a task allows, put into the JSON schema.
 
     Servers that turn the schema into a grammar (llama.cpp, vLLM) or enforce it
     (OpenAI strict JSON schema) then cannot produce another value; the
@@ -612,7 +612,14 @@ def _answer_enum(spec: AnswerSpec) -> dict[str, Any]:
         return {"enum": ["yes", "no"]}
     if spec.task == "multiple_choice":
         return {"enum": list(_LETTERS[: len(spec.choices)] if spec.choices else _LETTERS)}
+    if spec.task == "numeric":
+        # What the validator accepts, bounded so a grammar cannot run on for ever.
+        return {"pattern": NUMERIC_ANSWER_PATTERN}
     return {}
+
+
+#: A numeric answer as the grammar-backed servers may write it: 42, -3.5, 1/2.
+NUMERIC_ANSWER_PATTERN = r"^-?[0-9]{1,15}([.][0-9]{1,10})?(/[0-9]{1,10})?$"
 
 
 # --------------------------------------------------------------------------- prompt fields
