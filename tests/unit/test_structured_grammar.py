@@ -128,6 +128,8 @@ def _longest_instance(node: dict[str, object], defs: dict[str, object]) -> objec
     if node.get("type") == "string":
         if node.get("pattern") == CONFIDENCE_PATTERN:
             return "1.000"
+        if "maxLength" in node and "pattern" in node:  # a shaped answer (numeric): its cap
+            return "9" * int(node["maxLength"])  # type: ignore[call-overload]
         upper = re.search(r"\{\d+,(\d+)\}\$$", str(node["pattern"]))
         assert upper, f"an unbounded string: {node}"
         return "x" * int(upper.group(1))

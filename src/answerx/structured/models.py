@@ -614,12 +614,12 @@ def _answer_enum(spec: AnswerSpec) -> dict[str, Any]:
         return {"enum": list(_LETTERS[: len(spec.choices)] if spec.choices else _LETTERS)}
     if spec.task == "numeric":
         # What the validator accepts, bounded so a grammar cannot run on for ever.
-        return {"pattern": NUMERIC_ANSWER_PATTERN}
+        return {"pattern": NUMERIC_ANSWER_PATTERN, "maxLength": 27}  # "-" 12 "." 6 "/" 6
     return {}
 
 
 #: A numeric answer as the grammar-backed servers may write it: 42, -3.5, 1/2.
-NUMERIC_ANSWER_PATTERN = r"^-?[0-9]{1,15}([.][0-9]{1,10})?(/[0-9]{1,10})?$"
+NUMERIC_ANSWER_PATTERN = r"^-?[0-9]{1,12}([.][0-9]{1,6})?(/[0-9]{1,6})?$"
 
 
 # --------------------------------------------------------------------------- prompt fields
