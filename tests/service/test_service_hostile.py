@@ -20,7 +20,7 @@ from conftest import StartService
 JSON = {"content-type": "application/json"}
 TEXT = {"content-type": "text/plain"}
 
-#: About a second of extraction for one core: a run of a million newlines.
+#: A run of a million newlines: the heaviest shape the service saw (tens of ms today).
 HEAVY = "The answer is 42.\n" + "\n" * 1_000_000
 
 
@@ -50,7 +50,9 @@ def test_healthz_is_answered_while_huge_bodies_are_extracted(start_service: Star
     # /healthz keeps being answered the whole time.
     assert answers == ["42", "42"]
     answered_meanwhile = [t for t in health if t < min(heavy_done)]
-    assert len(answered_meanwhile) >= 40, f"only {len(answered_meanwhile)} /healthz answers"
+    # How many depends on how fast extraction is (a million newlines now takes tens of
+    # milliseconds, not a second); on the loop none at all was answered before it ended.
+    assert len(answered_meanwhile) >= 5, f"only {len(answered_meanwhile)} /healthz answers"
     assert answers == ["42", "42"]
 
 
