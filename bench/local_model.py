@@ -50,8 +50,10 @@ Prints tables and exits 0: a measurement, not a test. The corpus lives in
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import importlib.util
+import itertools
 import json
 import os
 import platform
@@ -234,6 +236,8 @@ class Neighbours:
         return self.cores(first, self.sample())
 
     def wait_idle(self) -> None:
+        if self.wait_s <= 0:  # --wait-idle 0: measure whatever else runs (marked busy)
+            return
         deadline = time.monotonic() + self.wait_s
         told = False
         while (load := self.now()) > self.threshold and time.monotonic() < deadline:
@@ -707,79 +711,193 @@ class ApproachOutcome:
     reasked: bool
     seconds: float
     reason: str | None = None
+    #: The full chain only: the chain's modes in order (whether each produced the
+    #: object, its requests, its repairs), so its first mode can be read as "tools alone".
+    modes: tuple[tuple[str, bool, int, bool], ...] = ()
+
+
+class ReplyLog:
+    """The raw replies of one worker's calls (tool arguments or message content, and
+    the finish reason), kept for the calls where some mode failed: the evidence for
+    *why* a mode fails, written as JSON lines to ``--approach-log``."""
+
+    def __init__(self, sdk: Any) -> None:
+        self.replies: list[dict[str, Any]] = []
+        http = getattr(sdk, "_client", None)
+        if http is not None and hasattr(http, "event_hooks"):
+            http.event_hooks["response"].append(self._on_response)
+
+    def _on_response(self, response: httpx.Response) -> None:
+        if not response.request.url.path.endswith("/chat/completions"):
+            return
+        response.read()
+        try:
+            choice = response.json()["choices"][0]
+        except (ValueError, KeyError, IndexError):
+            self.replies.append({"status": response.status_code, "body": response.text[:500]})
+            return
+        message = choice.get("message") or {}
+        calls = message.get("tool_calls") or []
+        self.replies.append({
+            "finish_reason": choice.get("finish_reason"),
+            "content": message.get("content"),
+            "arguments": calls[0]["function"]["arguments"] if calls else None,
+        })  # fmt: skip
+
+
+def _approach_call(
+    manager: InstructorClientManager, approach: str, item: ApproachInput, temperature: float
+) -> tuple[ApproachOutcome, Any]:
+    """One structured call; its outcome and its CallInfo (None when none came back)."""
+    t0 = time.perf_counter()
+    try:
+        x, info = manager.extract_structured(
+            item.text, approach, task=item.task, choices=item.choices, temperature=temperature
+        )
+    except AnswerxError as exc:
+        info = getattr(exc, "call_info", None)
+        outcome = ApproachOutcome(
+            False, False, bool(info and info.repairs), True, time.perf_counter() - t0,
+            _reason(exc), _modes_of(info),
+        )  # fmt: skip
+        return outcome, info
+    used = info.modes_tried[-1]
+    return ApproachOutcome(
+        True, agrees(item.task, x.answer_value, item.deterministic), bool(info.repairs),
+        info.fell_back or used.requests > 1, time.perf_counter() - t0, None, _modes_of(info),
+    ), info  # fmt: skip
+
+
+def _modes_of(info: Any) -> tuple[tuple[str, bool, int, bool], ...]:
+    if info is None:
+        return ()
+    return tuple(
+        (m.mode, m.ok, m.requests, any(r.startswith(f"{m.mode}:") for r in info.repairs))
+        for m in info.modes_tried
+    )
+
+
+def _first_mode(o: ApproachOutcome) -> ApproachOutcome:
+    """The chain's first mode read on its own: the same requests as that mode forced
+    alone (the chain starts with it), so at temperature 0 the same outcome."""
+    if not o.modes:
+        return ApproachOutcome(False, False, False, True, o.seconds, o.reason)
+    _, ok, requests, repaired = o.modes[0]
+    return ApproachOutcome(ok, ok and o.agrees, repaired, not ok or requests > 1, o.seconds)
 
 
 def every_approach(
-    base_url: str, n: int, seed: int, nb: Neighbours, configs: list[str], temperature: float
-) -> None:
-    """Part 4: every approach's response model x ``n`` inputs x each configuration."""
+    servers: list[Any], n: int, seed: int, nb: Neighbours, configs: list[str],
+    temperature: float, log_path: str | None,
+) -> None:  # fmt: skip
+    """Part 4: every approach's response model x ``n`` inputs x each configuration,
+    spread over ``servers`` (one worker thread each)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from queue import Queue
+
     from answerx.structured.models import APPROACHES
 
-    inputs = approach_inputs(base_url, n, seed)
+    inputs = approach_inputs(servers[0].base_url, n, seed)
     sources = Counter(i.source for i in inputs)
     print(
         f"\n== 4. Every approach model: {len(APPROACHES)} models x {len(inputs)} inputs "
-        f"({', '.join(f'{k} {v}' for k, v in sources.items())}), temperature {temperature:g}"
+        f"({', '.join(f'{k} {v}' for k, v in sources.items())}), temperature {temperature:g}, "
+        f"{len(servers)} server(s) of {servers[0].n_threads} thread(s)"
     )
-    managers = {
-        name: InstructorClientManager("local", base_url=base_url, modes=CONFIGS[name])  # type: ignore[arg-type]
-        for name in configs
+    workers: Queue[tuple[dict[str, InstructorClientManager], dict[str, ReplyLog]]] = Queue()
+    for server in servers:
+        managers = {
+            name: InstructorClientManager("local", base_url=server.base_url, modes=CONFIGS[name])  # type: ignore[arg-type]
+            for name in configs
+        }
+        workers.put((managers, {name: ReplyLog(m.sdk_client()) for name, m in managers.items()}))
+    log = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+    results: dict[tuple[str, str], list[ApproachOutcome | None]] = {
+        (a, c): [None] * len(inputs) for a in APPROACHES for c in configs
     }
-    results: dict[tuple[str, str], list[ApproachOutcome]] = {}
     started = time.perf_counter()
+    jobs = [(a, c, k) for a in APPROACHES for c in configs for k in range(len(inputs))]
+    counter = itertools.count(1)  # next() is atomic: the workers share it
+
+    def run(job: tuple[str, str, int]) -> None:
+        approach, name, k = job
+        managers, replies = workers.get()
+        try:
+            nb.wait_idle()
+            replies[name].replies.clear()
+            outcome, info = _approach_call(managers[name], approach, inputs[k], temperature)
+            results[(approach, name)][k] = outcome
+            if log is not None and (not outcome.ok or any(not m[1] for m in outcome.modes)):
+                log.write(json.dumps({
+                    "approach": approach, "configuration": name, "input": k,
+                    "task": inputs[k].task, "source": inputs[k].source, "ok": outcome.ok,
+                    "reason": outcome.reason,
+                    "modes": info.model_dump(include={"modes_tried", "repairs"}) if info else None,
+                    "replies": replies[name].replies,
+                }) + "\n")  # fmt: skip
+                log.flush()
+        finally:
+            workers.put((managers, replies))
+        print(f"  [{time.perf_counter() - started:6.0f}s] call {next(counter)}/{len(jobs)}: "
+              f"{approach} / {name} / input {k}: {'ok' if outcome.ok else 'FAIL'} "
+              f"{outcome.seconds:.0f}s", file=sys.stderr, flush=True)  # fmt: skip
+        done = results[(approach, name)]
+        if all(o is not None for o in done):
+            ok = sum(o.ok for o in done if o is not None)
+            print(f"  [{time.perf_counter() - started:6.0f}s] {approach:<22}{name:<18}"
+                  f"valid {ok}/{len(done)}", file=sys.stderr, flush=True)  # fmt: skip
+
+    with ThreadPoolExecutor(len(servers)) as pool:
+        list(pool.map(run, jobs))
+    if log is not None:
+        log.close()
+
+    table = {key: [o for o in xs if o is not None] for key, xs in results.items()}
+    if "full chain" in configs and "tools" not in configs:
+        for approach in APPROACHES:
+            table[(approach, "tools (1st of chain)")] = [
+                _first_mode(o) for o in table[(approach, "full chain")]
+            ]
+        configs = [*configs, "tools (1st of chain)"]
+    print(f"\n{'approach':<24}{'configuration':<22}{'valid %':>8}{'agree %':>8}"
+          f"{'repaired %':>11}{'re-asked %':>11}{'median s':>9}")  # fmt: skip
     for approach in APPROACHES:
         for name in configs:
-            outcomes = results.setdefault((approach, name), [])
-            for item in inputs:
-                nb.wait_idle()
-                t0 = time.perf_counter()
-                try:
-                    x, info = managers[name].extract_structured(
-                        item.text, approach, task=item.task, choices=item.choices,
-                        temperature=temperature,
-                    )  # fmt: skip
-                except AnswerxError as exc:
-                    failed = ApproachOutcome(
-                        False, False, False, True, time.perf_counter() - t0, _reason(exc)
-                    )
-                    outcomes.append(failed)
-                    continue
-                used = info.modes_tried[-1]
-                outcomes.append(ApproachOutcome(
-                    True, agrees(item.task, x.answer_value, item.deterministic),
-                    bool(info.repairs), info.fell_back or used.requests > 1,
-                    time.perf_counter() - t0,
-                ))  # fmt: skip
-            ok = sum(o.ok for o in outcomes)
-            print(f"  [{time.perf_counter() - started:6.0f}s] {approach:<22}{name:<18}"
-                  f"valid {ok}/{len(outcomes)}", file=sys.stderr, flush=True)  # fmt: skip
-
-    print(f"\n{'approach':<24}{'configuration':<18}{'valid %':>8}{'agree %':>8}"
-          f"{'repaired %':>11}{'re-asked %':>11}{'median s':>9}")  # fmt: skip
-    for (approach, name), o in results.items():
-        print(f"{approach:<24}{name:<18}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
-              f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
-              f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
-              f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}"
-              f"{_median([x.seconds for x in o]):>9.2f}")  # fmt: skip
-    print(f"\n{'all approaches':<24}{'configuration':<18}{'valid %':>8}{'agree %':>8}"
+            o = table[(approach, name)]
+            print(f"{approach:<24}{name:<22}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
+                  f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
+                  f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
+                  f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}"
+                  f"{_median([x.seconds for x in o]):>9.2f}")  # fmt: skip
+    print(f"\n{'all approaches':<24}{'configuration':<22}{'valid %':>8}{'agree %':>8}"
           f"{'repaired %':>11}{'re-asked %':>11}{'calls':>7}")  # fmt: skip
     for name in configs:
-        o = [x for (a, c), xs in results.items() if c == name for x in xs]
-        print(f"{'':<24}{name:<18}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
+        o = [x for (a, c), xs in table.items() if c == name for x in xs]
+        print(f"{'':<24}{name:<22}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
               f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
               f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
               f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}{len(o):>7}")  # fmt: skip
+    chain = [x for (a, c), xs in table.items() if c == "full chain" for x in xs]
+    if chain:
+        producers = Counter(next((m[0] for m in x.modes if m[1]), "none") for x in chain)
+        print("  full chain, mode that produced the object: "
+              + ", ".join(f"{m} {k}" for m, k in producers.most_common()))  # fmt: skip
     print(
         "  valid %: a validated object came back; agree %: its answer_value equals\n"
         "  answerx.extract's on the same text (normalised), failures counted as no agreement;\n"
         "  repaired %: CallInfo.repairs is not empty (raw control characters escaped, a\n"
         "  confidence kept as missing); re-asked %: the producing mode needed more than one\n"
-        "  request, or an earlier mode failed (failures count as re-asked)."
+        "  request, or an earlier mode failed (failures count as re-asked). 'tools (1st of\n"
+        "  chain)': the chain's first mode read alone, the same requests as tools forced alone."
     )
-    reasons = Counter(x.reason for o in results.values() for x in o if not x.ok)
+    reasons = Counter(x.reason for o in table.values() for x in o if not x.ok and x.reason)
     for reason, count in reasons.most_common(8):
         print(f"  failure x{count}: {reason}")
+    first = Counter(
+        f"{m[0]} failed" for o in table.values() for x in o for m in x.modes[:1] if not m[1]
+    )
+    for what, count in first.most_common():
+        print(f"  chain's first mode: {what} x{count}")
 
 
 # --------------------------------------------------------------------------- main
@@ -812,6 +930,14 @@ def main() -> int:
     )  # fmt: skip
     ap.add_argument("--temperature", type=float, default=0.0, help="part 4 temperature (0)")
     ap.add_argument("--skip-approaches", action="store_true", help="skip part 4")
+    ap.add_argument(
+        "--approach-workers", type=int, default=1, metavar="N",
+        help="part 4: servers (each with --threads threads) answering calls in parallel (1)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--approach-log", metavar="PATH",
+        help="part 4: append the raw replies of calls where some mode failed (JSON lines)",
+    )  # fmt: skip
     ap.add_argument(
         "--gguf", metavar="PATH",
         help="serve this GGUF file instead of the bundled model (compare models side by side)",
@@ -848,22 +974,27 @@ def main() -> int:
     if not args.skip_cold:
         cold_start(args.cold_runs, nb, args.threads, extra)
     if not (args.skip_throughput and args.skip_modes and args.skip_approaches):
-        with make_server(args.threads, extra) as server:
+        with contextlib.ExitStack() as stack:
+            server = stack.enter_context(make_server(args.threads, extra))
             print(f"\nserver: {server.base_url}, {server.n_threads} threads"
                   + (f", extra arguments: {' '.join(extra)}" if extra else ""))  # fmt: skip
             if not args.skip_throughput:
                 throughput(server.base_url, nb)
             if not args.skip_modes:
                 valid_objects(server.base_url, args.limit, args.seed, nb, args.details)
+            servers = [server]
             if not args.skip_approaches:
                 configs = [c.strip() for c in args.approach_configs.split(",") if c.strip()]
                 unknown = sorted(set(configs) - set(APPROACH_CONFIGS))
                 if unknown:
                     print(f"unknown configurations {unknown}; use some of {APPROACH_CONFIGS}")
                     return 2
-                every_approach(server.base_url, args.approach_inputs, args.seed, nb, configs,
-                               args.temperature)  # fmt: skip
-            print(f"\nserver memory at the end: {_rss_mb(server.process)} (RSS)")
+                for _ in range(args.approach_workers - 1):
+                    servers.append(stack.enter_context(make_server(server.n_threads, extra)))
+                every_approach(servers, args.approach_inputs, args.seed, nb, configs,
+                               args.temperature, args.approach_log)  # fmt: skip
+            print("\nserver memory at the end: "
+                  + ", ".join(_rss_mb(s.process) for s in servers) + " (RSS)")  # fmt: skip
     print(f"\ntotal {time.perf_counter() - t_all:.0f} s; load average at the end {_loadavg()}; "
           f"{nb.busy_marks} measurement(s) marked busy")  # fmt: skip
     return 0
