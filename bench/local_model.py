@@ -674,6 +674,10 @@ HANDWRITTEN: tuple[tuple[str, str, list[str] | None], ...] = (
     ("91 = 7 * 13, so 91 is not prime. No.", "boolean", None),
 )  # fmt: skip
 APPROACH_CONFIGS = ("tools", "json_with_schema", "md_json", "full chain")
+_APPROACH_NAMES = (
+    "none", "chain_of_thought", "tree_of_thought", "program_of_thought",
+    "reasoning_as_planning", "reflection", "chain_of_verification", "skeleton_of_thought",
+)  # fmt: skip
 
 
 @dataclass
@@ -788,19 +792,17 @@ def _first_mode(o: ApproachOutcome) -> ApproachOutcome:
 
 def every_approach(
     servers: list[Any], n: int, seed: int, nb: Neighbours, configs: list[str],
-    temperature: float, log_path: str | None,
+    temperature: float, log_path: str | None, approaches: list[str],
 ) -> None:  # fmt: skip
     """Part 4: every approach's response model x ``n`` inputs x each configuration,
     spread over ``servers`` (one worker thread each)."""
     from concurrent.futures import ThreadPoolExecutor
     from queue import Queue
 
-    from answerx.structured.models import APPROACHES
-
     inputs = approach_inputs(servers[0].base_url, n, seed)
     sources = Counter(i.source for i in inputs)
     print(
-        f"\n== 4. Every approach model: {len(APPROACHES)} models x {len(inputs)} inputs "
+        f"\n== 4. Every approach model: {len(approaches)} models x {len(inputs)} inputs "
         f"({', '.join(f'{k} {v}' for k, v in sources.items())}), temperature {temperature:g}, "
         f"{len(servers)} server(s) of {servers[0].n_threads} thread(s)"
     )
@@ -813,10 +815,11 @@ def every_approach(
         workers.put((managers, {name: ReplyLog(m.sdk_client()) for name, m in managers.items()}))
     log = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
     results: dict[tuple[str, str], list[ApproachOutcome | None]] = {
-        (a, c): [None] * len(inputs) for a in APPROACHES for c in configs
+        (a, c): [None] * len(inputs) for a in approaches for c in configs
     }
     started = time.perf_counter()
-    jobs = [(a, c, k) for a in APPROACHES for c in configs for k in range(len(inputs))]
+    # Input-major: a run stopped early (Ctrl-C) has seen every approach on the same inputs.
+    jobs = [(a, c, k) for k in range(len(inputs)) for a in approaches for c in configs]
     counter = itertools.count(1)  # next() is atomic: the workers share it
 
     def run(job: tuple[str, str, int]) -> None:
@@ -838,41 +841,55 @@ def every_approach(
                 log.flush()
         finally:
             workers.put((managers, replies))
+        first = outcome.modes[0] if outcome.modes else None
         print(f"  [{time.perf_counter() - started:6.0f}s] call {next(counter)}/{len(jobs)}: "
-              f"{approach} / {name} / input {k}: {'ok' if outcome.ok else 'FAIL'} "
-              f"{outcome.seconds:.0f}s", file=sys.stderr, flush=True)  # fmt: skip
+              f"{approach} / {name} / input {k}: {'ok' if outcome.ok else 'FAIL'}"
+              f"{' agrees' if outcome.agrees else ''}"
+              f"{f' ({first[0]} failed)' if first and not first[1] else ''}"
+              f" {outcome.seconds:.0f}s", file=sys.stderr, flush=True)  # fmt: skip
         done = results[(approach, name)]
         if all(o is not None for o in done):
             ok = sum(o.ok for o in done if o is not None)
             print(f"  [{time.perf_counter() - started:6.0f}s] {approach:<22}{name:<18}"
                   f"valid {ok}/{len(done)}", file=sys.stderr, flush=True)  # fmt: skip
 
-    with ThreadPoolExecutor(len(servers)) as pool:
+    pool = ThreadPoolExecutor(len(servers))
+    try:
         list(pool.map(run, jobs))
-    if log is not None:
-        log.close()
+    except KeyboardInterrupt:  # stopped early: summarise the calls that finished
+        print("\n  (stopped: the tables cover the calls that finished)", flush=True)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        if log is not None:
+            log.close()
 
     table = {key: [o for o in xs if o is not None] for key, xs in results.items()}
+    if not any(table.values()):
+        return
     if "full chain" in configs and "tools" not in configs:
-        for approach in APPROACHES:
+        for approach in approaches:
             table[(approach, "tools (1st of chain)")] = [
                 _first_mode(o) for o in table[(approach, "full chain")]
             ]
         configs = [*configs, "tools (1st of chain)"]
     print(f"\n{'approach':<24}{'configuration':<22}{'valid %':>8}{'agree %':>8}"
-          f"{'repaired %':>11}{'re-asked %':>11}{'median s':>9}")  # fmt: skip
-    for approach in APPROACHES:
+          f"{'repaired %':>11}{'re-asked %':>11}{'median s':>9}{'calls':>7}")  # fmt: skip
+    for approach in approaches:
         for name in configs:
             o = table[(approach, name)]
+            if not o:
+                continue
             print(f"{approach:<24}{name:<22}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
                   f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
                   f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
                   f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}"
-                  f"{_median([x.seconds for x in o]):>9.2f}")  # fmt: skip
+                  f"{_median([x.seconds for x in o]):>9.2f}{len(o):>7}")  # fmt: skip
     print(f"\n{'all approaches':<24}{'configuration':<22}{'valid %':>8}{'agree %':>8}"
           f"{'repaired %':>11}{'re-asked %':>11}{'calls':>7}")  # fmt: skip
     for name in configs:
         o = [x for (a, c), xs in table.items() if c == name for x in xs]
+        if not o:
+            continue
         print(f"{'':<24}{name:<22}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
               f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
               f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
@@ -935,6 +952,10 @@ def main() -> int:
         help="part 4: servers (each with --threads threads) answering calls in parallel (1)",
     )  # fmt: skip
     ap.add_argument(
+        "--approaches", default=",".join(_APPROACH_NAMES), metavar="LIST",
+        help="part 4: approach models, comma-separated (default: all eight)",
+    )  # fmt: skip
+    ap.add_argument(
         "--approach-log", metavar="PATH",
         help="part 4: append the raw replies of calls where some mode failed (JSON lines)",
     )  # fmt: skip
@@ -989,10 +1010,16 @@ def main() -> int:
                 if unknown:
                     print(f"unknown configurations {unknown}; use some of {APPROACH_CONFIGS}")
                     return 2
+                from answerx.structured.models import APPROACHES
+
+                approaches = [a.strip() for a in args.approaches.split(",") if a.strip()]
+                if set(approaches) - set(APPROACHES):
+                    print(f"unknown approaches {sorted(set(approaches) - set(APPROACHES))}")
+                    return 2
                 for _ in range(args.approach_workers - 1):
                     servers.append(stack.enter_context(make_server(server.n_threads, extra)))
                 every_approach(servers, args.approach_inputs, args.seed, nb, configs,
-                               args.temperature, args.approach_log)  # fmt: skip
+                               args.temperature, args.approach_log, approaches)  # fmt: skip
             print("\nserver memory at the end: "
                   + ", ".join(_rss_mb(s.process) for s in servers) + " (RSS)")  # fmt: skip
     print(f"\ntotal {time.perf_counter() - t_all:.0f} s; load average at the end {_loadavg()}; "

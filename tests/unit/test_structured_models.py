@@ -393,6 +393,26 @@ def test_extraction_prompt_substitutes_every_placeholder() -> None:
     assert not re.search(r"\{[{%#]", template.template)  # nothing Jinja would render
 
 
+@pytest.mark.parametrize("task", ["numeric", "math", None])
+def test_what_the_model_reads_offers_no_answer_value_to_copy(task: str | None) -> None:
+    # Small local models copied "42.5" from "for example 4, yes, B, 42.5" as the answer
+    # of "17 + 25 = 42. Therefore, the answer is 42." (bench/README.md, issue 18).
+    raw = "17 + 25 = 42. Therefore, the answer is 42."
+    prompt = Template(PROMPT.read_text(encoding="utf-8")).substitute(
+        extraction_prompt_fields(raw, task=task)
+    )
+    instructions = prompt.replace(raw, "")
+    schema = get_extraction_model("none", task=task).model_json_schema()
+    described = schema["properties"]["answer_value"]["description"]
+    with pytest.raises(ValidationError) as empty:  # the re-ask's instruction
+        get_extraction_model("none").model_validate(
+            {"full_reasoning_text": "x", "answer_value": " ", "confidence": 1}
+        )
+    example_value = re.compile(r"(for example|such as|e\.g\.)[^.]*?(\d|\\frac)")
+    for text in (instructions, described, str(empty.value)):
+        assert not example_value.search(text), text
+
+
 def test_extraction_prompt_fields_reject_choices_without_a_task() -> None:
     with pytest.raises(ConfigError, match="need a task"):
         extraction_prompt_fields("B", choices=["x", "y"])

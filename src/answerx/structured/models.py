@@ -88,8 +88,13 @@ Approach = Literal[
 _LETTERS: Final = "ABCDEFGHIJ"
 _MAX_VALUE_IN_MESSAGE: Final = 80
 
+# No example *values* in what the model reads (prompt, field descriptions, re-asks): the
+# bundled 135M model, and Gemma 3 270M, copied "42.5" from "for example 4, yes, B, 42.5"
+# into answer_value for "17 + 25 = 42. Therefore, the answer is 42." (bench/README.md,
+# issue 18). Shapes are described in words instead.
+_ANSWER_SHAPES: Final = "a number, a word, an option letter or a formula"
 _ANSWER_VALUE_DESCRIPTION: Final = (
-    "Only the final answer value, nothing else: for example 4, yes, B, 42.5 or \\frac{1}{2}. "
+    f"Only the final answer value, nothing else ({_ANSWER_SHAPES}), copied from the output. "
     "Leave out phrases such as 'The answer is', surrounding $ signs, ** and \\boxed{}."
 )
 _CONFIDENCE_MESSAGE: Final = (
@@ -98,7 +103,7 @@ _CONFIDENCE_MESSAGE: Final = (
 )
 _EMPTY_ANSWER_MESSAGE: Final = (
     "answer_value is empty. Put the final answer value that the reasoning arrives at into "
-    "answer_value (for example 4, yes, B or 42.5), and the reasoning into full_reasoning_text."
+    f"answer_value ({_ANSWER_SHAPES}), and the reasoning into full_reasoning_text."
 )
 
 
@@ -163,7 +168,7 @@ class AnswerSpec:
     def hint(self) -> str:
         """The expected shape as a noun phrase, for prompts and validation messages."""
         if self.task == "numeric":
-            return "a single number in digits, such as 42, -3.5 or 1/2"
+            return "a single number in digits: an integer, a decimal or a fraction with a slash"
         if self.task == "multiple_choice":
             letters = _LETTERS[: len(self.choices)] if self.choices else _LETTERS
             listed = (
