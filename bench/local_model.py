@@ -32,7 +32,7 @@ Everything goes through answerx's own pieces (``LocalModelServer`` and
 4. **Every approach model.** Each of the eight approaches' response models (the
    ``get_extraction_model`` of ``none``, ``chain_of_thought``, …) × ``--approach-inputs``
    realistic inputs (short hand-written outputs like the call of issue 18 first, then
-   corpus outputs under ~600 tokens), each mode alone and the full chain: share of
+   corpus outputs of at most 1,800 characters), each mode alone and the full chain: share of
    valid objects, agreement of ``answer_value`` with ``answerx.extract``, and the
    share of calls that needed a repair (``CallInfo.repairs``) or a re-ask.
 
@@ -691,7 +691,7 @@ class ApproachInput:
 
 def approach_inputs(base_url: str, n: int, seed: int) -> list[ApproachInput]:
     """The hand-written outputs, then corpus outputs short enough to read in seconds
-    (under ~600 tokens), up to ``n`` in all; seeded."""
+    (at most 1,800 characters, ~600 tokens), up to ``n`` in all; seeded."""
     picked = [
         ApproachInput(text, task, choices, extract(text, task, choices=choices).answer, "hand")
         for text, task, choices in HANDWRITTEN
@@ -700,7 +700,8 @@ def approach_inputs(base_url: str, n: int, seed: int) -> list[ApproachInput]:
         for corpus, item in stratified_sample(20 * n, seed):
             if len(picked) >= n:
                 break
-            if len(item.raw_output) > 2400 or _count_tokens(base_url, item.raw_output) > 600:
+            # Characters, not the served model's tokens: the same inputs for every model.
+            if len(item.raw_output) > 1800:
                 continue
             det = extract(item.raw_output, item.task, choices=item.choices).answer
             picked.append(ApproachInput(item.raw_output, item.task, item.choices, det, corpus))
@@ -718,6 +719,7 @@ class ApproachOutcome:
     #: The full chain only: the chain's modes in order (whether each produced the
     #: object, its requests, its repairs), so its first mode can be read as "tools alone".
     modes: tuple[tuple[str, bool, int, bool], ...] = ()
+    output_tokens: int = 0  # every request of the call, re-asks included
 
 
 class ReplyLog:
@@ -762,13 +764,14 @@ def _approach_call(
         info = getattr(exc, "call_info", None)
         outcome = ApproachOutcome(
             False, False, bool(info and info.repairs), True, time.perf_counter() - t0,
-            _reason(exc), _modes_of(info),
+            _reason(exc), _modes_of(info), info.usage.output_tokens if info else 0,
         )  # fmt: skip
         return outcome, info
     used = info.modes_tried[-1]
     return ApproachOutcome(
         True, agrees(item.task, x.answer_value, item.deterministic), bool(info.repairs),
         info.fell_back or used.requests > 1, time.perf_counter() - t0, None, _modes_of(info),
+        info.usage.output_tokens,
     ), info  # fmt: skip
 
 
@@ -885,7 +888,7 @@ def every_approach(
                   f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}"
                   f"{_median([x.seconds for x in o]):>9.2f}{len(o):>7}")  # fmt: skip
     print(f"\n{'all approaches':<24}{'configuration':<22}{'valid %':>8}{'agree %':>8}"
-          f"{'repaired %':>11}{'re-asked %':>11}{'calls':>7}")  # fmt: skip
+          f"{'repaired %':>11}{'re-asked %':>11}{'calls':>7}{'out tok/s':>10}")  # fmt: skip
     for name in configs:
         o = [x for (a, c), xs in table.items() if c == name for x in xs]
         if not o:
@@ -893,7 +896,8 @@ def every_approach(
         print(f"{'':<24}{name:<22}{100 * sum(x.ok for x in o) / len(o):>8.1f}"
               f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
               f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
-              f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}{len(o):>7}")  # fmt: skip
+              f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}{len(o):>7}"
+              f"{sum(x.output_tokens for x in o) / sum(x.seconds for x in o):>10.1f}")  # fmt: skip
     chain = [x for (a, c), xs in table.items() if c == "full chain" for x in xs]
     if chain:
         producers = Counter(next((m[0] for m in x.modes if m[1]), "none") for x in chain)
@@ -905,7 +909,8 @@ def every_approach(
         "  repaired %: CallInfo.repairs is not empty (raw control characters escaped, a\n"
         "  confidence kept as missing); re-asked %: the producing mode needed more than one\n"
         "  request, or an earlier mode failed (failures count as re-asked). 'tools (1st of\n"
-        "  chain)': the chain's first mode read alone, the same requests as tools forced alone."
+        "  chain)': the chain's first mode read alone, the same requests as tools forced alone;\n"
+        "  out tok/s: output tokens of all calls / their wall time (prompts and re-asks included)."
     )
     reasons = Counter(x.reason for o in table.values() for x in o if not x.ok and x.reason)
     for reason, count in reasons.most_common(8):
