@@ -34,9 +34,14 @@ Everything goes through answerx's own pieces (``LocalModelServer`` and
    realistic inputs (short hand-written outputs like the call of issue 18 first, then
    corpus outputs of at most 1,800 characters), each mode alone and the full chain: share of
    valid objects, agreement of ``answer_value`` with ``answerx.extract``, and the
-   share of calls that needed a repair (``CallInfo.repairs``) or a re-ask.
+   share of calls that needed a repair (``CallInfo.repairs``) or a re-ask. With the
+   full chain alone, its first mode is also read on its own ("tools (1st of chain)":
+   the same requests as tools forced alone). ``--approach-workers N`` spreads the calls
+   over N servers, ``--approaches`` picks models, ``--approach-log`` keeps the raw
+   replies of every call in which some mode failed; Ctrl-C prints the tables so far.
 
-``--gguf PATH`` serves another GGUF file to compare models side by side.
+``--gguf PATH`` serves another GGUF file to compare models side by side (with
+``--server-args "--chat_format gemma"`` for a GGUF without a chat template).
 
 Prints tables and exits 0: a measurement, not a test. The corpus lives in
 ``../shared/data/corpus`` (or ``$ANSWERX_CORPUS``); without it part 3 is skipped.
@@ -45,6 +50,9 @@ Prints tables and exits 0: a measurement, not a test. The corpus lives in
     python bench/local_model.py --limit 5    # smoke test
     python bench/local_model.py --skip-cold --skip-throughput --skip-modes \\
         --approach-inputs 3 --approach-configs tools,"full chain"   # part 4, small
+    python bench/local_model.py --skip-cold --skip-throughput --skip-modes \\
+        --approach-configs "full chain" --approach-workers 2 --threads 1 --wait-idle 0
+        # part 4 as measured for issue 18 (8 x 25 calls)
 """
 
 from __future__ import annotations
