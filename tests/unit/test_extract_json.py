@@ -120,3 +120,26 @@ def test_json_answer_span_points_inside_the_string() -> None:
     start, end = result.span
     assert FENCED[start:end] == "72"
     assert FENCED[start - 1] == '"' and FENCED[end] == '"'
+
+
+# Pieces a JSON answer key is made of, and near-misses of it.
+_KEY_PIECES = ['"answer"', "'answer'", '"final_answer"', "'final answer'", '"', "'", "answer",
+               "final_", "final ", ":", " ", "x"]  # fmt: skip
+
+
+def test_json_keys_found_from_the_end_are_exactly_the_key_pattern_matches() -> None:
+    # The rule finds its keys with rfind from the end (fast on a long reasoning string);
+    # every string of up to four pieces, whole and in windows, gives the regex's keys.
+    from itertools import product
+
+    from answerx.extraction.rules import _JSON_KEY, _MAX_TRIES, _last_json_keys
+
+    for n in range(1, 5):
+        for pieces in product(_KEY_PIECES, repeat=n):
+            text = "".join(pieces)
+            for lo, hi in ((0, len(text)), (1, len(text)), (0, len(text) - 1)):
+                expected = [m.span() for m in _JSON_KEY.finditer(text, lo, hi)]
+                assert _last_json_keys(text, lo, hi) == expected[::-1][:_MAX_TRIES], (text, lo, hi)
+    many = '{"answer": 1}, ' * (_MAX_TRIES + 6)  # only the last _MAX_TRIES keys are tried
+    expected = [m.span() for m in _JSON_KEY.finditer(many)]
+    assert _last_json_keys(many, 0, len(many)) == expected[::-1][:_MAX_TRIES]

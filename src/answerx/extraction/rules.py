@@ -204,13 +204,47 @@ def decode_json_string(body: str) -> str:
     return _JSON_ESCAPE.sub(one, body)
 
 
+def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """(start, end) of the last :data:`_JSON_KEY` matches in ``lower[lo:hi]``, last first.
+
+    Found from the end with ``rfind("answer")`` and checked around each hit: the
+    same matches as ``_JSON_KEY.finditer`` (two keys can never overlap: a key's only
+    quotes are its own two), but a scan of the whole text with a pattern that starts
+    with a character class was most of a JSON output's extraction time."""
+    found: list[tuple[int, int]] = []
+    end = hi
+    while len(found) < _MAX_TRIES:
+        at = lower.rfind("answer", lo, end)
+        if at == -1:
+            break
+        end = at  # "answer" cannot overlap itself: the next hit ends before this one
+        quote = lower[at + 6 : at + 7]
+        if at + 7 > hi or quote not in ('"', "'"):
+            continue
+        if at > lo and lower[at - 1] == quote:
+            start = at - 1
+        elif (
+            at - 7 >= lo
+            and lower[at - 7] == quote
+            and (lower.startswith("final_", at - 6) or lower.startswith("final ", at - 6))
+        ):
+            start = at - 7
+        else:
+            continue
+        tail = _JSON_KEY_TAIL.match(lower, at + 7, hi)
+        if tail is not None:
+            found.append((start, tail.end()))
+    return found
+
+
+_JSON_KEY_TAIL = re.compile(r"\s*:\s*")
+
+
 def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last ``"answer": …`` (or ``"final_answer"``) field of a JSON object."""
     if 'answer"' not in lower and "answer'" not in lower:
         return None  # cheap test: no quoted "answer" key anywhere
-    keys = list(_JSON_KEY.finditer(lower, lo, hi))
-    for key in reversed(keys[-_MAX_TRIES:]):
-        v = key.end()
+    for key_start, v in _last_json_keys(lower, lo, hi):
         limit = min(hi, v + _JSON_VALUE_WINDOW)
         if text.startswith('"', v):
             body = _JSON_STRING_BODY.match(text, v + 1, limit)
@@ -220,7 +254,7 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
             raw, c0, c1, m_end = decode_json_string(text[v + 1 : end]), v + 1, end, end + 1
             if not clean_answer(raw):
                 # "" or the prompt's "___" placeholder: the model stated no answer.
-                return Found("", "", raw, c0, c1, key.start(), m_end)
+                return Found("", "", raw, c0, c1, key_start, m_end)
         elif text.startswith("[", v):
             close = text.find("]", v, limit)
             if close == -1:
@@ -237,7 +271,7 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
         got = accept(raw)
         if got:
             return Found(
-                got.answer, got.task, text[c0:c1], c0, c1, key.start(), m_end, problem=got.problem
+                got.answer, got.task, text[c0:c1], c0, c1, key_start, m_end, problem=got.problem
             )
     return None
 
