@@ -13,7 +13,7 @@ from answerx.extraction.finish import unfinished_reason
 from answerx.extraction.models import FALLBACKS, TASKS, Extraction, Fallback, Task
 from answerx.extraction.regions import answer_regions
 from answerx.extraction.rules import FALLBACK_TIER, RULES, Found, Rule, fallback_rules
-from answerx.extraction.tasks import Acceptor, check_task, make_acceptor
+from answerx.extraction.tasks import Acceptor, check_task, make_acceptors
 
 __all__ = ["extract"]
 
@@ -73,8 +73,7 @@ def extract(
         given = _GAME24_INPUT.search(raw_output)
         if given:
             task, numbers = "game24", [int(n) for n in given.group(1).split()]
-    stated = make_acceptor(task, choices, numbers, stated=True)
-    strict = make_acceptor(task, choices, numbers)
+    stated, strict = make_acceptors(task, choices, numbers)
     rules = RULES if fallback == "never" else _RULES_FOR[task]
 
     lower = ascii_lower(raw_output)
@@ -141,8 +140,16 @@ def _checked_choices(choices: object) -> Sequence[str] | None:
     """``choices`` as given when it is a sequence of strings (or None); else InputError."""
     if choices is None:
         return None
-    if type(choices) is list and len(choices) <= 10 and set(map(type, choices)) <= {str}:
-        return choices  # the usual case, checked fast (an ABC isinstance is slow)
+    if type(choices) is list and len(choices) <= len(_LETTERS):
+        # The usual case, checked fast: str.join type-checks every item in C (a loop of
+        # isinstance calls cost more than the rest of the setup); its TypeError falls
+        # through to the checks below, which name the bad option.
+        try:
+            "".join(choices)
+        except TypeError:
+            pass
+        else:
+            return choices
     if isinstance(choices, str | bytes) or not isinstance(choices, Sequence):
         raise InputError(
             f"choices must be a list of option texts (strings), not {type(choices).__name__}"

@@ -26,7 +26,7 @@ from answerx.extraction.game24 import as_expression, expression_problem, stated_
 from answerx.extraction.models import TASKS, Task
 from answerx.extraction.numbers import canonical_number, read_european, single_number
 
-__all__ = ["Accepted", "Acceptor", "check_task", "letter_of", "make_acceptor"]
+__all__ = ["Accepted", "Acceptor", "check_task", "letter_of", "make_acceptor", "make_acceptors"]
 
 
 class Accepted(NamedTuple):
@@ -112,6 +112,20 @@ def make_acceptor(
     strict (the task's shape only), or ``stated=True`` for explicit markers."""
     accept = (_STATED if stated else _ACCEPTORS)[check_task(task)]
     return lambda candidate: accept(candidate, choices, numbers)
+
+
+def make_acceptors(
+    task: str,
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+) -> tuple[Acceptor, Acceptor]:
+    """``(stated, strict)``: both acceptors of :func:`make_acceptor` for ``task``, in
+    one call (``extract`` needs both for every output)."""
+    stated, strict = _STATED[check_task(task)], _ACCEPTORS[task]
+    return (
+        lambda candidate: stated(candidate, choices, numbers),
+        lambda candidate: strict(candidate, choices, numbers),
+    )
 
 
 def _cleaned(candidate: str) -> str | None:
