@@ -99,7 +99,7 @@ def unfinished_reason(
 
 
 def _open_structure(text: str, lower: str, answer_end: int | None = None) -> str | None:
-    if "think" in lower:
+    if "<" in lower and "think" in lower:  # "<" first: one memchr, most outputs have none
         opened = _last_think_open(lower)
         if opened != -1 and _THINK_CLOSE.search(lower, opened) is None:
             return "unclosed <think>"
