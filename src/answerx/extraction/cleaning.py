@@ -125,10 +125,14 @@ def clean_answer(text: str) -> str:
     '4'
     """
     s = repair_json_latex(text).strip()  # repaired first: strip() would eat a "\f" of "\frac"
+    # A round only removes characters from s: once it is printable (no control
+    # character, the usual case) no later round has anything to repair.
+    controls = not s.isprintable()
     for _ in range(_MAX_ROUNDS):
         # Repaired every round: stripping a wrapper or a trailing phrase can leave a
         # control character followed by a command's tail where none was before.
-        s = repair_json_latex(s)
+        if controls:
+            s = repair_json_latex(s)
         before = s
         if "hope" in s:
             s = _TRAILING_POLITENESS.sub("", s)
