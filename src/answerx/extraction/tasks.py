@@ -41,6 +41,9 @@ class Accepted(NamedTuple):
 Acceptor = Callable[[str], Accepted | None]
 
 _LETTERS = "ABCDEFGHIJ"
+# Made once (an Accepted is immutable): building one per candidate was a measurable
+# share of a multiple-choice extraction.
+_CHOICE_ANSWERS = {letter: Accepted(letter, "multiple_choice") for letter in _LETTERS}
 # A choice letter as an answer: "B", "(B)", "B)", "B.", "[B]", "(B) the text",
 # "B: text", "Option B". Never "A" followed by a word ("A bit more..."): that is prose.
 _LETTER = re.compile(
@@ -171,14 +174,14 @@ def _stated_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Acc
 def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     letter = letter_of(s, choices) if s else None
-    return Accepted(letter, "multiple_choice") if letter else None
+    return _CHOICE_ANSWERS[letter] if letter else None
 
 
 def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     letter = letter_of(s, choices) if s else None
     if letter:
-        return Accepted(letter, "multiple_choice")
+        return _CHOICE_ANSWERS[letter]
     if not s or len(s) > 12:
         return None
     m = _ANY_LETTER.match(s)
