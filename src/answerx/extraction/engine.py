@@ -56,8 +56,10 @@ def extract(
     if not isinstance(raw_output, str):
         raise InputError(f"raw_output must be a string, not {type(raw_output).__name__}")
     task = check_task(task)
-    choices = _checked_choices(choices)
-    numbers = _checked_numbers(numbers)
+    if choices is not None:
+        choices = _checked_choices(choices)
+    if numbers is not None:
+        numbers = _checked_numbers(numbers)
     if finish_reason is not None and not isinstance(finish_reason, str):
         raise InputError(
             f"finish_reason must be a string or None, not {type(finish_reason).__name__}"
@@ -101,7 +103,7 @@ def extract(
             log.debug(
                 "extracted %r via %s from candidate %r", found.answer, rule.name, found.candidate
             )
-        return Extraction(
+        result = Extraction(
             answer=found.answer,
             method=rule.name,
             confidence=round(confidence, 4),
@@ -110,10 +112,18 @@ def extract(
             span=(found.start, found.end),
             reasoning=raw_output[: found.marker_start] + raw_output[found.marker_end :],
             raw_output=raw_output,
-            valid=found.problem is None,
-            problem=found.problem,
-            unfinished=why is not None,
+            valid=True,
         )
+        if found.problem is None and why is None:
+            # The usual case: problem and unfinished keep their defaults (a default
+            # costs nothing, a passed value is validated).
+            return result
+        verdict = {
+            "valid": found.problem is None,
+            "problem": found.problem,
+            "unfinished": why is not None,
+        }
+        return result.model_copy(update=verdict)  # our own values: nothing to revalidate
     why = unfinished_reason(raw_output, lower, finish_reason)
     return _nothing(raw_output, task, None, unfinished=why is not None)
 
