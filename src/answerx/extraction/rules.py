@@ -152,8 +152,8 @@ def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> F
 # --------------------------------------------------------------------------- \boxed{}
 def boxed(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last complete ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces allowed)."""
-    if "\\boxed" not in text and "\\fbox" not in text:
-        return None
+    if "\\" not in text or ("\\boxed" not in text and "\\fbox" not in text):
+        return None  # a backslash's memchr first: many outputs have none
     for marker, c0, c1 in islice(find_boxes(text, lo, hi), _MAX_BOX_TRIES):
         got = accept(text[c0:c1])
         if got:
@@ -242,8 +242,10 @@ _JSON_KEY_TAIL = re.compile(r"\s*:\s*")
 
 def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last ``"answer": …`` (or ``"final_answer"``) field of a JSON object."""
-    if 'answer"' not in lower and "answer'" not in lower:
-        return None  # cheap test: no quoted "answer" key anywhere
+    # Cheap test: no quoted "answer" key anywhere (a quote's memchr first: most prose
+    # has no double quote, and a substring scan costs more).
+    if not (('"' in lower and 'answer"' in lower) or ("'" in lower and "answer'" in lower)):
+        return None
     for key_start, v in _last_json_keys(lower, lo, hi):
         limit = min(hi, v + _JSON_VALUE_WINDOW)
         if text.startswith('"', v):
@@ -382,7 +384,7 @@ def _phrase_head(lower: str, lo: int, at: int) -> int:
 def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """(marker position, answer start) of the last phrase markers, last first."""
     found: list[tuple[int, int]] = []
-    if "####" in text:
+    if "#" in text and "####" in text:  # "#": one memchr, cheaper than the scan
         found.extend((m.start(), m.end()) for m in _GSM8K_MARK.finditer(text, lo, hi))
     end = hi
     while len(found) < _MAX_TRIES * 2:
@@ -399,7 +401,7 @@ def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, 
 
 def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """ "The (final) answer is X", "Answer: X", "#### X", or a final "A: X" line."""
-    last_line = _last_line(text, lo, hi) if "A:" in text else None
+    last_line = _last_line(text, lo, hi) if "A" in text and "A:" in text else None
     if last_line is not None and "A:" in text[last_line[0] : last_line[0] + 8]:
         m = _FINAL_A_LINE.match(text, last_line[0], last_line[1])
         if m:
