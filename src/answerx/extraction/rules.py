@@ -210,13 +210,17 @@ def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
     Found from the end with ``rfind("answer")`` and checked around each hit: the
     same matches as ``_JSON_KEY.finditer`` (two keys can never overlap: a key's only
     quotes are its own two), but a scan of the whole text with a pattern that starts
-    with a character class was most of a JSON output's extraction time."""
+    with a character class was most of a JSON output's extraction time. A text with
+    many "answer"s that are no key is left to the regex after a few, so the worst
+    case stays one scan at C speed."""
     found: list[tuple[int, int]] = []
     end = hi
-    while len(found) < _MAX_TRIES:
+    for _ in range(_MAX_KEY_PROBES):
+        if len(found) >= _MAX_TRIES:
+            return found
         at = lower.rfind("answer", lo, end)
         if at == -1:
-            break
+            return found
         end = at  # "answer" cannot overlap itself: the next hit ends before this one
         quote = lower[at + 6 : at + 7]
         if at + 7 > hi or quote not in ('"', "'"):
@@ -234,9 +238,16 @@ def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
         tail = _JSON_KEY_TAIL.match(lower, at + 7, hi)
         if tail is not None:
             found.append((start, tail.end()))
-    return found
+    # The keys whose "answer" starts before `end` (every hit from `end` on was checked).
+    rest = [
+        m.span()
+        for m in _JSON_KEY.finditer(lower, lo, hi)
+        if m.start() + (1 if lower.startswith("answer", m.start() + 1) else 7) < end
+    ]
+    return (found + rest[::-1])[:_MAX_TRIES]
 
 
+_MAX_KEY_PROBES = 64
 _JSON_KEY_TAIL = re.compile(r"\s*:\s*")
 
 
