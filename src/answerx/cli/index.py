@@ -5,7 +5,6 @@ Thin: :mod:`answerx.retrieval` does the work; this module parses options and pri
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +13,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
+from answerx.cli.options import (
+    Format,
+    deprecated_option,
+    format_option,
+    note_deprecated,
+    print_rows,
+)
 
 __all__ = ["app"]
 
@@ -70,25 +76,35 @@ def search(
     index: Annotated[Path, typer.Argument(help="An index built with answerx index build.")],
     query: Annotated[str, typer.Argument(help="The query (any text).")],
     k: Annotated[int, typer.Option("-k", min=1, help="Passages to return.")] = 5,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON passage a line.")] = False,
+    fmt: Annotated[
+        Format,
+        format_option(
+            Format.table,
+            Format.json,
+            Format.jsonl,
+            Format.markdown,
+            help="table, json (one array), jsonl (a passage a line) or markdown.",
+        ),
+    ] = Format.table,
+    as_json: Annotated[bool, deprecated_option("--json", "--format jsonl")] = False,
 ) -> None:
     """The K best passages of INDEX for QUERY, best first."""
+    if as_json:
+        note_deprecated("--json", "--format jsonl")
+        fmt = Format.jsonl
     with command_boundary():
         from answerx.retrieval import open_index
 
         if not index.exists():
             fail(f"{index}: no such index (build one with: answerx index build)", ExitCode.IO)
         passages = open_index(str(index)).search(query, k)
-        if as_json:
-            for passage in passages:
-                sys.stdout.write(passage.model_dump_json() + "\n")
+        if not passages and fmt is Format.table:
+            stdout().print("no passage matches")
             return
-        out = stdout()
-        if not passages:
-            out.print("no passage matches")
-        for rank, passage in enumerate(passages, start=1):
-            out.print(f"[bold]{rank}. {escape(passage.id)}[/]  score {passage.score:.3f}")
-            out.print(escape(passage.contents), soft_wrap=True)
+        rows = [p.model_dump(mode="json") for p in passages]
+        if fmt in (Format.table, Format.markdown):
+            rows = [{**row, "score": f"{row['score']:.3f}"} for row in rows]
+        print_rows(rows, ("id", "score", "contents"), fmt)
 
 
 def _count_lines(path: Path) -> int:
