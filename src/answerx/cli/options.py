@@ -155,7 +155,10 @@ def list_option(
 
 # --------------------------------------------------------------------------- names
 def _unknown(kind: str, name: str, valid: Sequence[str]) -> UnknownName:
-    plural = f"{kind[:-1]}ies" if kind.endswith("y") else f"{kind}s"
+    if kind.endswith("y"):
+        plural = f"{kind[:-1]}ies"  # strategy -> strategies
+    else:
+        plural = f"{kind}es" if kind.endswith(("ch", "s", "x")) else f"{kind}s"
     return UnknownName(kind, name, valid, listed=f"valid {plural}")
 
 
