@@ -353,3 +353,12 @@ def test_the_top_level_help_lists_every_command_under_its_panel() -> None:
     for (title, start), end in zip(starts.items(), ends, strict=True):
         listed = re.findall(r"^│ (\S+)\s", text[start:end], re.M)
         assert listed and set(listed) == set(PANELS[title]), title
+
+
+def test_the_readme_command_table_matches_the_help_panels() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("lists the commands by purpose", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| ([^|]+?) \| (.+) \|$", section, re.M)[1:]  # after the header
+
+    documented = {panel: re.findall(r"`([\w-]+)", commands) for panel, commands in rows}
+    assert documented == {panel: list(commands) for panel, commands in PANELS.items()}
