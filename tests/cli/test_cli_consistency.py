@@ -260,11 +260,33 @@ def test_format_completion_offers_only_the_commands_formats() -> None:
 # --- --out is a file, --out-dir a directory ------------------------------------------------
 
 
-def test_out_dir_is_refused_where_the_output_is_one_file() -> None:
-    result = invoke("extract", "--examples", "--out-dir", "somewhere")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["extract", "--examples", "--out-dir", "somewhere"], "--out-dir is for --engine ray"),
+        (["index", "build", "--bundled", "--out-dir", "somewhere"], "writes one file: give --out"),
+    ],
+)
+def test_out_dir_is_refused_where_the_output_is_one_file(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    result = invoke(*args)
 
     assert result.exit_code == 2
-    assert "--out-dir is for --engine ray" in result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "somewhere").exists()
+
+
+def test_verify_refuses_a_format_for_a_file_whose_extension_decides_it(tmp_path: Path) -> None:
+    records = tmp_path / "in.jsonl"
+    records.write_text('{"raw_output": "42", "gold": "42"}\n', encoding="utf-8")
+
+    result = invoke("verify", "--file", records, "--format", "json")
+
+    assert result.exit_code == 2
+    assert "--format is for a single text or --self-check" in result.stderr
 
 
 def test_run_writes_its_report_into_out_dir_and_report_dir_is_an_old_spelling(

@@ -1,4 +1,4 @@
-"""`answerx run`, `answerx runs …`, `answerx score` and `answerx report` against the fake server.
+"""`answerx run` and `answerx runs …` (list, show, export, delete, recover, score, report).
 
 Every run goes to the loopback fake provider server, answered by a "model" that
 knows the gold answers of the bundled samples (``GoldModel``), so accuracy is

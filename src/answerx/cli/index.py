@@ -29,8 +29,13 @@ app = typer.Typer(help='Build and query a BM25 index of a JSONL corpus ({"id", "
 @app.command("build")
 def build(
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="The index to write (a file; bm25s: a folder).")
-    ],
+        Path | None,
+        typer.Option("--out", "-o", show_default=False, help="The index file to write (fts5)."),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out-dir", show_default=False, help="The index folder to write (bm25s)."),
+    ] = None,
     corpus: Annotated[
         Path | None,
         typer.Argument(
@@ -44,7 +49,8 @@ def build(
         bool, typer.Option("--bundled", help="Index the bundled fictional corpus instead.")
     ] = False,
 ) -> None:
-    """Index CORPUS (or --bundled) into OUT, replaced only once the new index is complete."""
+    """Index CORPUS (or --bundled) into --out (or --out-dir for bm25s), replaced only once the
+    new index is complete."""
     with command_boundary():
         from answerx.retrieval import build_bm25s_index, build_index, bundled_corpus_path
 
@@ -54,6 +60,13 @@ def build(
 
         if engine not in ("fts5", "bm25s"):
             fail(f"--engine: expected fts5 or bm25s, got {engine!r}", ExitCode.USAGE)
+        if engine == "fts5" and out_dir is not None:
+            fail("--engine fts5 writes one file: give --out FILE", ExitCode.USAGE)
+        if engine == "bm25s" and out is not None and out_dir is None:
+            note_deprecated("--out FOLDER with --engine bm25s", "--out-dir")  # kept a release
+        out = out_dir or out
+        if out is None:
+            fail("give --out FILE (fts5) or --out-dir FOLDER (bm25s)", ExitCode.USAGE)
         if not corpus.is_file():
             fail(f"{corpus}: no such corpus file", ExitCode.IO)
         total = _count_lines(corpus)

@@ -151,6 +151,9 @@ def verify_command(
         if gold is not None or choices or numbers or finish_reason:
             fail("--gold/--choices/--numbers/--finish-reason are for a single text; in a file, "
                  "use --gold-field and each record's fields", ExitCode.USAGE)  # fmt: skip
+        if fmt is not None:
+            fail("--format is for a single text or --self-check; a file's output format "
+                 "follows --out's extension", ExitCode.USAGE)  # fmt: skip
         assert file is not None
         summary = _run_file(file, out, field_name, gold_field, task, workers, prefix)
         if not quiet:
