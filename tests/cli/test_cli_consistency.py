@@ -134,6 +134,17 @@ def test_an_old_option_spelling_still_works_and_warns(
     assert not DEPRECATED.search(after.stderr)
 
 
+def test_the_old_json_flag_prints_what_format_json_prints_and_warns() -> None:
+    args = ("verify", "The answer is 42.", "--gold", "42")
+
+    old = invoke(*args, "--json")
+    new = invoke(*args, "--format", "json")
+
+    assert old.exit_code == new.exit_code == 0, old.output
+    assert json.loads(old.stdout) == json.loads(new.stdout)
+    assert DEPRECATED.search(old.stderr).groups() == ("--json", "--format json")
+
+
 def test_hidden_aliases_stay_out_of_the_help() -> None:
     result = invoke("--help")
 

@@ -30,10 +30,12 @@ from answerx.cli.options import (
     Format,
     ModelOption,
     NumbersOption,
+    OldJsonOption,
     ProviderOption,
+    RowsFormatOption,
     approach_names,
-    deprecated_option,
     format_option,
+    format_or_old_json,
     name_option,
     note_deprecated,
     parse_set,
@@ -109,7 +111,7 @@ def ask_command(
             help="table: the reasoning, the answer and its cost; json: the whole StandardResponse.",
         ),
     ] = Format.table,
-    as_json: Annotated[bool, deprecated_option("--json", "--format json")] = False,
+    as_json: OldJsonOption = False,
     index: Annotated[
         Path | None,
         typer.Option(
@@ -121,9 +123,7 @@ def ask_command(
     ] = None,
 ) -> None:
     """Answer QUESTION with a reasoning approach; show the reasoning, the answer and its cost."""
-    if as_json:
-        note_deprecated("--json", "--format json")
-        fmt = Format.json
+    fmt = format_or_old_json(fmt, as_json)
     with command_boundary():
         from answerx.agent import Budget  # heavy imports: only when the command runs
         from answerx.reasoning import get_approach
@@ -172,16 +172,7 @@ def _approaches(ctx: typer.Context) -> None:
 
 @approaches_app.command("list")
 def approaches_list(
-    fmt: Annotated[
-        Format,
-        format_option(
-            Format.table,
-            Format.json,
-            Format.jsonl,
-            Format.markdown,
-            help="table, json (one array), jsonl (an approach a line) or markdown.",
-        ),
-    ] = Format.table,
+    fmt: RowsFormatOption = Format.table,
 ) -> None:
     """The reasoning approaches: name, whether it searches (needs --index), what it does."""
     with command_boundary():

@@ -17,6 +17,7 @@ from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
 from answerx.cli.options import (
     DbOption,
     Format,
+    RowsFormatOption,
     deprecated_option,
     experiment_approach_names,
     format_option,
@@ -404,16 +405,7 @@ _TIME = "%Y-%m-%d %H:%M:%S"
 
 @runs_app.command("list")
 def runs_list(
-    fmt: Annotated[
-        Format,
-        format_option(
-            Format.table,
-            Format.json,
-            Format.jsonl,
-            Format.markdown,
-            help="table, json (one array), jsonl (a run a line) or markdown.",
-        ),
-    ] = Format.table,
+    fmt: RowsFormatOption = Format.table,
     db: DbOption = None,
 ) -> None:
     """The stored runs, newest first."""

@@ -15,8 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
 from answerx.cli.options import (
     Format,
-    deprecated_option,
-    format_option,
+    OldJsonOption,
+    RowsFormatOption,
+    format_or_old_json,
     note_deprecated,
     print_rows,
 )
@@ -89,22 +90,11 @@ def search(
     index: Annotated[Path, typer.Argument(help="An index built with answerx index build.")],
     query: Annotated[str, typer.Argument(help="The query (any text).")],
     k: Annotated[int, typer.Option("-k", min=1, help="Passages to return.")] = 5,
-    fmt: Annotated[
-        Format,
-        format_option(
-            Format.table,
-            Format.json,
-            Format.jsonl,
-            Format.markdown,
-            help="table, json (one array), jsonl (a passage a line) or markdown.",
-        ),
-    ] = Format.table,
-    as_json: Annotated[bool, deprecated_option("--json", "--format jsonl")] = False,
+    fmt: RowsFormatOption = Format.table,
+    as_json: OldJsonOption = False,
 ) -> None:
     """The K best passages of INDEX for QUERY, best first."""
-    if as_json:
-        note_deprecated("--json", "--format jsonl")
-        fmt = Format.jsonl
+    fmt = format_or_old_json(fmt, as_json, Format.jsonl)
     with command_boundary():
         from answerx.retrieval import open_index
 

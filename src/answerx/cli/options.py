@@ -41,15 +41,18 @@ __all__ = [
     "Format",
     "ModelOption",
     "NumbersOption",
+    "OldJsonOption",
     "OutFileOption",
     "PrefixOption",
     "ProviderOption",
     "QuietOption",
+    "RowsFormatOption",
     "WorkersOption",
     "approach_names",
     "deprecated_option",
     "experiment_approach_names",
     "format_option",
+    "format_or_old_json",
     "list_option",
     "name_option",
     "note_deprecated",
@@ -100,6 +103,29 @@ def format_option(*allowed: Format, help: str) -> Any:
         autocompletion=complete,
         help=help,
     )
+
+
+#: ``--format`` of a command that prints records (runs, approaches, passages).
+RowsFormatOption = Annotated[
+    Format,
+    format_option(
+        Format.table,
+        Format.json,
+        Format.jsonl,
+        Format.markdown,
+        help="table, json (one array), jsonl (a record a line) or markdown.",
+    ),
+]
+#: ``--json``, the old spelling of ``--format json`` (``--format jsonl`` for ``index search``).
+OldJsonOption = Annotated[bool, typer.Option("--json", hidden=True, help="Old: --format json.")]
+
+
+def format_or_old_json(fmt: Any, old_json: bool, json_format: Format = Format.json) -> Any:
+    """``fmt``, or ``json_format`` when the old ``--json`` flag was given (with a note)."""
+    if not old_json:
+        return fmt
+    note_deprecated("--json", f"--format {json_format}")
+    return json_format
 
 
 # --------------------------------------------------------------------------- lists

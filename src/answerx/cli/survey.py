@@ -16,10 +16,10 @@ from answerx.cli._common import ExitCode, command_boundary, fail, stderr
 from answerx.cli.options import (
     Format,
     ModelOption,
+    OldJsonOption,
     ProviderOption,
-    deprecated_option,
     format_option,
-    note_deprecated,
+    format_or_old_json,
 )
 
 __all__ = ["survey_command"]
@@ -58,12 +58,10 @@ def survey_command(
             help="markdown: the survey; json: the whole result (survey, steps, trace).",
         ),
     ] = Format.markdown,
-    as_json: Annotated[bool, deprecated_option("--json", "--format json")] = False,
+    as_json: OldJsonOption = False,
 ) -> None:
     """Write a survey on INSTRUCTION from the passages of INDEX (SurveyCPM's state machine)."""
-    if as_json:
-        note_deprecated("--json", "--format json")
-        fmt = Format.json
+    fmt = format_or_old_json(fmt, as_json)
     with command_boundary():
         from answerx.agent import Budget
         from answerx.agent.survey import write_survey

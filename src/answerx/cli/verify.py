@@ -34,13 +34,13 @@ from answerx.cli.options import (
     FileOption,
     Format,
     NumbersOption,
+    OldJsonOption,
     OutFileOption,
     PrefixOption,
     QuietOption,
     WorkersOption,
-    deprecated_option,
     format_option,
-    note_deprecated,
+    format_or_old_json,
     task_option,
 )
 from answerx.errors import InputError
@@ -122,12 +122,10 @@ def verify_command(
         ),
     ] = None,
     quiet: QuietOption = False,
-    old_json: Annotated[bool, deprecated_option("--json", "--format json")] = False,
+    old_json: OldJsonOption = False,
 ) -> None:
     """Check answers against gold answers (the full help is :data:`HELP`)."""  # fmt: skip
-    if old_json:
-        note_deprecated("--json", "--format json")
-        fmt = Format.json
+    fmt = format_or_old_json(fmt, old_json)
     as_json = fmt is Format.json
     with command_boundary():
         if sum((text is not None, file is not None, self_check is not None)) != 1:
