@@ -23,7 +23,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.markup import escape
@@ -120,7 +120,10 @@ RowsFormatOption = Annotated[
 OldJsonOption = Annotated[bool, typer.Option("--json", hidden=True, help="Old: --format json.")]
 
 
-def format_or_old_json(fmt: Any, old_json: bool, json_format: Format = Format.json) -> Any:
+_Fmt = TypeVar("_Fmt", Format, Format | None)
+
+
+def format_or_old_json(fmt: _Fmt, old_json: bool, json_format: Format = Format.json) -> _Fmt:
     """``fmt``, or ``json_format`` when the old ``--json`` flag was given (with a note)."""
     if not old_json:
         return fmt
