@@ -291,6 +291,32 @@ def test_out_dir_is_refused_where_the_output_is_one_file(
     assert not (tmp_path / "somewhere").exists()
 
 
+def test_a_ray_run_writes_into_out_dir_and_out_directory_is_an_old_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from answerx.integrations import ray as ray_plugin
+
+    destinations: list[str | None] = []
+
+    def fake_ray(command: str, file: str, out: str | None, **_: Any) -> int:
+        destinations.append(out)  # Ray itself is not needed to see where the files would go
+        return 0
+
+    monkeypatch.setattr(ray_plugin, "run_ray_cli", fake_ray)
+    args = ("extract", "--file", str(tmp_path / "in.parquet"), "--engine", "ray")
+
+    new = invoke(*args, "--out-dir", tmp_path / "new")
+    old = invoke(*args, "--out", tmp_path / "old")
+
+    assert new.exit_code == old.exit_code == 0, new.output + old.output
+    assert destinations == [str(tmp_path / "new"), str(tmp_path / "old")]
+    assert not DEPRECATED.search(new.stderr)
+    assert DEPRECATED.search(old.stderr).groups() == (
+        "--out DIRECTORY with --engine ray",
+        "--out-dir",
+    )
+
+
 def test_verify_refuses_a_format_for_a_file_whose_extension_decides_it(tmp_path: Path) -> None:
     records = tmp_path / "in.jsonl"
     records.write_text('{"raw_output": "42", "gold": "42"}\n', encoding="utf-8")
