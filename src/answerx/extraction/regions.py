@@ -52,7 +52,7 @@ def answer_regions(text: str, lower: str) -> list[Region]:
         )
         else None
     )
-    recap = _RECAP.search(text, lo, hi) if "Now that" in text else None
+    recap = _RECAP.search(text, lo, hi) if "N" in text and "Now that" in text else None
     if recap is not None and (cut is None or recap.start() < cut.start()):
         cut = recap
     if cut is not None and text[lo : cut.start()].strip():
