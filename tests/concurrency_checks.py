@@ -6,17 +6,21 @@ so they never bound elapsed wall-clock time from above:
 - :class:`Overlap` is a fake-provider responder that counts the requests it holds at
   once: a test asserts the peak (``== 50`` for 50 concurrent calls, ``== 2`` under a cap
   of 2), never how long the burst took. A slow machine only makes the test slower.
-- :func:`assert_no_request_before_its_token` checks a token-bucket rate against the
-  server's ``received_at`` times in the one direction load cannot break: a request is
-  received after it was sent, so the k-th request can never arrive before the bucket
-  would have let it go.
+- :func:`record_returns` notes when a limiter lets each call through (its own events),
+  :func:`assert_within_bucket` checks those against the token bucket's bound, which holds
+  whatever the load, and :func:`assert_each_request_after_its_release` ties them to the
+  server's ``received_at`` times (a request arrives after its call was let through).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
+
+import pytest
 
 from answerx.testing import RecordedRequest, Reply
 
@@ -80,22 +84,53 @@ class Overlap:
                 self._held -= 1
 
 
-def assert_no_request_before_its_token(
-    received_at: Iterable[float], *, started: float, bucket: float, per_second: float
-) -> None:
-    """Assert that no request arrived earlier than a token bucket would have sent it.
+def record_returns(monkeypatch: pytest.MonkeyPatch, owner: type, method: str) -> list[float]:
+    """Patch the coroutine method ``owner.method`` to note ``time.time()`` each time a
+    call of it returns; the list it returns fills as the test runs.
 
-    ``started`` is ``time.time()`` taken before the first request could be sent (the
-    bucket full, nothing sent yet). A bucket of ``bucket`` requests refilled at
-    ``per_second`` sends at most ``bucket + per_second * t`` requests in the first ``t``
-    seconds, so the k-th request (1-based) is sent, and therefore received, no earlier
-    than ``(k - bucket) / per_second`` seconds after ``started``. Load only delays
-    requests, so this never fails on a slow machine; unlimited requests break it at once.
+    For a rate limiter's acquire (``ProviderLimits.wait_for_rate``), these are the
+    moments calls were let through: the limiter's own events, taken in the same step of
+    the event loop in which it decided, so load cannot shift them against its accounting.
     """
-    slack = 0.02  # the limiter reads a monotonic clock, the fake server wall-clock time
-    for k, at in enumerate(sorted(received_at), start=1):
-        earliest = (k - bucket) / per_second
-        assert at - started >= earliest - slack, (
-            f"request {k} arrived {at - started:.3f} s after the start, "
-            f"before the bucket allowed it ({earliest:.3f} s)"
-        )
+    original = getattr(owner, method)
+    returns: list[float] = []
+
+    @functools.wraps(original)
+    async def noted(*args: Any, **kwargs: Any) -> Any:
+        result = await original(*args, **kwargs)
+        returns.append(time.time())
+        return result
+
+    monkeypatch.setattr(owner, method, noted)
+    return returns
+
+
+def assert_within_bucket(times: Iterable[float], *, bucket: float, per_second: float) -> None:
+    """Assert that ``times`` (when calls were let through) never outrun a token bucket.
+
+    A bucket of ``bucket`` tokens refilled at ``per_second`` lets at most
+    ``bucket + per_second * (b - a)`` calls through in any interval ``[a, b]``, whatever
+    the load (a stalled loop lets through at most the bucket's refill at once).
+    Unlimited calls started together break it at once.
+    """
+    ordered = sorted(times)
+    for i, first in enumerate(ordered):
+        for j in range(i, len(ordered)):
+            allowed = bucket + per_second * (ordered[j] - first)
+            assert j - i + 1 <= allowed + 0.05, (
+                f"{j - i + 1} calls let through in {ordered[j] - first:.3f} s; "
+                f"a bucket of {bucket:g} at {per_second:g}/s allows {allowed:.2f}"
+            )
+
+
+def assert_each_request_after_its_release(
+    received_at: Iterable[float], released_at: Iterable[float]
+) -> None:
+    """Assert that no request reached the server before a call was let through for it:
+    the k-th request to arrive came after the k-th release (a request is sent after its
+    call is let through, and received after it is sent)."""
+    received, released = sorted(received_at), sorted(released_at)
+    assert len(received) == len(released)
+    slack = 0.005  # the two lists are noted in different threads of this process
+    for k, (arrived, let_through) in enumerate(zip(received, released, strict=True), start=1):
+        assert arrived >= let_through - slack, f"request {k} arrived before its release"
