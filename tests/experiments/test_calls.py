@@ -208,7 +208,6 @@ async def _ask_as_repetition(manager: RunClientManager, repetition: int, **kw: o
         current_tally().reset(token)
 
 
-@pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")  # cohere's SDK
 @pytest.mark.parametrize("provider", ["openai", "cohere"])
 def test_the_seed_goes_out_as_seed_plus_repetition(
     fake_provider: FakeProviderServer, tmp_path: Path, provider: str

@@ -27,11 +27,6 @@ from pydantic import BaseModel, Field
 from answerx.testing import REDACTED, FakeProviderServer, Reply, Usage, WireFormat
 from concurrency_checks import Overlap
 
-# cohere 7.3's own models still read pydantic's deprecated `__fields__`.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning:cohere"
-)
-
 API_KEY = "test-key-0123456789"
 MESSAGES = [{"role": "user", "content": "What is 2+2?"}]
 GOOD = {"answer_value": "4", "confidence": 0.9}

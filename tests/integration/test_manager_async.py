@@ -18,10 +18,6 @@ from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 from concurrency_checks import Overlap
 from fake_managers import MakeManager
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
 

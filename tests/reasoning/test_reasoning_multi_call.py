@@ -29,10 +29,6 @@ from answerx.structured.providers import unsupported_options
 from answerx.testing import FakeProviderServer, Reply
 from concurrency_checks import Overlap
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 
 def _roles(messages: list[dict[str, str]]) -> list[str]:
     return [m["role"] for m in messages]
