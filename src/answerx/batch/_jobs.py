@@ -162,6 +162,11 @@ class Done:
     written: int = 0
     malformed: list[MalformedLine] = field(default_factory=list)
     by_method: dict[str, int] = field(default_factory=dict)
+    by_reason: dict[str, int] = field(default_factory=dict)
+    """Verify mode: records written, by verdict reason."""
+    correct: int = 0
+    judged: int = 0
+    """Verify mode: records judged correct, and judged at all (a readable gold)."""
     replaced: list[str] = field(default_factory=list)
     nonfinite: int = 0
     last: int | None = None
@@ -223,6 +228,7 @@ def _run_lines(block: bytes, first: int, s: Settings) -> Done:
             if s.mode == "verify":
                 out = _verified_record(record, s, (task, choices, numbers, finish), done.replaced)
                 method = out[s.prefix + "method"]
+                _count_verdict(done, out[s.prefix + "reason"], out[s.prefix + "correct"])
             else:
                 extraction = _extract_guarded(record[s.field], task, choices, numbers, finish)
                 _note_replaced(record, s.prefix, ADDED_FIELDS, done.replaced)
@@ -311,6 +317,18 @@ def _verified_record(
     return record
 
 
+def _count_verdict(done: Done, reason: str, correct: bool | None) -> None:
+    done.by_reason[reason] = done.by_reason.get(reason, 0) + 1
+    if correct is not None:
+        done.judged += 1
+        done.correct += bool(correct)
+
+
+def _value_counts(column: pa.ChunkedArray) -> dict[str, int]:
+    counts = pc.value_counts(column).to_pylist()
+    return {c["values"]: c["counts"] for c in counts if c["values"] is not None}
+
+
 def _note_replaced(
     record: dict[str, Any], prefix: str, names: Sequence[str], replaced: list[str]
 ) -> None:
@@ -385,8 +403,12 @@ def _run_batch(batch: pa.RecordBatch | pa.Table, first: int, s: Settings) -> Don
     done.written = out.num_rows
     if done.written:
         done.last = first + max(i for i, k in enumerate(keep) if k)
-        counts = pc.value_counts(out.column(s.prefix + "method")).to_pylist()
-        done.by_method = {c["values"]: c["counts"] for c in counts if c["values"] is not None}
+        done.by_method = _value_counts(out.column(s.prefix + "method"))
+        if s.mode == "verify":
+            done.by_reason = _value_counts(out.column(s.prefix + "reason"))
+            correct = out.column(s.prefix + "correct")
+            done.judged = len(correct) - correct.null_count
+            done.correct = int(pc.sum(correct.cast(pa.int64())).as_py() or 0)
     if s.payload in ("jsonl", "json"):
         encoded = []
         for row in out.to_pylist():

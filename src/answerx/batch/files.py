@@ -99,6 +99,13 @@ class BatchSummary(FileSummary):
         default=None, description="Input lines/rows a resumed run skipped (done before)."
     )
     workers: int = Field(default=1, description="Worker processes used.")
+    by_reason: dict[str, int] = Field(
+        default_factory=dict, description="Verify mode: records written, by verdict reason."
+    )
+    correct: int = Field(default=0, description="Verify mode: records judged correct.")
+    judged: int = Field(
+        default=0, description="Verify mode: records judged at all (their gold was readable)."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +233,10 @@ def _pump(
                 on_error(bad)
         for method, n in done.by_method.items():
             summary.by_method[method] = summary.by_method.get(method, 0) + n
+        for reason, n in done.by_reason.items():
+            summary.by_reason[reason] = summary.by_reason.get(reason, 0) + n
+        summary.correct += done.correct
+        summary.judged += done.judged
         for name in done.replaced:
             if name not in summary.replaced_fields:
                 summary.replaced_fields.append(name)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from enum import StrEnum
-from typing import IO, Annotated, Any
+from typing import IO, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -387,7 +387,11 @@ def _run_batch(
     resume: bool,
     progress: bool,
     quiet: bool,
+    mode: Literal["extract", "verify"] = "extract",
+    gold: str = "gold",
 ) -> BatchSummary:
+    """A --file run through :func:`run_file` (``answerx extract`` and ``answerx verify``):
+    progress bar, malformed-row warnings, Ctrl-C to stop after the batch in progress."""
     show_bar = progress and not quiet
     err = stderr(force_terminal=show_bar)
     to_stdout = out is None or out == "-"
@@ -418,6 +422,8 @@ def _run_batch(
             return run_file(
                 src,
                 dst,
+                mode=mode,
+                gold=gold,
                 in_format=in_fmt,
                 out_format=str(fmt),
                 workers=workers,
