@@ -42,7 +42,7 @@ from answerx.batch.files import BatchSummary
 from answerx.batch.tables import ERROR_COLUMN, extract_table, verify_table
 from answerx.errors import AnswerxError, ConfigError
 from answerx.extraction import extract
-from answerx.extraction.files import MAX_REPORTED, MalformedLine, parse_record
+from answerx.extraction.files import parse_record
 from answerx.extraction.tasks import check_task
 
 __all__ = [
@@ -365,8 +365,9 @@ def read_summary(
     out: str, prefix: str = "", mode: Literal["extract", "verify"] = "extract"
 ) -> BatchSummary:
     """What a run wrote under ``out``, summed up from its Parquet files: rows with an
-    error count as malformed (the first reasons listed), the rest by method (and, for
-    verify, by reason and correct). Empty for a remote ``out`` (``s3://…``)."""
+    error count as malformed (their reasons are in the files: Ray does not know row
+    numbers, so ``malformed`` stays empty), the rest by method (and, for verify, by
+    reason and correct). Empty for a remote ``out`` (``s3://…``)."""
     summary = BatchSummary()
     if "://" in out or not Path(out).exists():
         return summary  # a remote filesystem: Ray wrote it; reading it back is the user's call
@@ -382,7 +383,6 @@ def read_summary(
     summary.read, summary.written = table.num_rows, good.num_rows
     summary.consumed = table.num_rows
     summary.malformed_count = len(bad)
-    summary.malformed = [MalformedLine(line=0, reason=why) for why in bad[:MAX_REPORTED]]
     summary.by_method = _counts(good.column(prefix + "method"))
     if mode == "verify":
         summary.by_reason = _counts(good.column(prefix + "reason"))
@@ -405,13 +405,20 @@ def _report(out: str, prefix: str, quiet: bool) -> int:
 
     summary = read_summary(out, prefix)
     if not quiet and ("://" not in out and Path(out).exists()):
+        import pyarrow.compute as pc
+        import pyarrow.dataset as pads
+
+        column = prefix + ERROR_COLUMN
+        errors = pads.dataset(out, format="parquet").to_table(
+            columns=[column], filter=pc.is_valid(pc.field(column))
+        )
         err = Console(stderr=True, highlight=False)
         err.print(
             f"read {summary.read:,} · written {summary.read:,} · with an error "
             f"{summary.malformed_count:,} (kept, reason in {prefix + ERROR_COLUMN!r})"
         )
-        for bad in summary.malformed[:10]:
-            err.print(f"[yellow]warning:[/] row skipped by extraction: {escape(bad.reason)}")
+        for reason in errors.column(column).to_pylist()[:10]:
+            err.print(f"[yellow]warning:[/] row skipped by extraction: {escape(reason)}")
         err.print(f"Parquet files in {escape(out)}")
     return summary.malformed_count
 
