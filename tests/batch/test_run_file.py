@@ -381,3 +381,18 @@ def test_a_jsonl_batch_that_cannot_take_the_first_batchs_types_is_a_clear_error(
 
     with pytest.raises(InputError, match=r"field 'n'.*write JSONL"):
         run_file(src, tmp_path / "out.parquet", workers=1, batch_size=10)
+
+
+def test_parquet_with_a_list_column_to_csv_over_many_batches_writes_it_as_json_text(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "in.parquet"
+    rows = [{"id": i, "raw_output": "The answer is Rome.", "choices": ["Paris", "Rome"]}
+            for i in range(50)]  # fmt: skip
+    pq.write_table(pa.Table.from_pylist(rows), src)
+
+    run_file(src, tmp_path / "out.csv", workers=2, batch_size=8)
+
+    written = read_any(tmp_path / "out.csv")
+    assert [r["id"] for r in written] == [str(i) for i in range(50)]
+    assert {(r["choices"], r["answer"]) for r in written} == {('["Paris", "Rome"]', "B")}

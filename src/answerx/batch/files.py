@@ -610,11 +610,9 @@ class _ArrowWriter(_Writer):
         self.inner: Any = None
 
     def write(self, payload: Any) -> None:
-        table = self._table(payload)
-        if table is None or table.num_rows == 0:
+        if payload is None or payload.num_rows == 0:
             return
-        if self.fmt == "csv":
-            table = _flat_for_csv(table)
+        table: pa.Table = _flat_for_csv(payload) if self.fmt == "csv" else payload
         if self.inner is None:
             if self.schema is None:
                 # A column that is all null in the first batch is taken as text, so that
@@ -632,20 +630,21 @@ class _ArrowWriter(_Writer):
             else:
                 options = pacsv.WriteOptions(include_header=self.header)
                 self.inner = pacsv.CSVWriter(self.stream, self.schema, write_options=options)
-        self.inner.write_table(table.cast(self.schema) if table.schema != self.schema else table)
+        self.inner.write_table(self._fit(table))
         self.rows += table.num_rows
 
-    def _table(self, payload: Any) -> pa.Table | None:
-        if payload is None or self.schema is None or payload.schema == self.schema:
-            return payload
+    def _fit(self, table: pa.Table) -> pa.Table:
+        if self.schema is None or table.schema == self.schema:
+            return table
         # JSONL records: each batch's table has its own inferred schema; it takes the
         # first batch's (its columns, in its order; others dropped, missing ones null).
+        # Arrow input: a column that was all null in the first batch takes its type.
         columns = []
         for f in self.schema:
-            if f.name not in payload.column_names:
-                columns.append(pa.nulls(payload.num_rows, f.type))
+            if f.name not in table.column_names:
+                columns.append(pa.nulls(table.num_rows, f.type))
                 continue
-            column = payload.column(f.name)
+            column = table.column(f.name)
             try:
                 columns.append(column if column.type == f.type else column.cast(f.type))
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
