@@ -396,3 +396,17 @@ def test_parquet_with_a_list_column_to_csv_over_many_batches_writes_it_as_json_t
     written = read_any(tmp_path / "out.csv")
     assert [r["id"] for r in written] == [str(i) for i in range(50)]
     assert {(r["choices"], r["answer"]) for r in written} == {('["Paris", "Rome"]', "B")}
+
+
+def test_a_parquet_run_stopped_before_its_first_batch_leaves_no_invalid_file(
+    tmp_path: Path,
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", list(records(30)))
+    dst = tmp_path / "out.parquet"
+
+    first = run_file(src, dst, workers=1, batch_size=10, stop=lambda: True)
+
+    assert first.interrupted and first.written == 0
+    assert not dst.exists()  # not a 0-byte file that no Parquet reader opens
+    rest = run_file(src, dst, workers=1, batch_size=10, resume=True)  # a resume is a first run
+    assert rest.written == 30 and pq.read_table(dst).num_rows == 30

@@ -23,6 +23,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import tempfile
 import threading
 from abc import ABC, abstractmethod
@@ -338,6 +339,7 @@ class _PoolStarter:
         self.pool: ProcessPoolExecutor | None = None
         self.started: ProcessPoolExecutor | None = None
         self.error: BaseException | None = None
+        _start_fork_server()  # here, on the calling thread: it may set signal handlers
         self.thread = threading.Thread(target=self._start, name="answerx-pool", daemon=True)
         self.thread.start()
 
@@ -363,15 +365,39 @@ class _PoolStarter:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _start_pool(workers: int) -> ProcessPoolExecutor:
+def _start_method() -> str:
     # forkserver: workers fork from a clean server that has imported answerx once,
-    # not from this process and its threads (a progress bar, a web server). The server
-    # also loads __main__ (as multiprocessing does by default): a worker finding it
-    # loaded does not import the main script again (the CLI: typer, rich, ...).
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        context.set_forkserver_preload(["__main__", "answerx.batch._preload"])
+    # not from this process and its threads (a progress bar, a web server).
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def _start_fork_server() -> None:
+    """Start the pool's fork server (where there is one) with Ctrl-C ignored.
+
+    The server inherits that, and so do the workers it forks: a Ctrl-C while it
+    imports answerx (the first second of a run) cannot kill it with a traceback,
+    and the run alone decides what stops. It also loads ``__main__`` (as
+    multiprocessing does by default), so a worker does not import the main script
+    again (the CLI: typer, rich, ...).
+    """
+    if _start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload(["__main__", "answerx.batch._preload"])
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are the application's
+        forkserver.ensure_running()
+        return
+    try:
+        forkserver.ensure_running()  # spawns the server; does not wait for its imports
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    context = multiprocessing.get_context(_start_method())
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=ignore_sigint)
 
 
@@ -726,6 +752,17 @@ class _open_writer:
                 self.writer.close()
         finally:
             self.stack.close()
+        # Parquet with not one row and no schema to write an empty file with (stopped
+        # before the first batch, or every row malformed): no file, not 0 invalid bytes.
+        writer = self.writer
+        if (
+            isinstance(writer, _ArrowWriter)
+            and writer.fmt == "parquet"
+            and writer.inner is None
+            and writer.path is not None
+            and writer.path.stat().st_size == 0
+        ):
+            writer.path.unlink()
 
 
 def _reopen_parquet(path: Path, rows: int) -> tuple[pa.Schema, Iterator[pa.RecordBatch] | None]:

@@ -516,7 +516,10 @@ def _print_interrupted(
     kind = {"json": "a valid JSON array (closed)", "parquet": "a valid Parquet file"}.get(
         str(fmt), f"valid {str(fmt).upper()}, every record whole"
     )
-    err.print(f"{escape(where)} is {kind}, with {summary.written:,} records")
+    if str(fmt) == "parquet" and where != "the output" and not os.path.exists(where):
+        err.print(f"{escape(where)} was not written: no batch was done")
+    else:
+        err.print(f"{escape(where)} is {kind}, with {summary.written:,} records")
     if out is not None and out != "-" and file not in (None, "-"):
         argv = [a for a in sys.argv[1:] if a != "--resume"]
         command = shlex.join(["answerx", *argv, "--resume"]) if argv else "… --resume"
