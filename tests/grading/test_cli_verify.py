@@ -111,14 +111,17 @@ def test_csv_in_and_out_on_two_workers_reports_a_bad_row_by_its_number(tmp_path:
     assert "1 malformed rows skipped" in result.stderr
 
 
-def test_format_names_the_output_format_when_out_is_stdout(tmp_path: Path) -> None:
+def test_out_dot_json_gets_one_json_array_and_stdout_gets_jsonl(tmp_path: Path) -> None:
     src = tmp_path / "in.parquet"
-    pq.write_table(pa.Table.from_pylist([{"raw_output": "#### 72", "gold": "72"}]), src)
+    pq.write_table(pa.Table.from_pylist([{"raw_output": "#### 72", "gold": "72"}] * 2), src)
 
-    result = runner.invoke(app, ["verify", "--file", str(src), "--format", "json", "-q"])
+    to_file = runner.invoke(app, ["verify", "--file", str(src), "--out", str(tmp_path / "o.json")])
+    to_stdout = runner.invoke(app, ["verify", "--file", str(src), "-q"])
 
-    assert result.exit_code == 0, result.output
-    assert [r["correct"] for r in json.loads(result.stdout)] == [True]
+    assert to_file.exit_code == 0 and to_stdout.exit_code == 0, to_file.output
+    array = json.loads((tmp_path / "o.json").read_text(encoding="utf-8"))
+    assert [r["correct"] for r in array] == [True, True]
+    assert [json.loads(x)["correct"] for x in to_stdout.stdout.splitlines()] == [True, True]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
