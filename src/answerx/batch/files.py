@@ -178,7 +178,8 @@ def run_file(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ConfigError("workers must be at least 1")
-    # JSON is encoded in the workers; Arrow output gets tables (or, from JSONL, rows).
+    # JSON is encoded in the workers; Arrow output gets the added columns (from JSONL,
+    # tables of its records).
     encoded: dict[str, Payload] = {"jsonl": "jsonl", "json": "json"}
     payload = encoded.get(fout) or ("records" if fin == "jsonl" else "columns")
     settings = Settings(
@@ -315,7 +316,8 @@ def _spool_dir() -> str:
 
 
 class _InlineExecutor(Executor):
-    """Runs each job at once in this process (one worker, or the first batch)."""
+    """Runs each job at once in this process (one worker, the first batch, or batches
+    while the pool starts)."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
