@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from enum import StrEnum
-from typing import IO, Annotated, Any
+from typing import IO, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -354,7 +354,11 @@ def _run_batch(
     resume: bool,
     progress: bool,
     quiet: bool,
+    mode: Literal["extract", "verify"] = "extract",
+    gold: str = "gold",
 ) -> BatchSummary:
+    """A --file run through :func:`run_file` (``answerx extract`` and ``answerx verify``):
+    progress bar, malformed-row warnings, Ctrl-C to stop after the batch in progress."""
     show_bar = progress and not quiet
     err = stderr(force_terminal=show_bar)
     to_stdout = out is None or out == "-"
@@ -385,6 +389,8 @@ def _run_batch(
             return run_file(
                 src,
                 dst,
+                mode=mode,
+                gold=gold,
                 in_format=in_fmt,
                 out_format=str(fmt),
                 workers=workers,
@@ -477,7 +483,10 @@ def _print_interrupted(
     kind = {"json": "a valid JSON array (closed)", "parquet": "a valid Parquet file"}.get(
         str(fmt), f"valid {str(fmt).upper()}, every record whole"
     )
-    err.print(f"{escape(where)} is {kind}, with {summary.written:,} records")
+    if str(fmt) == "parquet" and where != "the output" and not os.path.exists(where):
+        err.print(f"{escape(where)} was not written: no batch was done")
+    else:
+        err.print(f"{escape(where)} is {kind}, with {summary.written:,} records")
     if out is not None and out != "-" and file not in (None, "-"):
         argv = [a for a in sys.argv[1:] if a != "--resume"]
         command = shlex.join(["answerx", *argv, "--resume"]) if argv else "… --resume"
