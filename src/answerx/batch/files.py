@@ -213,22 +213,26 @@ def _pump(
     stop: Callable[[], bool] | None,
 ) -> BatchSummary:
     stopped = stop or (lambda: False)
-    in_flight: deque[tuple[Future[Done], int, int, pa.RecordBatch | None]] = deque()
-    jobs = iter(reader)
+    in_flight: deque[tuple[Future[Done], _Piece, pa.RecordBatch | None]] = deque()
+    pieces = iter(reader)
     starter: _PoolStarter | None = None
     pool: Executor | None = None
     spool_dir: str | None = None
     limit = 2 * workers
 
-    def commit(done: Done, consumed: int, position: int, kept: pa.RecordBatch | None) -> None:
+    def commit(done: Done, piece: _Piece, kept: pa.RecordBatch | None) -> None:
         if kept is not None:
             done.replaced = [name for name in settings.added if name in kept.schema.names]
             done.payload = merge_columns(kept, done.payload)
-        writer.write(unspool(done.payload))
-        summary.read += done.read
+        if piece.job is not None:
+            writer.write(unspool(done.payload))
+        # The reader's malformed records come before the job's rows: reported in order,
+        # and only now, with the piece, so a resumed run reports each exactly once.
+        malformed = [*piece.malformed, *done.malformed]
+        summary.read += done.read + len(piece.malformed)
         summary.written += done.written
-        summary.malformed_count += len(done.malformed)
-        for bad in done.malformed:
+        summary.malformed_count += len(malformed)
+        for bad in malformed:
             if len(summary.malformed) < MAX_REPORTED:
                 summary.malformed.append(bad)
             if on_error is not None:
@@ -243,22 +247,29 @@ def _pump(
             if name not in summary.replaced_fields:
                 summary.replaced_fields.append(name)
         summary.nonfinite_nulled += done.nonfinite
-        summary.consumed += consumed
+        summary.consumed += piece.consumed
         if done.last is not None:
             summary.last_written = done.last
         writer.checkpoint(summary)
         if on_progress is not None:
-            on_progress(RunProgress(summary.consumed, summary.written, position, reader.total))
+            on_progress(
+                RunProgress(summary.consumed, summary.written, piece.position, reader.total)
+            )
 
     try:
         exhausted = False
         while True:
             while not exhausted and len(in_flight) < limit and not stopped():
-                item = next(jobs, None)
-                if item is None:
+                piece = next(pieces, None)
+                if piece is None:
                     exhausted = True
                     break
-                job, consumed, position = item
+                if piece.job is None:  # malformed records only: nothing to run
+                    nothing: Future[Done] = Future()
+                    nothing.set_result(Done())
+                    in_flight.append((nothing, piece, None))
+                    continue
+                job = piece.job
                 if starter is None and workers > 1 and (in_flight or summary.consumed):
                     # Started only once a second batch exists: a small file needs no pool.
                     starter = _PoolStarter(workers)
@@ -276,17 +287,17 @@ def _pump(
                 if spool_dir is not None and pool is not None:
                     job = _spooled(job, spool_dir)
                 future = executor.submit(run_job, job, settings)
-                in_flight.append((future, consumed, position, kept))
+                in_flight.append((future, piece, kept))
             if not in_flight or stopped():
                 break
-            future, consumed, position, kept = in_flight[0]
+            future, piece, kept = in_flight[0]
             while not wait([future], timeout=0.2).done:
                 if stopped():
                     break
             if not future.done():
                 break
             in_flight.popleft()
-            commit(future.result(), consumed, position, kept)
+            commit(future.result(), piece, kept)
     finally:
         for future, *_ in in_flight:
             future.cancel()
@@ -404,18 +415,32 @@ def _start_pool(workers: int) -> ProcessPoolExecutor:
 
 
 # --------------------------------------------------------------------------- readers
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """One step through an input, committed as a whole (in input order)."""
+
+    job: Job | None
+    """The batch to run; None when the step holds only malformed records."""
+    consumed: int
+    """Input lines or records it covers, valid or not: what a resumed run skips."""
+    position: int
+    """Progress: bytes read (JSONL, CSV) or rows (Parquet)."""
+    malformed: tuple[MalformedLine, ...] = ()
+    """Records the reader itself found malformed (CSV), all before the job's rows."""
+
+
 class _Reader(ABC):
-    """Batches of an input: (job, lines or rows consumed, progress position)."""
+    """The pieces of an input."""
 
     total: int | None = None
 
     @abstractmethod
-    def __iter__(self) -> Iterator[tuple[Job, int, int]]:
-        """The input's batches, from where :meth:`skip` left it."""
+    def __iter__(self) -> Iterator[_Piece]:
+        """The input's pieces, from where :meth:`skip` left it."""
 
     @abstractmethod
     def skip(self, n: int) -> None:
-        """Skip the first ``n`` lines/rows (done by the run being resumed)."""
+        """Skip the first ``n`` lines/records (done by the run being resumed)."""
 
 
 class _LinesReader(_Reader):
@@ -431,7 +456,7 @@ class _LinesReader(_Reader):
                 raise ConfigError(f"cannot resume: the input has fewer than {n:,} lines")
         self.line = n
 
-    def __iter__(self) -> Iterator[tuple[Job, int, int]]:
+    def __iter__(self) -> Iterator[_Piece]:
         lines: list[bytes] = []
         for raw in self.stream:  # one buffered line at a time, never the whole file
             lines.append(raw)
@@ -441,24 +466,23 @@ class _LinesReader(_Reader):
         if lines:
             yield self._job(lines)
 
-    def _job(self, lines: list[bytes]) -> tuple[Job, int, int]:
+    def _job(self, lines: list[bytes]) -> _Piece:
         job = Job(first=self.line + 1, lines=b"".join(lines))
         self.line += len(lines)
-        return job, len(lines), _tell(self.stream)
+        return _Piece(job, len(lines), _tell(self.stream))
 
 
 class _ArrowReader(_Reader):
-    def __init__(self, batches: Iterator[pa.RecordBatch], total: int | None, stream: Any) -> None:
+    def __init__(self, batches: Iterator[pa.RecordBatch], total: int | None) -> None:
         self.batches = batches
         self.total = total
-        self.stream = stream  # CSV: the file, whose position is the progress
         self.row = 0
         self.skip_rows = 0
 
     def skip(self, n: int) -> None:
         self.skip_rows = n
 
-    def __iter__(self) -> Iterator[tuple[Job, int, int]]:
+    def __iter__(self) -> Iterator[_Piece]:
         for batch in self.batches:
             if self.skip_rows:
                 cut = min(self.skip_rows, batch.num_rows)
@@ -469,10 +493,98 @@ class _ArrowReader(_Reader):
                 continue
             job = Job(first=self.row + 1, batch=batch)
             self.row += batch.num_rows
-            position = _tell(self.stream) if self.stream is not None else self.row
-            yield job, batch.num_rows, position
+            yield _Piece(job, batch.num_rows, self.row)
         if self.skip_rows:
             raise ConfigError("cannot resume: the input has fewer rows than the run had done")
+
+
+class _CsvReader(_Reader):
+    """CSV records as Arrow batches of text columns, each cell as written.
+
+    Hand-written over the standard library's ``csv`` reader rather than pyarrow's:
+    pyarrow skips a row with the wrong number of fields without saying where it
+    was once values may hold newlines, and a malformed row must be reported with
+    its number. ``csv`` knows where each record ends (``line_num``).
+
+    Records are numbered from 1 after the header, malformed ones included, so a
+    row's number is its place in the file; blank lines are not records. A batch is
+    cut at a malformed record so that its rows stay numbered ``first + i``.
+    """
+
+    def __init__(self, records: Any, names: list[str], stream: IO[bytes], batch_size: int) -> None:
+        self.records = records
+        self.width = len(names)
+        self.schema = pa.schema([pa.field(name, pa.string()) for name in names])
+        self.stream = stream  # its position is the progress
+        self.batch_size = batch_size
+        self.total = _size(stream)
+        self.record = 0  # records read so far
+
+    def skip(self, n: int) -> None:
+        while self.record < n:
+            row = next(self.records, None)
+            if row is None:
+                raise ConfigError(f"cannot resume: the input has fewer than {n:,} records")
+            self.record += bool(row)
+
+    def __iter__(self) -> Iterator[_Piece]:
+        records, width, size = self.records, self.width, self.batch_size
+        bad: list[MalformedLine] = []  # malformed records before ``rows``
+        rows: list[list[str]] = []
+        lines: list[int] = []  # the line each of ``rows`` starts on
+        end = records.line_num  # the last line read
+        for row in records:
+            start, end = end + 1, records.line_num
+            if not row:
+                continue
+            if len(row) == width:
+                self.record += 1
+                rows.append(row)
+                lines.append(start)
+                if len(rows) == size:
+                    yield from self._pieces(bad, rows, lines)
+                    bad, rows, lines = [], [], []
+                continue
+            if rows:
+                yield from self._pieces(bad, rows, lines)
+                bad, rows, lines = [], [], []
+            self.record += 1
+            reason = f"{len(row)} field{'s' * (len(row) != 1)}, not {width} (line {start})"
+            bad.append(MalformedLine(line=self.record, reason=reason))
+        if rows or bad:
+            yield from self._pieces(bad, rows, lines)
+
+    def _pieces(
+        self, bad: list[MalformedLine], rows: list[list[str]], lines: list[int]
+    ) -> Iterator[_Piece]:
+        """``bad`` then ``rows`` (which end with record ``self.record``) as one piece,
+        or as several around rows that are not UTF-8."""
+        first = self.record - len(rows) + 1
+        position = _tell(self.stream)
+        try:
+            job = Job(first, batch=self._batch(rows)) if rows else None
+        except UnicodeEncodeError:  # bytes that are not UTF-8: checked only now, rarely
+            pass
+        else:
+            yield _Piece(job, len(bad) + len(rows), position, tuple(bad))
+            return
+        good: list[list[str]] = []
+        for i, row in enumerate(rows):
+            if _is_utf8(row):
+                good.append(row)
+                continue
+            if good:
+                job = Job(first + i - len(good), batch=self._batch(good))
+                yield _Piece(job, len(bad) + len(good), position, tuple(bad))
+                bad, good = [], []
+            reason = f"not UTF-8 text (line {lines[i]})"
+            bad.append(MalformedLine(line=first + i, reason=reason))
+        job = Job(first + len(rows) - len(good), batch=self._batch(good)) if good else None
+        yield _Piece(job, len(bad) + len(good), position, tuple(bad))
+
+    def _batch(self, rows: list[list[str]]) -> pa.RecordBatch:
+        arrays = [pa.array(column, pa.string()) for column in zip(*rows, strict=True)]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
 
 class _open_reader:
@@ -509,56 +621,38 @@ class _open_reader:
         names = parquet.schema_arrow.names
         _check_columns(names, self.settings, path)
         return _ArrowReader(
-            parquet.iter_batches(batch_size=self.batch_size), parquet.metadata.num_rows, None
+            parquet.iter_batches(batch_size=self.batch_size), parquet.metadata.num_rows
         )
 
     def _csv(self, stream: IO[bytes]) -> _Reader:
-        header = stream.readline()
-        names = next(csv.reader([header.decode("utf-8-sig")]), [])
-        _check_columns(names, self.settings, _name(stream) or "stdin")
-        if stream.seekable():
-            stream.seek(0)
-        body: Any = stream if stream.seekable() else _Prepend(header, stream)
-        bad_rows: list[str] = []
-
-        def invalid(row: pacsv.InvalidRow) -> str:
-            bad_rows.append(f"{row.actual_columns} fields, not {row.expected_columns}")
-            return "skip"
-
-        reader = pacsv.open_csv(
-            body,
-            read_options=pacsv.ReadOptions(block_size=1 << 22, use_threads=False),
-            parse_options=pacsv.ParseOptions(newlines_in_values=True, invalid_row_handler=invalid),
-            # Every column as text: a CSV round trip keeps each cell as written, and a
-            # column that looks numeric for the first block cannot fail on a later one.
-            convert_options=pacsv.ConvertOptions(
-                column_types={name: pa.string() for name in names}, strings_can_be_null=False
-            ),
-        )
-        return _ArrowReader(_rebatch(reader, self.batch_size), _size(stream), stream)
+        # Bytes that are not UTF-8 come through as lone surrogates, so that one bad row
+        # is reported as malformed (when its batch is built) instead of ending the run.
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
+        self.stack.callback(text.detach)  # leaves a caller's stream (stdin) open
+        _allow_long_fields()
+        records = csv.reader(text)
+        names = next((row for row in records if row), [])
+        where = _name(stream) or "stdin"
+        if not _is_utf8(names):
+            raise InputError(f"{where}: the CSV header is not UTF-8 text")
+        _check_columns(names, self.settings, where)
+        return _CsvReader(records, names, stream, self.batch_size)
 
 
-def _rebatch(reader: Any, size: int) -> Iterator[pa.RecordBatch]:
-    for block in reader:
-        for start in range(0, block.num_rows, size):
-            yield block.slice(start, size)
+def _allow_long_fields() -> None:
+    # The csv module refuses fields over 128 KiB by default; a model's output can be
+    # longer. The limit is process-wide: it is only ever raised, never lowered.
+    limit = 2**31 - 1  # the C long that every platform's csv module accepts
+    if csv.field_size_limit() < limit:
+        csv.field_size_limit(limit)
 
 
-class _Prepend(io.RawIOBase):
-    """A header line read off a pipe, put back in front of the rest."""
-
-    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
-        self.head, self.rest = head, rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.head or self.rest.read(len(buffer))
-        if self.head:
-            data, self.head = self.head[: len(buffer)], self.head[len(buffer) :]
-        buffer[: len(data)] = data
-        return len(data)
+def _is_utf8(row: list[str]) -> bool:
+    try:
+        "".join(row).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_columns(names: list[str], s: Settings, where: str) -> None:
