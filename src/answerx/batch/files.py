@@ -82,6 +82,7 @@ _EXTENSIONS = {
 }
 _PROGRESS_SUFFIX = ".answerx-progress"
 _PROGRESS_VERSION = 1
+_BOM = b"\xef\xbb\xbf"
 
 Source = str | os.PathLike[str] | IO[bytes]
 Sink = str | os.PathLike[str] | IO[bytes]
@@ -501,41 +502,98 @@ class _ArrowReader(_Reader):
 class _CsvReader(_Reader):
     """CSV records as Arrow batches of text columns, each cell as written.
 
-    Hand-written over the standard library's ``csv`` reader rather than pyarrow's:
-    pyarrow skips a row with the wrong number of fields without saying where it
-    was once values may hold newlines, and a malformed row must be reported with
-    its number. ``csv`` knows where each record ends (``line_num``).
-
     Records are numbered from 1 after the header, malformed ones included, so a
-    row's number is its place in the file; blank lines are not records. A batch is
-    cut at a malformed record so that its rows stay numbered ``first + i``.
+    row's number is its place in the file; blank lines are not records.
+
+    The input is cut into blocks of whole records (at a newline outside quotes)
+    that pyarrow parses in C. pyarrow skips a row with the wrong number of fields
+    without saying which it was once values may hold newlines, and stops at bytes
+    that are not UTF-8: a block where either happens (rare) is parsed again by the
+    standard library's ``csv`` reader, which knows each record's line, so each
+    malformed record is reported with its number and line. A batch is cut at a
+    malformed record so that its rows stay numbered ``first + i``.
     """
 
-    def __init__(self, records: Any, names: list[str], stream: IO[bytes], batch_size: int) -> None:
-        self.records = records
+    def __init__(
+        self, stream: IO[bytes], names: list[str], head: tuple[bytes, int, int], batch_size: int
+    ) -> None:
+        self.stream = stream
+        self.names = names
         self.width = len(names)
         self.schema = pa.schema([pa.field(name, pa.string()) for name in names])
-        self.stream = stream  # its position is the progress
+        self.rest, self.offset, self.lines = head  # after the header: bytes, position, lines
         self.batch_size = batch_size
         self.total = _size(stream)
         self.record = 0  # records read so far
+        self.skip_to = 0  # records before this one were done by the run being resumed
 
     def skip(self, n: int) -> None:
-        while self.record < n:
-            row = next(self.records, None)
-            if row is None:
-                raise ConfigError(f"cannot resume: the input has fewer than {n:,} records")
-            self.record += bool(row)
+        self.skip_to = n
 
     def __iter__(self) -> Iterator[_Piece]:
-        records, width, size = self.records, self.width, self.batch_size
+        for block in _record_blocks(self.stream, self.rest):
+            self.offset += len(block)
+            table = self._parsed(block)
+            if table is None:
+                yield from self._checked(block)
+            else:
+                yield from self._fast(table)
+            self.lines += block.count(b"\n")
+        if self.record < self.skip_to:
+            raise ConfigError(f"cannot resume: the input has fewer than {self.skip_to:,} records")
+
+    def _parsed(self, block: bytes) -> pa.Table | None:
+        """``block`` parsed by pyarrow; None when a row is malformed or not UTF-8."""
+        bad = False
+
+        def invalid(row: pacsv.InvalidRow) -> str:
+            nonlocal bad
+            bad = True
+            return "skip"
+
+        try:
+            table = pacsv.read_csv(
+                pa.py_buffer(block),
+                read_options=pacsv.ReadOptions(
+                    column_names=self.names, use_threads=False, block_size=len(block) + 1
+                ),
+                parse_options=pacsv.ParseOptions(
+                    newlines_in_values=True, invalid_row_handler=invalid
+                ),
+                # Every column as text: a CSV round trip keeps each cell as written.
+                convert_options=pacsv.ConvertOptions(
+                    column_types=dict.fromkeys(self.names, pa.string()),
+                    strings_can_be_null=False,
+                ),
+            )
+        except pa.ArrowInvalid:  # not UTF-8, or anything else: the csv module says where
+            return None
+        return None if bad else table
+
+    def _fast(self, table: pa.Table) -> Iterator[_Piece]:
+        cut = max(0, min(self.skip_to - self.record, table.num_rows))
+        self.record += cut
+        for batch in table.slice(cut).to_batches(max_chunksize=self.batch_size):
+            if batch.num_rows:
+                job = Job(self.record + 1, batch=batch)
+                self.record += batch.num_rows
+                yield _Piece(job, batch.num_rows, self.offset)
+
+    def _checked(self, block: bytes) -> Iterator[_Piece]:
+        """``block``'s pieces, its malformed records found by the ``csv`` module."""
+        text = block.decode("utf-8", "surrogateescape")  # bad bytes: found per row below
+        records = csv.reader(io.StringIO(text, newline=""))
+        width, size = self.width, self.batch_size
         bad: list[MalformedLine] = []  # malformed records before ``rows``
         rows: list[list[str]] = []
         lines: list[int] = []  # the line each of ``rows`` starts on
-        end = records.line_num  # the last line read
+        end = self.lines  # the last line read
         for row in records:
-            start, end = end + 1, records.line_num
+            start, end = end + 1, self.lines + records.line_num
             if not row:
+                continue
+            if self.record < self.skip_to:
+                self.record += 1
                 continue
             if len(row) == width:
                 self.record += 1
@@ -560,13 +618,12 @@ class _CsvReader(_Reader):
         """``bad`` then ``rows`` (which end with record ``self.record``) as one piece,
         or as several around rows that are not UTF-8."""
         first = self.record - len(rows) + 1
-        position = _tell(self.stream)
         try:
             job = Job(first, batch=self._batch(rows)) if rows else None
-        except UnicodeEncodeError:  # bytes that are not UTF-8: checked only now, rarely
+        except UnicodeEncodeError:
             pass
         else:
-            yield _Piece(job, len(bad) + len(rows), position, tuple(bad))
+            yield _Piece(job, len(bad) + len(rows), self.offset, tuple(bad))
             return
         good: list[list[str]] = []
         for i, row in enumerate(rows):
@@ -575,16 +632,84 @@ class _CsvReader(_Reader):
                 continue
             if good:
                 job = Job(first + i - len(good), batch=self._batch(good))
-                yield _Piece(job, len(bad) + len(good), position, tuple(bad))
+                yield _Piece(job, len(bad) + len(good), self.offset, tuple(bad))
                 bad, good = [], []
             reason = f"not UTF-8 text (line {lines[i]})"
             bad.append(MalformedLine(line=first + i, reason=reason))
         job = Job(first + len(rows) - len(good), batch=self._batch(good)) if good else None
-        yield _Piece(job, len(bad) + len(good), position, tuple(bad))
+        yield _Piece(job, len(bad) + len(good), self.offset, tuple(bad))
 
     def _batch(self, rows: list[list[str]]) -> pa.RecordBatch:
         arrays = [pa.array(column, pa.string()) for column in zip(*rows, strict=True)]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+
+_CSV_BLOCK = 1 << 22
+
+
+def _record_blocks(stream: IO[bytes], rest: bytes) -> Iterator[bytes]:
+    """The input as blocks of about 4 MiB, each ending after a whole record."""
+    carry = rest
+    while data := stream.read(_CSV_BLOCK):
+        carry += data
+        end = _records_end(carry)
+        if end:
+            yield carry[:end]
+            carry = carry[end:]
+    if carry:
+        yield carry
+
+
+def _records_end(data: bytes) -> int:
+    """Where the last whole record in ``data`` ends: after its last newline outside
+    quotes (a quote inside a value is doubled, so "outside" is "after an even
+    number of quotes"); 0 when there is none."""
+    quotes = data.count(b'"')
+    end = len(data)
+    while (newline := data.rfind(b"\n", 0, end)) >= 0:
+        quotes -= data.count(b'"', newline, end)
+        if quotes % 2 == 0:
+            return newline + 1
+        end = newline
+    return 0
+
+
+def _first_record_end(data: bytes) -> int:
+    """Where the first whole record in ``data`` ends (see :func:`_records_end`)."""
+    quotes = start = 0
+    while (newline := data.find(b"\n", start)) >= 0:
+        quotes += data.count(b'"', start, newline)
+        if quotes % 2 == 0:
+            return newline + 1
+        start = newline + 1
+    return 0
+
+
+def _read_header(stream: IO[bytes], where: str) -> tuple[list[str], tuple[bytes, int, int]]:
+    """The column names, and what follows them: (bytes read past the header, the
+    position and the line number where the records start)."""
+    data, offset, lines = b"", 0, 0
+    while True:
+        end = _first_record_end(data)
+        if not end:
+            more = stream.read(_CSV_BLOCK)
+            if more:
+                data += more
+                continue
+            end = len(data)
+        record, data = data[:end], data[end:]
+        offset += len(record)
+        lines += record.count(b"\n")
+        if offset == len(record) and record.startswith(_BOM):
+            record = record[len(_BOM) :]
+        if record.strip(b"\r\n") or not data:  # a blank line is not the header
+            break
+    try:
+        text = record.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: the CSV header is not UTF-8 text") from None
+    names = next(csv.reader(io.StringIO(text, newline="")), [])
+    return names, (data, offset, lines)
 
 
 class _open_reader:
@@ -625,18 +750,11 @@ class _open_reader:
         )
 
     def _csv(self, stream: IO[bytes]) -> _Reader:
-        # Bytes that are not UTF-8 come through as lone surrogates, so that one bad row
-        # is reported as malformed (when its batch is built) instead of ending the run.
-        text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
-        self.stack.callback(text.detach)  # leaves a caller's stream (stdin) open
-        _allow_long_fields()
-        records = csv.reader(text)
-        names = next((row for row in records if row), [])
         where = _name(stream) or "stdin"
-        if not _is_utf8(names):
-            raise InputError(f"{where}: the CSV header is not UTF-8 text")
+        names, head = _read_header(stream, where)
         _check_columns(names, self.settings, where)
-        return _CsvReader(records, names, stream, self.batch_size)
+        _allow_long_fields()
+        return _CsvReader(stream, names, head, self.batch_size)
 
 
 def _allow_long_fields() -> None:
