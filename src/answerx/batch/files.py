@@ -6,7 +6,10 @@ writes the results in input order. Only ``2 × workers`` batches are in flight
 at once, so memory stays flat whatever the file's length.
 
 A malformed row is reported (``on_error``) with its line (JSONL) or row
-number, skipped and counted; it never stops the run.
+number, skipped and counted; it never stops the run. A CSV row is malformed
+when it has more or fewer fields than the header or bytes that are not UTF-8;
+its number counts the records after the header (malformed ones too), and its
+reason names the line it starts on.
 
 Stopping (``stop()`` returning true, which the CLI wires to Ctrl-C) ends the
 run between two batches: the output is closed as a valid file holding every
@@ -664,6 +667,9 @@ def _records_end(data: bytes) -> int:
     """Where the last whole record in ``data`` ends: after its last newline outside
     quotes (a quote inside a value is doubled, so "outside" is "after an even
     number of quotes"); 0 when there is none."""
+    # Counting quotes in C keeps this at memory speed. Only a bare quote inside an
+    # unquoted value (``ab"c``, not CSV) can mislead it: it then cuts more rarely,
+    # or, with a multi-line quoted value later in the same block, inside a record.
     quotes = data.count(b'"')
     end = len(data)
     while (newline := data.rfind(b"\n", 0, end)) >= 0:
