@@ -269,7 +269,7 @@ class _LastCall:
             prediction=None, text="",
             extraction=extract("", self.task, choices=self.choices, numbers=self.numbers),
             termination=self.reason,
-            info=exc.call_info if isinstance(exc.call_info, CallInfo) else None,
+            info=exc.call_info,
             prompt=self.prompt, error=str(exc),
         )  # fmt: skip
 

@@ -201,7 +201,7 @@ def _failed_call_info(exc: Exception) -> CallInfo | None:
     """What a failed call used: the manager's ``call_info``; None when no call was made."""
     if not isinstance(exc, ProviderError):
         return None  # not a provider call's failure (a bug, a bad setting)
-    if isinstance(exc.call_info, CallInfo):
+    if exc.call_info is not None:
         return exc.call_info
     # A manager that attaches none (a test double): the call was made, its cost unknown.
     return CallInfo(provider=exc.provider, model=exc.model or "", mode=None, attempts=1)

@@ -21,7 +21,6 @@ from answerx.service.llm_schemas import AskRequest, StructuredRequest, Structure
 from answerx.service.metrics import ServiceMetrics
 from answerx.service.settings import ServiceSettings
 from answerx.structured import InstructorClientManager, ProviderSpec, load_providers
-from answerx.structured.callinfo import CallInfo
 
 __all__ = ["LLMGateway"]
 
@@ -116,7 +115,7 @@ class LLMGateway:
         except ProviderError as exc:
             outcome = type(exc).__name__
             info = exc.call_info
-            if isinstance(info, CallInfo):  # a failed call's tokens are billed all the same
+            if info is not None:  # a failed call's tokens are billed all the same
                 self.metrics.count_tokens(info.provider, info.model, info.usage)
             raise
         except AnswerxError as exc:
