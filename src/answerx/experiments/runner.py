@@ -246,9 +246,7 @@ class _Run:
         try:
             approach = self.approach(unit)
             item = unit.item
-            response = await approach.aexecute(
-                item.question, choices=item.choices, numbers=item.numbers
-            )
+            response = await approach.aexecute(item.question, spec=item.spec)
         except StepLimitReached as exc:
             termination = str(exc.termination)
         except (ConfigError, StoreError):

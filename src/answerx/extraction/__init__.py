@@ -4,10 +4,12 @@ from answerx.extraction.cleaning import clean_answer, repair_json_latex
 from answerx.extraction.engine import extract
 from answerx.extraction.models import METHODS, TASKS, Extraction, Method, Task
 from answerx.extraction.queries import SearchQuery, extract_final_information, extract_query
+from answerx.extraction.spec import AnswerSpec
 
 __all__ = [
     "METHODS",
     "TASKS",
+    "AnswerSpec",
     "Extraction",
     "Method",
     "SearchQuery",

@@ -13,13 +13,14 @@ from answerx.agent.budget import Budget, BudgetTracker
 from answerx.agent.final import raise_if_unanswered
 from answerx.agent.termination import Termination
 from answerx.errors import ConfigError, InputError
+from answerx.extraction.spec import AnswerSpec
 from answerx.extraction.tasks import check_task
 from answerx.reasoning.calls import ReasoningManager, aperform_batch, perform_batch
 from answerx.reasoning.engine import Answer, Outcome, Run, Steps, adrive, drive, governed
 from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import ResponseMetadata, StandardResponse, Strategy
 from answerx.reasoning.settings import ApproachSettings, parse_settings
-from answerx.structured.models import AnswerSpec, get_extraction_model
+from answerx.structured.models import get_extraction_model
 
 __all__ = ["STRATEGIES", "BaseReasoning"]
 
@@ -60,6 +61,8 @@ class BaseReasoning(ABC, Generic[S]):
     description: ClassVar[str]
     #: The settings this approach accepts.
     settings_model: type[ApproachSettings] = ApproachSettings
+    #: The approach whose structured model reads this one's answers (None: its own name).
+    extraction_approach: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -98,13 +101,16 @@ class BaseReasoning(ABC, Generic[S]):
         *,
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        spec: AnswerSpec | None = None,
     ) -> StandardResponse:
         """Answer ``question`` with the manager's sync methods.
 
-        Needs no event loop, so it also works inside a running one (a notebook);
-        concurrent steps run in threads.
+        The item's answer shape is ``spec`` (an :class:`~answerx.extraction.AnswerSpec`,
+        whose task wins over the approach's) or, for convenience, its ``choices`` or
+        ``numbers`` (with the approach's task). Needs no event loop, so it also works
+        inside a running one (a notebook); concurrent steps run in threads.
         """
-        run, tracker, started = self._start(question, choices, numbers)
+        run, tracker, started = self._start(question, self._spec(spec, choices, numbers))
         steps = governed(run, self.steps(run), tracker)
         outcome = drive(steps, partial(perform_batch, self.manager))
         return self._respond(run, tracker, outcome, time.perf_counter() - started)
@@ -115,37 +121,36 @@ class BaseReasoning(ABC, Generic[S]):
         *,
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        spec: AnswerSpec | None = None,
     ) -> StandardResponse:
         """Async :meth:`execute`: concurrent steps run with ``asyncio.gather``."""
-        run, tracker, started = self._start(question, choices, numbers)
+        run, tracker, started = self._start(question, self._spec(spec, choices, numbers))
         steps = governed(run, self.steps(run), tracker)
         outcome = await adrive(steps, partial(aperform_batch, self.manager))
         return self._respond(run, tracker, outcome, time.perf_counter() - started)
 
+    def prepare(self, run: Run) -> None:
+        """Set up the run's state before the first step (a hook; nothing by default)."""
+
     # ------------------------------------------------------------------ helpers
-    def _start(
+    def _spec(
         self,
-        question: str,
+        spec: AnswerSpec | None,
         choices: Sequence[str] | None,
         numbers: Sequence[int | float] | None,
-    ) -> tuple[Run, BudgetTracker, float]:
+    ) -> AnswerSpec:
+        return AnswerSpec.given(spec, self.task, choices, numbers)
+
+    def _start(self, question: str, spec: AnswerSpec) -> tuple[Run, BudgetTracker, float]:
         if not isinstance(question, str) or not question.strip():
             raise InputError("the question must be a non-empty string")
-        task: str = self.task
-        if task == "auto" and choices:
-            task = "multiple_choice"
-        elif task == "auto" and numbers:
-            task = "game24"
-        spec = AnswerSpec.of(task, choices, numbers)
-        bound = None if spec.task == "auto" else spec.task
         run = Run(
             approach=self.name, strategy=self.strategy, question=question, spec=spec,
             settings=self.settings,
             prompts=PromptBook.for_question(question, spec, self.prompt_dir),
-            response_model=get_extraction_model(
-                self.name, task=bound, choices=spec.choices, numbers=spec.numbers
-            ),
+            response_model=get_extraction_model(self.extraction_approach or self.name, spec=spec),
         )  # fmt: skip
+        self.prepare(run)
         return run, BudgetTracker(self.budget), time.perf_counter()
 
     def _respond(
