@@ -25,11 +25,12 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -43,7 +44,9 @@ from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
 from answerx.home import default_db, default_report_dir
-from answerx.structured.models import APPROACHES as APPROACH_NAMES
+from answerx.reasoning.registry import APPROACHES, check_approach
+from answerx.reasoning.response import ApproachName as ReasoningApproachName
+from answerx.reasoning.response import Strategy
 from answerx.structured.providers import SDK_MODES, ModeName, load_providers
 from answerx.yamlerrors import (
     YamlPath,
@@ -71,7 +74,6 @@ __all__ = [
     "suggest",
 ]
 
-Strategy = Literal["structured", "two_stage"]
 _STRUCTURED: Strategy = "structured"
 
 
@@ -82,19 +84,14 @@ def _known_provider(name: str) -> str:
     return name
 
 
-def _known_approach(name: str) -> str:
-    if name not in APPROACH_NAMES:
-        hint = suggest(name, APPROACH_NAMES)
-        raise ValueError(
-            f"unknown approach {name!r}"
-            + (f" (did you mean {hint!r}?)" if hint else "")
-            + f"; valid approaches: {', '.join(APPROACH_NAMES)}"
-        )
-    return name
-
-
 ProviderName = Annotated[str, AfterValidator(_known_provider)]
-ApproachName = Annotated[str, Field(min_length=1), AfterValidator(_known_approach)]
+def _approach_name(value: Any) -> Any:
+    # UnknownName is a ValueError: pydantic reports it at the key's file:line, with the
+    # did-you-mean, before the Literal would report its bare list.
+    return check_approach(value) if isinstance(value, str) else value
+
+
+ApproachName = Annotated[ReasoningApproachName, BeforeValidator(_approach_name)]
 
 
 class TargetSpec(BaseModel):
@@ -348,10 +345,7 @@ def _check_approach_settings(
     """Each approach's settings against that approach's own settings model.
 
     A separate step, after the config is valid, so its errors keep their lines;
-    the reasoning package is imported here only (it sits above configuration).
     """
-    from answerx.reasoning import APPROACHES
-
     details = []
     for name, settings in config.approach_settings.items():
         model = APPROACHES[name].settings_model

@@ -48,6 +48,7 @@ from answerx.experiments.scoring import score
 from answerx.experiments.store import ResultStore
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
+from answerx.reasoning.response import ApproachName, Strategy
 
 __all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment"]
 
@@ -60,7 +61,7 @@ class RunSummary(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     run_id: str
-    status: str
+    status: RunStatus
     db: str
     total: int
     skipped: int
@@ -81,8 +82,8 @@ class Unit:
 
     item: DatasetItem
     target: TargetSpec
-    approach: str
-    strategy: str
+    approach: ApproachName
+    strategy: Strategy
     repetition: int
 
     @property

@@ -7,19 +7,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Final, Generic, TypeVar, cast, get_args
+from typing import Any, ClassVar, Final, Generic, TypeVar, Unpack, cast, get_args
 
 from answerx.agent.budget import Budget, BudgetTracker
 from answerx.agent.final import raise_if_unanswered
 from answerx.agent.termination import Termination
-from answerx.errors import ConfigError, InputError
+from answerx.errors import InputError, UnknownName
 from answerx.extraction.spec import AnswerSpec
 from answerx.extraction.tasks import check_task
 from answerx.reasoning.calls import ReasoningManager, aperform_batch, perform_batch
 from answerx.reasoning.engine import Answer, Outcome, Run, Steps, adrive, drive, governed
 from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import ResponseMetadata, StandardResponse, Strategy
-from answerx.reasoning.settings import ApproachSettings, parse_settings
+from answerx.reasoning.settings import ApproachOptions, ApproachSettings, parse_settings
 from answerx.structured.models import get_extraction_model
 
 __all__ = ["STRATEGIES", "BaseReasoning"]
@@ -64,27 +64,20 @@ class BaseReasoning(ABC, Generic[S]):
     #: The approach whose structured model reads this one's answers (None: its own name).
     extraction_approach: ClassVar[str | None] = None
 
-    def __init__(
-        self,
-        manager: ReasoningManager,
-        *,
-        strategy: str = "structured",
-        task: str = "auto",
-        prompt_dir: str | Path | None = None,
-        budget: Budget | None = None,
-        result_mode: bool = False,
-        **settings: Any,
-    ) -> None:
+    def __init__(self, manager: ReasoningManager, **options: Unpack[ApproachOptions]) -> None:
+        given: dict[str, Any] = dict(options)
+        strategy = given.pop("strategy", "structured")
         if strategy not in STRATEGIES:
-            raise ConfigError(f"unknown strategy {strategy!r}; valid strategies: "
-                              f"{', '.join(STRATEGIES)}")  # fmt: skip
+            raise UnknownName("strategy", str(strategy), STRATEGIES, listed="valid strategies")
+        budget = given.pop("budget", None)
         self.manager = manager
         self.strategy = cast(Strategy, strategy)
-        self.task = check_task(task)
-        self.prompt_dir = prompt_dir
+        self.task = check_task(given.pop("task", "auto"))
+        self.prompt_dir: str | Path | None = given.pop("prompt_dir", None)
         self.budget = budget if budget is not None else Budget()
-        self.result_mode = result_mode
-        self.settings: S = cast(S, parse_settings(self.name, self.settings_model, settings))
+        self.result_mode = bool(given.pop("result_mode", False))
+        # What is left are the approach's settings.
+        self.settings: S = cast(S, parse_settings(self.name, self.settings_model, given))
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.manager!r}, strategy={self.strategy!r}, "
@@ -178,7 +171,7 @@ class BaseReasoning(ABC, Generic[S]):
             attempts=sum(info.attempts for info in tracker.infos),
             fallbacks=sum(1 for info in tracker.infos if info.fell_back),
             calls=tracker.calls,
-            termination=str(termination),
+            termination=termination,
             **run.extras,
         )
         return StandardResponse(

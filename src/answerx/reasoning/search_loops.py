@@ -46,12 +46,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar, Unpack
 
 from pydantic import Field
 
-from answerx.agent.budget import Budget, BudgetTracker
+from answerx.agent.budget import BudgetTracker
 from answerx.agent.final import FinalAnswer
 from answerx.agent.search import (
     SearchO1Lists,
@@ -71,12 +70,11 @@ from answerx.reasoning.base import BaseReasoning
 from answerx.reasoning.calls import FinalCall, Message, ReasoningManager
 from answerx.reasoning.engine import Answer, Outcome, Run, Steps
 from answerx.reasoning.response import StandardResponse
-from answerx.reasoning.settings import ApproachSettings
+from answerx.reasoning.settings import ApproachOptions, ApproachSettings
 from answerx.reasoning.steps import read_reply, text_step
 from answerx.retrieval.base import Passage, Retriever
 
 __all__ = [
-    "SEARCH_APPROACHES",
     "IRCoT",
     "IRCoTSettings",
     "IterRetGen",
@@ -149,26 +147,14 @@ class SearchReasoning(BaseReasoning[S]):
     close_tag: ClassVar[str] = ""
 
     def __init__(
-        self,
-        manager: ReasoningManager,
-        *,
-        retriever: Retriever,
-        strategy: str = "structured",
-        task: str = "auto",
-        prompt_dir: str | Path | None = None,
-        budget: Budget | None = None,
-        result_mode: bool = False,
-        **settings: Any,
+        self, manager: ReasoningManager, *, retriever: Retriever, **options: Unpack[ApproachOptions]
     ) -> None:
         if not isinstance(retriever, Retriever):
             raise ConfigError(
                 f"retriever must have search(query, k) and search_many(queries, k), "
                 f"got {type(retriever).__name__}"
             )
-        super().__init__(
-            manager, strategy=strategy, task=task, prompt_dir=prompt_dir, budget=budget,
-            result_mode=result_mode, **settings,
-        )  # fmt: skip
+        super().__init__(manager, **options)
         self.retriever = retriever
 
     # ------------------------------------------------------------------ engine hooks
@@ -420,10 +406,3 @@ class IterRetGen(SearchReasoning[IterRetGenSettings]):
             previous = answer.extraction.answer
         assert answer is not None  # rounds >= 1
         return answer
-
-
-#: The search approaches by name: :func:`answerx.reasoning.get_approach` builds them
-#: with ``retriever=``.
-SEARCH_APPROACHES: Final[Mapping[str, type[SearchReasoning[Any]]]] = {
-    cls.name: cls for cls in (SearchR1, R1Searcher, SearchO1, IRCoT, IterRetGen)
-}

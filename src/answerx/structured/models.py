@@ -32,7 +32,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Annotated, Any, ClassVar, Final, Literal, get_args
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -46,14 +46,13 @@ from pydantic import (
 )
 from pydantic.config import JsonDict
 
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, UnknownName
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.spec import LETTERS as _LETTERS
 from answerx.extraction.spec import AnswerSpec
 from answerx.structured.repairs import keep_answer_without
 
 __all__ = [
-    "APPROACHES",
     "REASONING_EXTRACTION_MODELS",
     "AnswerSpec",
     "AnyReasoningExtraction",
@@ -424,8 +423,6 @@ REASONING_EXTRACTION_MODELS: Mapping[str, type[ReasoningExtraction]] = MappingPr
         "skeleton_of_thought": SkeletonOfThoughtExtraction,
     }
 )
-#: The approach names, in registry order (the same as ``Approach``).
-APPROACHES: tuple[str, ...] = get_args(Approach)
 
 #: Any approach's model, told apart by ``reasoning_type`` (for reading stored records).
 AnyReasoningExtraction = Annotated[
@@ -458,9 +455,10 @@ def get_extraction_model(
     """
     model = REASONING_EXTRACTION_MODELS.get(approach)
     if model is None:
-        raise ConfigError(
-            f"unknown reasoning approach {approach!r}; valid approaches: {', '.join(APPROACHES)}"
-        )
+        raise UnknownName(
+            "approach", approach, REASONING_EXTRACTION_MODELS,
+            listed="valid approaches",
+        )  # fmt: skip
     if spec is not None:
         if task is not None or choices or numbers:
             raise ConfigError("pass spec= or task=/choices=/numbers=, not both")
