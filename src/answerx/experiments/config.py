@@ -10,8 +10,12 @@ overrides and :mod:`answerx.yamlerrors` formats the errors (``apply_overrides``,
 ``OVERRIDE_KEYS``, ``read_yaml``, ``format_validation_error`` and ``suggest``
 stay importable from here).
 
-Relative paths (dataset files, the output database, the prompt directory) are
-relative to the directory answerx runs in, not to the YAML file.
+Relative paths (dataset files, the output database, the prompt directory, the
+index) are relative to the directory answerx runs in, not to the YAML file.
+
+The search approaches (``search_r1``, ``r1_searcher``, ``search_o1``, ``ircot``,
+``iter_retgen``) read from ``index:``, an index written by ``answerx index build``
+(an FTS5 file or a bm25s folder) or ``bundled`` (the bundled fictional corpus).
 
 >>> config = config_from_dict({"datasets": [{"sample": "arithmetic"}], "approaches": ["none"]})
 >>> config.targets[0].provider, config.output.db.as_posix()
@@ -25,7 +29,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -44,7 +48,7 @@ from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
 from answerx.home import default_db, default_report_dir
-from answerx.reasoning.registry import APPROACHES, check_approach
+from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
 from answerx.reasoning.response import Strategy
 from answerx.structured.providers import SDK_MODES, ModeName, load_providers
@@ -85,6 +89,8 @@ def _known_provider(name: str) -> str:
 
 
 ProviderName = Annotated[str, AfterValidator(_known_provider)]
+
+
 def _approach_name(value: Any) -> Any:
     # UnknownName is a ValueError: pydantic reports it at the key's file:line, with the
     # did-you-mean, before the Literal would report its bare list.
@@ -178,6 +184,12 @@ class ExperimentConfig(BaseModel):
     name: str = Field(default="experiment", min_length=1)
     description: str = ""
     datasets: list[DatasetSpec] = Field(min_length=1)
+    # Before approaches, so that their validator sees it.
+    index: Literal["bundled"] | Path | None = Field(
+        default=None,
+        description="The search approaches' retriever: an index built with answerx index "
+        "build, or 'bundled' (the bundled corpus).",
+    )
     approaches: list[ApproachName] = Field(min_length=1)
     strategies: list[Strategy] = Field(default_factory=lambda: [_STRUCTURED], min_length=1)
     targets: list[TargetSpec] = Field(
@@ -226,6 +238,17 @@ class ExperimentConfig(BaseModel):
         repeated = _repeated(names)
         if repeated:
             raise ValueError(f"listed more than once: {', '.join(repeated)}")
+        return names
+
+    @field_validator("approaches")
+    @classmethod
+    def _search_approaches_need_an_index(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        searching = [name for name in names if name in SEARCH_APPROACHES]
+        if searching and "index" in info.data and info.data["index"] is None:
+            raise ValueError(
+                f"{', '.join(searching)} {'search' if len(searching) > 1 else 'searches'}: "
+                "add index: (a path to an index built with answerx index build, or bundled)"
+            )
         return names
 
     @field_validator("targets")
@@ -391,4 +414,26 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None) ->
             raise ConfigError(
                 f"{where}: {dotted(key)}: dataset file {str(dataset.path)!r} does not exist"
             )
+    _check_index(config, path, lines)
     return config
+
+
+#: ``index:`` naming the bundled corpus rather than a file.
+BUNDLED_INDEX: Final = "bundled"
+
+
+def _check_index(config: ExperimentConfig, path: str | Path, lines: Mapping[YamlPath, int]) -> None:
+    """The index must exist when a search approach will read it (as the dataset files)."""
+    index = config.index
+    if index is None or index == BUNDLED_INDEX or index.exists():
+        return
+    if not any(name in SEARCH_APPROACHES for name in config.approaches):
+        return  # not read by this run (approaches overridden on the command line)
+    key = ("index",)
+    where = f"{path}:{line_of(key, lines)}" if key in lines else f"{path} (override)"
+    hint = suggest(str(index), [BUNDLED_INDEX])
+    also = f" (did you mean {hint!r}?)" if hint else ""
+    raise ConfigError(
+        f"{where}: index: no index at {str(index)!r}{also}; build one with: answerx index "
+        f"build CORPUS.jsonl --out {index}, or write index: {BUNDLED_INDEX}"
+    )
