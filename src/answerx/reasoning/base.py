@@ -55,7 +55,7 @@ class BaseReasoning(ABC, Generic[S]):
         settings: the approach's own settings (see ``settings_model``).
     """
 
-    #: The approach's name, as in ``answerx.structured.APPROACHES``.
+    #: The approach's name, a key of ``answerx.reasoning.APPROACHES``.
     name: ClassVar[str]
     #: One line for ``answerx approaches``.
     description: ClassVar[str]
