@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from answerx import earlysignals
 from answerx._version import __version__
 from answerx.cli import index, model
 from answerx.cli._common import EXIT_CODES_HELP, ExitCode
@@ -50,8 +51,14 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+#: Commands that stop gracefully on SIGTERM (status 0) and so take one that came while
+#: the command was loading (answerx.earlysignals); every other command dies of it.
+_GRACEFUL_ON_SIGTERM = frozenset({"serve"})
+
+
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -60,6 +67,8 @@ def _root(
     ] = False,
 ) -> None:
     """answerx: the clean final answer out of LLM reasoning output, and how it was found."""
+    if ctx.invoked_subcommand not in _GRACEFUL_ON_SIGTERM:
+        earlysignals.release()
 
 
 app.command("extract", help=EXTRACT_HELP)(extract_command)
