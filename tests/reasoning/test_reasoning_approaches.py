@@ -23,6 +23,8 @@ from reasoning_script import (
 )
 
 from answerx.agent import Budget
+from answerx.errors import ConfigError
+from answerx.extraction import AnswerSpec
 from answerx.reasoning import APPROACHES, SEARCH_APPROACHES, StandardResponse, get_approach
 from answerx.reasoning.single import MultiCallReasoning
 from answerx.structured import Approach, InstructorClientManager, Usage
@@ -191,6 +193,23 @@ def test_multiple_choice_lists_lettered_options_and_binds_the_answer_to_a_letter
     assert "A. Mitochondrion\nB. Chloroplast" in request.text
     schema = request.tools[0]["function"]["parameters"]
     assert schema["properties"]["answer_value"]["enum"] == ["A", "B"]
+
+
+def test_an_items_spec_binds_the_answer_as_its_choices_do(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.structured = {"full_reasoning_text": "Plants.", "answer_value": "(B)", "confidence": 1}
+    spec = AnswerSpec.for_item("auto", ["Mitochondrion", "Chloroplast"])
+
+    response = get_approach("chain_of_thought", manager, task="text").execute(
+        "Where does photosynthesis happen?", spec=spec
+    )
+
+    assert (response.extracted_answer, response.extraction.task) == ("B", "multiple_choice")
+    schema = fake_provider.chat_requests[0].tools[0]["function"]["parameters"]
+    assert schema["properties"]["answer_value"]["enum"] == ["A", "B"]
+    with pytest.raises(ConfigError, match="not both"):
+        get_approach("none", manager).execute("2 + 2?", spec=spec, choices=["3", "4"])
 
 
 def test_aexecute_gives_the_same_response_as_execute(
