@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Final
 
 from answerx.errors import AnswerxError, ConfigError, ProviderError, redact
+from answerx.extraction.spec import AnswerSpec
 from answerx.reasoning.response import StandardResponse
 from answerx.service.errors import ApiError
 from answerx.service.limits import LLMSlots
@@ -150,9 +151,8 @@ class LLMGateway:
             request.approach, manager, strategy=request.strategy, task=request.task
         )
         async with self._call("ask", request.provider):
-            response = await approach.aexecute(
-                request.question, choices=request.choices, numbers=request.numbers
-            )
+            spec = AnswerSpec.for_item(request.task, request.choices, request.numbers)
+            response = await approach.aexecute(request.question, spec=spec)
         self.metrics.count_tokens(response.provider, response.model, response.usage)
         self.metrics.count_extraction(response.extraction)
         return response
