@@ -71,7 +71,8 @@ def test_engine_ray_writes_parquet_with_the_local_paths_rows(cluster: Any, tmp_p
     result = CliRunner().invoke(
         app,
         [
-            *("extract", "--file", str(tmp_path / "in.parquet"), "--out", str(tmp_path / "ray")),
+            *("extract", "--file", str(tmp_path / "in.parquet")),
+            *("--out-dir", str(tmp_path / "ray")),
             *("--engine", "ray", "--workers", "2", "--batch-size", "16"),
         ],
     )

@@ -52,7 +52,7 @@ def test_the_demo_config_runs_end_to_end_on_the_local_model(
     result = CliRunner().invoke(
         app,
         ["run", str(DEMO), "-q", "--limit", "1",
-         "--base-url", server.base_url, "--db", str(db), "--report-dir", str(reports)],
+         "--base-url", server.base_url, "--db", str(db), "--out-dir", str(reports)],
     )  # fmt: skip
 
     with ResultStore(db) as store:

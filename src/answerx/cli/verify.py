@@ -28,11 +28,25 @@ from answerx.cli._common import (
     stderr,
     stdout,
 )
+from answerx.cli.options import (
+    ChoicesOption,
+    FieldOption,
+    FileOption,
+    Format,
+    NumbersOption,
+    OldJsonOption,
+    OutFileOption,
+    PrefixOption,
+    QuietOption,
+    WorkersOption,
+    format_option,
+    format_or_old_json,
+    task_option,
+)
 from answerx.errors import InputError
 from answerx.extraction import TASKS
 from answerx.extraction.files import json_line_writer
 from answerx.grading import REASONS, Verdict, verify, verify_batch
-from answerx.grading.tasks import check_task
 
 __all__ = ["HELP", "reward_func_app", "verify_command"]
 
@@ -44,7 +58,8 @@ HELP = f"""Check the final answer of LLM output against a gold answer.
 A single TEXT (or '-' for stdin) with --gold prints the verdict:
 correct, reason (equivalent, different, no_answer, unfinished,
 malformed_answer, unreadable_gold, timeout), how (the predicate that
-decided) and the answer.
+decided) and the answer: a table on a terminal, JSON otherwise
+(--format table|json chooses).
 
 --file reads JSONL or Parquet records (--field: the raw output,
 --gold-field: the gold answer; a record's own 'task', 'choices',
@@ -72,50 +87,21 @@ def verify_command(
         str | None,
         typer.Option("--gold", "-g", help="The gold answer (single text).", show_default=False),
     ] = None,
-    file: Annotated[
-        str | None,
-        typer.Option("--file", "-f", help="JSONL or Parquet file of records.", show_default=False),
-    ] = None,
-    out: Annotated[
-        str | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Where file results go (.parquet or JSONL; '-' = stdout).",
-            show_default=False,
-        ),
-    ] = None,
+    file: FileOption = None,
+    out: OutFileOption = None,
     self_check: Annotated[
         str | None,
         typer.Option(
             "--self-check", help="Check that a data set's golds verify.", show_default=False
         ),
     ] = None,
-    field_name: Annotated[
-        str, typer.Option("--field", help="Record field with the raw output (files).")
-    ] = "raw_output",
+    field_name: FieldOption = "raw_output",
     gold_field: Annotated[
         str, typer.Option("--gold-field", help="Record field with the gold answer (files).")
     ] = "gold",
-    task: Annotated[
-        str,
-        typer.Option("--task", "-t", help=f"One of: {', '.join(TASKS)}; a record's own wins."),
-    ] = "auto",
-    choices: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--choices",
-            "-c",
-            show_default=False,
-            help="Option texts for multiple choice, in order (single text).",
-        ),
-    ] = None,
-    numbers: Annotated[
-        str | None,
-        typer.Option(
-            "--numbers", "-n", show_default=False, help="Game of 24 numbers (single text)."
-        ),
-    ] = None,
+    task: Annotated[str, task_option(extra=" In a file, a record's own 'task' wins.")] = "auto",
+    choices: ChoicesOption = None,
+    numbers: NumbersOption = None,
     finish_reason: Annotated[
         str | None,
         typer.Option(
@@ -124,19 +110,24 @@ def verify_command(
             help="The provider's finish reason ('length' = cut off; single text).",
         ),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option("--workers", "-w", min=1, show_default=False, help="Processes (files)."),
+    workers: WorkersOption = None,
+    prefix: PrefixOption = "",
+    fmt: Annotated[
+        Format | None,
+        format_option(
+            Format.table,
+            Format.json,
+            help="A single text or --self-check: table or json. Default: table on a "
+            "terminal, else json (--self-check: table).",
+        ),
     ] = None,
-    prefix: Annotated[
-        str, typer.Option("--prefix", help="Prefix for the added field names (files).")
-    ] = "",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (single text).")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No closing summary.")] = False,
+    quiet: QuietOption = False,
+    old_json: OldJsonOption = False,
 ) -> None:
     """Check answers against gold answers (the full help is :data:`HELP`)."""  # fmt: skip
+    fmt = format_or_old_json(fmt, old_json)
+    as_json = fmt is Format.json
     with command_boundary():
-        check_task(task)
         if sum((text is not None, file is not None, self_check is not None)) != 1:
             fail("give exactly one of: TEXT, '-' (stdin), --file PATH, --self-check DATASET",
                  ExitCode.USAGE)  # fmt: skip
@@ -153,11 +144,14 @@ def verify_command(
                 raw, gold, task, choices=parse_choices(choices), numbers=parse_numbers(numbers),
                 finish_reason=finish_reason,
             )  # fmt: skip
-            _print_single(verdict, as_json or not sys.stdout.isatty())
+            _print_single(verdict, as_json or (fmt is None and not sys.stdout.isatty()))
             return
         if gold is not None or choices or numbers or finish_reason:
             fail("--gold/--choices/--numbers/--finish-reason are for a single text; in a file, "
                  "use --gold-field and each record's fields", ExitCode.USAGE)  # fmt: skip
+        if fmt is not None:
+            fail("--format is for a single text or --self-check; a file's output format "
+                 "follows --out's extension", ExitCode.USAGE)  # fmt: skip
         assert file is not None
         summary = _run_file(file, out, field_name, gold_field, task, workers, prefix)
         if not quiet:
@@ -397,16 +391,13 @@ reward_func_app = typer.Typer(
 @reward_func_app.command("write")
 def write_reward_func(
     path: Annotated[Path, typer.Argument(help="The .py file to write (e.g. reward_func.py).")],
-    task: Annotated[
-        str, typer.Option("--task", "-t", help=f"One of: {', '.join(TASKS)}.")
-    ] = "auto",
+    task: Annotated[str, task_option()] = "auto",
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write the reward-function file OpenRLHF loads with --remote_rm_url PATH."""
     from answerx.integrations.openrlhf import reward_file
 
     with command_boundary():
-        check_task(task)
         if path.exists() and not force:
             raise InputError(f"{path} exists; --force overwrites it")
         path.write_text(reward_file(path.name, task), encoding="utf-8")

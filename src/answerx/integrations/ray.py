@@ -212,7 +212,7 @@ def run_ray_cli(
     except ImportError:
         raise ConfigError("--engine ray needs Ray: pip install 'answerx[ray]'") from None
     if out is None or out == "-":
-        raise ConfigError("--engine ray writes Parquet files: give --out DIRECTORY")
+        raise ConfigError("--engine ray writes Parquet files: give --out-dir DIRECTORY")
     check_task(task)
     address = address or os.environ.get("RAY_ADDRESS")
     if ray.is_initialized():
