@@ -321,14 +321,20 @@ HASH_EXCLUDED_KEYS: frozenset[str] = frozenset(
 )
 
 
+# Keys newer than some stored runs: left out of the hash while None (their old meaning).
+_HASHED_WHEN_SET: frozenset[str] = frozenset({"index"})
+
+
 def config_hash(config: ExperimentConfig) -> str:
     """sha256 (hex) of the canonical JSON of the result-determining settings.
 
     Canonical: keys sorted, no whitespace, defaults included, and the keys in
     :data:`HASH_EXCLUDED_KEYS` left out. Two configs with the same hash ask the
-    same questions of the same models in the same way.
+    same questions of the same models in the same way. Keys added after runs were
+    stored (``index``) count only when set, so those runs still resume.
     """
-    data = config.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS))
+    unset = {key for key in _HASHED_WHEN_SET if getattr(config, key) is None}
+    data = config.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | unset)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
