@@ -30,10 +30,6 @@ from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 MakeManager = Callable[..., InstructorClientManager]  # the make_manager fixture of conftest.py
 PROVIDER_NAMES = ("anthropic", "openai", "openrouter", "cohere", "local-openai")
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 CONVERSATION = [
     {"role": "user", "content": "Who wrote Dune? Search, then answer in <answer></answer>."},
     {"role": "assistant", "content": "<search>author of Dune</search>"},

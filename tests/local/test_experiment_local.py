@@ -27,9 +27,6 @@ from answerx.local import LocalModelServer
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.slow,  # about ten short calls to a CPU model
-    pytest.mark.filterwarnings(
-        "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-    ),
 ]
 
 DEMO = Path(__file__).resolve().parents[2] / "config" / "experiments" / "demo.yaml"

@@ -30,10 +30,6 @@ from answerx.reasoning.single import MultiCallReasoning
 from answerx.structured import Approach, InstructorClientManager, Usage
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 # The reasoning approaches (the search loops, which need a retriever, have their own tests).
 REASONING = [name for name in APPROACHES if name not in SEARCH_APPROACHES]
 MULTI_CALL = [name for name, cls in APPROACHES.items() if issubclass(cls, MultiCallReasoning)]

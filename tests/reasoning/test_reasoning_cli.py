@@ -13,10 +13,6 @@ from answerx.cli import app
 from answerx.reasoning import APPROACHES, SEARCH_APPROACHES
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 runner = CliRunner()
 OPENAI = ["--provider", "openai", "--model", "gpt-test"]
 

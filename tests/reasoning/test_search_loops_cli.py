@@ -13,10 +13,6 @@ from answerx.cli import app
 from answerx.retrieval import bundled_index
 from answerx.testing import FakeProviderServer
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 runner = CliRunner()
 OPENAI = ["--provider", "openai", "--model", "gpt-test"]
 
