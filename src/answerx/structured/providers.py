@@ -55,7 +55,7 @@ class ProviderSpec(BaseModel):
 
     name: str
     sdk: str = Field(
-        description="The SDK adapter: a module of answerx.structured.adapters (openai, ...)."
+        description="The SDK adapter: the name of a module of answerx.structured.adapters."
     )
     api_key_env: str = Field(description="Environment variable holding the API key.")
     api_key_optional: bool = Field(
