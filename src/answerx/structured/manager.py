@@ -4,8 +4,11 @@ One manager talks to one (provider, model). ``create`` tries the provider's chai
 of Instructor modes in order and moves on only for failures another mode can fix
 (tools or ``response_format`` rejected, no tool call, output still invalid after
 the re-asks). Rate limits, 5xx and timeouts are retried with exponential backoff
-and jitter, honouring ``Retry-After``; 401/403 stop at once with an error that
-names the key's environment variable and never contains the key.
+and jitter, honouring ``Retry-After`` (:mod:`answerx.structured.retries`); 401/403
+stop at once with an error that names the key's environment variable and never
+contains the key. Everything SDK-specific (clients, the Instructor wrapper, reading
+replies, which options the SDK takes) is asked of the provider's adapter
+(:mod:`answerx.structured.adapters`).
 """
 
 from __future__ import annotations
