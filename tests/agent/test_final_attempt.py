@@ -29,10 +29,6 @@ from fake_managers import FAKEABLE_PROVIDERS
 
 MakeManager = Callable[..., InstructorClientManager]  # the make_manager fixture of conftest.py
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 CONVERSATION = [
     {"role": "user", "content": "Who wrote Dune? Search, then answer in <answer></answer>."},
     {"role": "assistant", "content": "<search>author of Dune</search>"},

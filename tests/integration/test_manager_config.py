@@ -15,10 +15,6 @@ from answerx.testing import FakeProviderServer, Reply
 
 FAKE_KEY = "sk-test-0123456789abcdef"  # never a real key: tests run offline
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
 

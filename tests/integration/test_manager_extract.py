@@ -17,10 +17,6 @@ from answerx.structured.models import (
 )
 from answerx.testing import FakeProviderServer, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 # A realistic chain-of-thought output: LaTeX (also inside JSON-looking braces), Jinja-like
 # "{{ }}", "{% %}" and "{# #}", dollar signs and the prompt's own placeholder names.
 RAW_OUTPUT = r"""Let's solve this step by step.

@@ -25,10 +25,6 @@ from answerx.structured.models import ReasoningExtraction, get_extraction_model
 from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 EMPTY_ANSWER = {**GOOD, "answer_value": "The answer is "}  # empty once cleaned: re-asked
 ASK = [{"role": "user", "content": "What is 2 + 2?"}]

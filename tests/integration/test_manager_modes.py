@@ -17,10 +17,6 @@ from answerx.structured.models import ReasoningExtraction
 from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
 TOOL = "ReasoningExtraction"

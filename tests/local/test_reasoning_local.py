@@ -22,12 +22,7 @@ from answerx.local import LocalModelServer
 from answerx.reasoning import APPROACHES, StandardResponse, get_approach
 from answerx.structured import InstructorClientManager
 
-pytestmark = [
-    pytest.mark.local_model,
-    pytest.mark.filterwarnings(
-        "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-    ),
-]
+pytestmark = pytest.mark.local_model
 
 QUESTION = "Tom has 3 apples and buys 4 more. How many apples does he have?"
 TERMINATIONS = {str(t) for t in Termination}

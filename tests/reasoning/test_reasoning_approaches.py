@@ -29,10 +29,6 @@ from answerx.structured import APPROACHES as MODEL_APPROACHES
 from answerx.structured import InstructorClientManager, Usage
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 MULTI_CALL = [name for name, cls in APPROACHES.items() if issubclass(cls, MultiCallReasoning)]
 VARIANTS = [(name, False) for name in APPROACHES] + [(name, True) for name in MULTI_CALL]
 

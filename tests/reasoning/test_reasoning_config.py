@@ -19,10 +19,6 @@ from answerx.reasoning.parsing import (
 from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 
 def test_an_unknown_approach_lists_the_valid_names(manager: InstructorClientManager) -> None:
     with pytest.raises(ConfigError, match="unknown reasoning approach 'socratic'") as caught:

@@ -22,6 +22,11 @@ import io
 import json
 import multiprocessing
 import os
+import shutil
+import signal
+import tempfile
+import threading
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
@@ -40,11 +45,13 @@ from answerx.batch._jobs import (
     Job,
     Payload,
     Settings,
+    Spooled,
     ignore_sigint,
     merge_columns,
     needed_columns,
     run_job,
-    to_ipc,
+    spool,
+    unspool,
 )
 from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS
 from answerx.errors import ConfigError, InputError
@@ -93,6 +100,13 @@ class BatchSummary(FileSummary):
         default=None, description="Input lines/rows a resumed run skipped (done before)."
     )
     workers: int = Field(default=1, description="Worker processes used.")
+    by_reason: dict[str, int] = Field(
+        default_factory=dict, description="Verify mode: records written, by verdict reason."
+    )
+    correct: int = Field(default=0, description="Verify mode: records judged correct.")
+    judged: int = Field(
+        default=0, description="Verify mode: records judged at all (their gold was readable)."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,9 +178,10 @@ def run_file(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ConfigError("workers must be at least 1")
-    # JSON is encoded in the workers; Arrow output gets tables (or, from JSONL, rows).
+    # JSON is encoded in the workers; Arrow output gets the added columns (from JSONL,
+    # tables of its records).
     encoded: dict[str, Payload] = {"jsonl": "jsonl", "json": "json"}
-    payload = encoded.get(fout) or ("rows" if fin == "jsonl" else "columns")
+    payload = encoded.get(fout) or ("records" if fin == "jsonl" else "columns")
     settings = Settings(
         mode=mode, field=field, gold=gold, task=task, prefix=prefix, payload=payload
     )
@@ -200,14 +215,16 @@ def _pump(
     stopped = stop or (lambda: False)
     in_flight: deque[tuple[Future[Done], int, int, pa.RecordBatch | None]] = deque()
     jobs = iter(reader)
+    starter: _PoolStarter | None = None
     pool: Executor | None = None
+    spool_dir: str | None = None
     limit = 2 * workers
 
     def commit(done: Done, consumed: int, position: int, kept: pa.RecordBatch | None) -> None:
         if kept is not None:
             done.replaced = [name for name in settings.added if name in kept.schema.names]
             done.payload = merge_columns(kept, done.payload)
-        writer.write(done.payload)
+        writer.write(unspool(done.payload))
         summary.read += done.read
         summary.written += done.written
         summary.malformed_count += len(done.malformed)
@@ -218,6 +235,10 @@ def _pump(
                 on_error(bad)
         for method, n in done.by_method.items():
             summary.by_method[method] = summary.by_method.get(method, 0) + n
+        for reason, n in done.by_reason.items():
+            summary.by_reason[reason] = summary.by_reason.get(reason, 0) + n
+        summary.correct += done.correct
+        summary.judged += done.judged
         for name in done.replaced:
             if name not in summary.replaced_fields:
                 summary.replaced_fields.append(name)
@@ -238,19 +259,22 @@ def _pump(
                     exhausted = True
                     break
                 job, consumed, position = item
-                if pool is None and workers > 1 and (in_flight or summary.consumed):
+                if starter is None and workers > 1 and (in_flight or summary.consumed):
                     # Started only once a second batch exists: a small file needs no pool.
-                    pool = _start_pool(workers)
+                    starter = _PoolStarter(workers)
+                    spool_dir = _spool_dir()
+                if pool is None and starter is not None:
+                    pool = starter.ready()
                 executor = pool or _INLINE
                 kept = None
-                if settings.payload == "columns" and job.batch is not None:
+                if settings.payload == "columns" and isinstance(job.batch, pa.RecordBatch):
                     # Only the columns extraction reads go to the worker; the rest wait here.
                     kept = job.batch
                     job = Job(
                         job.first, batch=kept.select(needed_columns(kept.schema.names, settings))
                     )
-                if pool is not None and job.batch is not None:
-                    job = Job(job.first, batch=to_ipc(job.batch))
+                if spool_dir is not None and pool is not None:
+                    job = _spooled(job, spool_dir)
                 future = executor.submit(run_job, job, settings)
                 in_flight.append((future, consumed, position, kept))
             if not in_flight or stopped():
@@ -266,14 +290,34 @@ def _pump(
     finally:
         for future, *_ in in_flight:
             future.cancel()
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if starter is not None:
+            starter.shutdown()
+        if spool_dir is not None:
+            shutil.rmtree(spool_dir, ignore_errors=True)  # what stopped or failed jobs left
     summary.interrupted = bool(in_flight) or not exhausted
     return summary
 
 
+def _spooled(job: Job, directory: str) -> Job:
+    """``job`` with its bulk in a spool file and a place for its result's."""
+    if job.lines is not None and not isinstance(job.lines, Spooled):
+        return Job(job.first, lines=spool(job.lines, directory), spool=directory)
+    if isinstance(job.batch, pa.RecordBatch | pa.Table):
+        return Job(job.first, batch=spool(job.batch, directory), spool=directory)
+    return Job(job.first, lines=job.lines, batch=job.batch, spool=directory)
+
+
+def _spool_dir() -> str:
+    """A new directory for the files that carry batches between processes: in shared
+    memory (``/dev/shm``) where there is one, so they never reach a disk."""
+    shm = "/dev/shm"
+    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    return tempfile.mkdtemp(prefix="answerx-batch-", dir=base)
+
+
 class _InlineExecutor(Executor):
-    """Runs each job at once in this process (one worker, or the first batch)."""
+    """Runs each job at once in this process (one worker, the first batch, or batches
+    while the pool starts)."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
@@ -287,28 +331,91 @@ class _InlineExecutor(Executor):
 _INLINE = _InlineExecutor()
 
 
-def _start_pool(workers: int) -> ProcessPoolExecutor:
+class _PoolStarter:
+    """Starts the worker pool in a thread, while the calling process goes on running
+    batches itself: the workers' start (a fresh interpreter importing answerx, about
+    half a second) overlaps useful work instead of holding up the run."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None
+        self.started: ProcessPoolExecutor | None = None
+        self.error: BaseException | None = None
+        _start_fork_server()  # here, on the calling thread: it may set signal handlers
+        self.thread = threading.Thread(target=self._start, name="answerx-pool", daemon=True)
+        self.thread.start()
+
+    def _start(self) -> None:
+        try:
+            self.pool = _start_pool(self.workers)
+            # One call per worker makes the pool start them all now, not on demand.
+            for future in [self.pool.submit(os.getpid) for _ in range(self.workers)]:
+                future.result()
+            self.started = self.pool
+        except BaseException as exc:  # raised in the caller's thread by ready()
+            self.error = exc
+
+    def ready(self) -> ProcessPoolExecutor | None:
+        """The pool once its workers are up; None before."""
+        if self.error is not None:
+            raise self.error
+        return self.started
+
+    def shutdown(self) -> None:
+        self.thread.join()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_method() -> str:
     # forkserver: workers fork from a clean server that has imported answerx once,
     # not from this process and its threads (a progress bar, a web server).
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        context.set_forkserver_preload(["answerx.batch._jobs"])
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def _start_fork_server() -> None:
+    """Start the pool's fork server (where there is one) with Ctrl-C ignored.
+
+    The server inherits that, and so do the workers it forks: a Ctrl-C while it
+    imports answerx (the first second of a run) cannot kill it with a traceback,
+    and the run alone decides what stops. It also loads ``__main__`` (as
+    multiprocessing does by default), so a worker does not import the main script
+    again (the CLI: typer, rich, ...).
+    """
+    if _start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload(["__main__", "answerx.batch._preload"])
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are the application's
+        forkserver.ensure_running()
+        return
+    try:
+        forkserver.ensure_running()  # spawns the server; does not wait for its imports
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    context = multiprocessing.get_context(_start_method())
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=ignore_sigint)
 
 
 # --------------------------------------------------------------------------- readers
-class _Reader:
+class _Reader(ABC):
     """Batches of an input: (job, lines or rows consumed, progress position)."""
 
     total: int | None = None
 
+    @abstractmethod
     def __iter__(self) -> Iterator[tuple[Job, int, int]]:
-        raise NotImplementedError
+        """The input's batches, from where :meth:`skip` left it."""
 
+    @abstractmethod
     def skip(self, n: int) -> None:
         """Skip the first ``n`` lines/rows (done by the run being resumed)."""
-        raise NotImplementedError
 
 
 class _LinesReader(_Reader):
@@ -335,7 +442,7 @@ class _LinesReader(_Reader):
             yield self._job(lines)
 
     def _job(self, lines: list[bytes]) -> tuple[Job, int, int]:
-        job = Job(first=self.line + 1, lines=lines)
+        job = Job(first=self.line + 1, lines=b"".join(lines))
         self.line += len(lines)
         return job, len(lines), _tell(self.stream)
 
@@ -462,12 +569,15 @@ def _check_columns(names: list[str], s: Settings, where: str) -> None:
 
 
 # --------------------------------------------------------------------------- writers
-class _Writer:
+class _Writer(ABC):
+    """One output format: batches' payloads in, a valid file at every checkpoint."""
+
     def __init__(self, stream: IO[bytes], record: _ProgressRecord, path: Path | None) -> None:
         self.stream, self.record, self.path = stream, record, path
 
+    @abstractmethod
     def write(self, payload: Any) -> None:
-        raise NotImplementedError
+        """Append one batch's payload (as its job made it for this format)."""
 
     def state(self) -> dict[str, Any]:
         self.stream.flush()
@@ -477,7 +587,7 @@ class _Writer:
         if self.path is not None:
             self.record.save(self.path, summary, self.state())
 
-    def finish(self) -> None:
+    def finish(self) -> None:  # noqa: B027 - most formats need no ending
         """Finish the file after the last batch (nothing more will come)."""
 
     def close(self) -> None:
@@ -510,7 +620,7 @@ class _JsonArrayWriter(_Writer):
 
 
 class _ArrowWriter(_Writer):
-    """CSV or Parquet from Arrow tables (or from rows, for JSONL input)."""
+    """CSV or Parquet from Arrow tables (for JSONL input, tables of its records)."""
 
     def __init__(
         self,
@@ -528,11 +638,9 @@ class _ArrowWriter(_Writer):
         self.inner: Any = None
 
     def write(self, payload: Any) -> None:
-        table = self._table(payload)
-        if table is None or table.num_rows == 0:
+        if payload is None or payload.num_rows == 0:
             return
-        if self.fmt == "csv":
-            table = _flat_for_csv(table)
+        table: pa.Table = _flat_for_csv(payload) if self.fmt == "csv" else payload
         if self.inner is None:
             if self.schema is None:
                 # A column that is all null in the first batch is taken as text, so that
@@ -550,21 +658,30 @@ class _ArrowWriter(_Writer):
             else:
                 options = pacsv.WriteOptions(include_header=self.header)
                 self.inner = pacsv.CSVWriter(self.stream, self.schema, write_options=options)
-        self.inner.write_table(table.cast(self.schema) if table.schema != self.schema else table)
+        self.inner.write_table(self._fit(table))
         self.rows += table.num_rows
 
-    def _table(self, payload: Any) -> pa.Table | None:
-        if isinstance(payload, pa.Table):
-            return payload
-        if not payload:
-            return None
-        try:
-            return pa.Table.from_pylist(payload, schema=self.schema)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(
-                f"a JSONL batch does not fit the {self.fmt} schema of the first batch ({exc}); "
-                "write JSONL, or give every record the same field types"
-            ) from None
+    def _fit(self, table: pa.Table) -> pa.Table:
+        if self.schema is None or table.schema == self.schema:
+            return table
+        # JSONL records: each batch's table has its own inferred schema; it takes the
+        # first batch's (its columns, in its order; others dropped, missing ones null).
+        # Arrow input: a column that was all null in the first batch takes its type.
+        columns = []
+        for f in self.schema:
+            if f.name not in table.column_names:
+                columns.append(pa.nulls(table.num_rows, f.type))
+                continue
+            column = table.column(f.name)
+            try:
+                columns.append(column if column.type == f.type else column.cast(f.type))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+                raise InputError(
+                    f"a JSONL batch does not fit the {self.fmt} schema of the first batch "
+                    f"(field {f.name!r}: {exc}); write JSONL, or give every record the same "
+                    "field types"
+                ) from None
+        return pa.Table.from_arrays(columns, schema=self.schema)
 
     def state(self) -> dict[str, Any]:
         if self.fmt == "parquet":
@@ -637,6 +754,17 @@ class _open_writer:
                 self.writer.close()
         finally:
             self.stack.close()
+        # Parquet with not one row and no schema to write an empty file with (stopped
+        # before the first batch, or every row malformed): no file, not 0 invalid bytes.
+        writer = self.writer
+        if (
+            isinstance(writer, _ArrowWriter)
+            and writer.fmt == "parquet"
+            and writer.inner is None
+            and writer.path is not None
+            and writer.path.stat().st_size == 0
+        ):
+            writer.path.unlink()
 
 
 def _reopen_parquet(path: Path, rows: int) -> tuple[pa.Schema, Iterator[pa.RecordBatch] | None]:

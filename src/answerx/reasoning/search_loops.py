@@ -289,6 +289,24 @@ def _user(content: str) -> Message:
 
 
 class SearchR1(SearchReasoning[SearchSettings]):
+    """``search_r1`` (Search-R1): the model searches with ``<search>`` tags until it answers.
+
+    Stages, one conversation: each turn is a free-text call stopped at ``</search>``; a
+    query gets the top-k passages back as ``<information>…</information>``; a turn with
+    ``<answer>…</answer>`` ends the loop and is read as ``two_stage`` reads a reply (the
+    rules, then an LLM extraction call only when they are unsure); a turn with neither
+    gets Search-R1's "invalid action" nudge (counted in ``invalid_turns``). Metadata:
+    ``search`` (each step's query, passage ids and citation numbers).
+
+    Budget: every call (each model turn, and an extraction call when the rules are
+    unsure) counts toward the :class:`~answerx.agent.Budget`; retrieval does not. When
+    the budget does not allow the next call, or the loop reaches its own limit
+    (``max_turns``) without an answer, one final attempt answers from the conversation so
+    far (``metadata.stage == "final_attempt"``; ``step_limit`` names the loop's limit);
+    when that finds nothing, :class:`~answerx.agent.StepLimitReached` (or a response
+    saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "search_r1"
     description: ClassVar[str] = (
         "Search-R1: <search> queries, <information> passages, <answer> (needs --index)."
@@ -315,6 +333,23 @@ class SearchR1(SearchReasoning[SearchSettings]):
 
 
 class R1Searcher(SearchReasoning[SearchSettings]):
+    """``r1_searcher`` (R1-Searcher): keyword queries between ``<|begin_of_query|>`` tags.
+
+    Stages, one conversation: each turn is a free-text call stopped at
+    ``<|end_of_query|>``; a query gets the top-k passages back between
+    ``<|begin_of_documents|>`` and ``<|end_of_documents|>``; a turn that asks for nothing
+    or holds ``</answer>`` ends the loop and is read as ``two_stage`` reads a reply.
+    Metadata: ``search``.
+
+    Budget: every call (each model turn, and an extraction call when the rules are
+    unsure) counts toward the :class:`~answerx.agent.Budget`; retrieval does not. When
+    the budget does not allow the next call, or the loop reaches its own limit
+    (``max_turns``) without an answer, one final attempt answers from the conversation so
+    far (``metadata.stage == "final_attempt"``; ``step_limit`` names the loop's limit);
+    when that finds nothing, :class:`~answerx.agent.StepLimitReached` (or a response
+    saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "r1_searcher"
     description: ClassVar[str] = (
         "R1-Searcher: <|begin_of_query|> keywords, <|begin_of_documents|> passages (needs --index)."
@@ -338,6 +373,27 @@ class R1Searcher(SearchReasoning[SearchSettings]):
 
 
 class SearchO1(SearchReasoning[SearchO1Settings]):
+    """``search_o1`` (Search-o1): searches whose passages are condensed before they return.
+
+    Stages: each turn is a free-text call stopped at ``<|end_search_query|>``; a new query
+    is searched, and a separate reason-in-documents call (outside the conversation)
+    condenses the passages into ``**Final Information**``, which goes back between
+    ``<|begin_search_result|>`` and ``<|end_search_result|>``. A repeated query is not
+    searched again, and searches stop at ``max_searches``. A turn without a query ends
+    the loop; its answer (``\\boxed{}``) is read as ``two_stage`` reads a reply.
+    Metadata: ``search`` and ``search_o1`` (the running lists of queries, reasoning and
+    information).
+
+    Budget: every call (each model turn and reason-in-documents call, and an extraction
+    call when the rules are unsure) counts toward the :class:`~answerx.agent.Budget`;
+    retrieval does not. When the budget does not allow the next call, or the loop
+    reaches its own limit (``max_turns``) without an answer, one final attempt answers
+    from the conversation so far (``metadata.stage == "final_attempt"``; ``step_limit``
+    names the loop's limit); when that finds nothing, it raises
+    :class:`~answerx.agent.StepLimitReached` (or returns a response saying why, with
+    ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "search_o1"
     description: ClassVar[str] = (
         "Search-o1: queries, reason-in-documents condensing, \\boxed{} answer (needs --index)."
@@ -395,6 +451,24 @@ def _lists_dump(lists: SearchO1Lists) -> dict[str, list[str]]:
 
 
 class IRCoT(SearchReasoning[IRCoTSettings]):
+    """``ircot`` (IRCoT): retrieval interleaved with chain-of-thought, one sentence at a time.
+
+    Stages: retrieve with the question; then each step is a free-text call that sees the
+    passages so far and the reasoning so far, of whose reply only the first sentence is
+    kept; that sentence is the next query, and its passages join the others (at most
+    ``max_passages``). A reply saying "so the answer is" ends the loop, and the
+    reasoning is read as ``two_stage`` reads a reply. Metadata: ``search``,
+    ``reasoning``.
+
+    Budget: every call (each model turn, and an extraction call when the rules are
+    unsure) counts toward the :class:`~answerx.agent.Budget`; retrieval does not. When
+    the budget does not allow the next call, or the loop reaches its own limit
+    (``max_steps``) without an answer, one final attempt answers from the conversation so
+    far (``metadata.stage == "final_attempt"``; ``step_limit`` names the loop's limit);
+    when that finds nothing, :class:`~answerx.agent.StepLimitReached` (or a response
+    saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "ircot"
     description: ClassVar[str] = (
         "IRCoT: retrieve with each new reasoning sentence, passages accumulate (needs --index)."
@@ -427,6 +501,20 @@ class IRCoT(SearchReasoning[IRCoTSettings]):
 
 
 class IterRetGen(SearchReasoning[IterRetGenSettings]):
+    """``iter_retgen`` (Iter-RetGen): rounds of retrieve, then generate.
+
+    Stages: ``rounds`` rounds, each retrieving with the question plus the previous
+    round's answer, then one free-text call that answers from those passages, read as
+    ``two_stage`` reads a reply; the last round's answer is the prediction. Metadata:
+    ``search``.
+
+    Budget: ``rounds`` calls (plus an extraction call for a round the rules are unsure
+    of); retrieval does not count. When the budget does not allow the next call, one
+    final attempt answers from the conversation so far (``metadata.stage ==
+    "final_attempt"``); when that finds nothing, :class:`~answerx.agent.StepLimitReached`
+    (or a response saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "iter_retgen"
     description: ClassVar[str] = (
         "IterRetGen: rounds of retrieve (question + last answer) then answer (needs --index)."
