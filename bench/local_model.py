@@ -713,7 +713,9 @@ def every_approach(
     base_url: str, n: int, seed: int, nb: Neighbours, configs: list[str], temperature: float
 ) -> None:
     """Part 4: every approach's response model x ``n`` inputs x each configuration."""
-    from answerx.structured.models import APPROACHES
+    from answerx.structured.models import REASONING_EXTRACTION_MODELS
+
+    APPROACHES = tuple(REASONING_EXTRACTION_MODELS)
 
     inputs = approach_inputs(base_url, n, seed)
     sources = Counter(i.source for i in inputs)

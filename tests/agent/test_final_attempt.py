@@ -20,6 +20,7 @@ from answerx.agent import (
     raise_if_unanswered,
 )
 from answerx.errors import ConfigError
+from answerx.extraction import AnswerSpec
 from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
@@ -111,6 +112,19 @@ def test_final_attempt_reads_the_reply_with_every_deterministic_rule(
 
     assert (final.prediction, final.extraction.method) == ("12", "boxed")
     assert final.termination == Termination.ANSWER
+
+
+def test_a_final_attempt_reads_the_reply_as_the_items_spec_says(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    fake_provider.enqueue(Reply.text("The answer is Chloroplast."))
+    spec = AnswerSpec.for_item("auto", ["Mitochondrion", "Chloroplast"])
+
+    final = final_attempt(manager, CONVERSATION, spec=spec)
+
+    assert (final.prediction, final.extraction.task) == ("B", "multiple_choice")
+    with pytest.raises(ConfigError, match="not both"):
+        final_attempt(manager, CONVERSATION, spec=spec, choices=["x", "y"])
 
 
 @pytest.mark.parametrize("reason", [Termination.EXCEED_CALLS, Termination.TIMEOUT])

@@ -15,8 +15,7 @@ from answerx.cli import PANELS, app
 from answerx.cli.options import parse_set, split_list
 from answerx.experiments import runner as experiments_runner
 from answerx.extraction import TASKS
-from answerx.reasoning import APPROACHES, SEARCH_APPROACHES, STRATEGIES
-from answerx.structured.models import APPROACHES as EXPERIMENT_APPROACHES
+from answerx.reasoning import APPROACHES, STRATEGIES
 from answerx.testing import FakeProviderServer
 from experiments.runner_helpers import GoldModel, write_config
 
@@ -244,7 +243,7 @@ def test_approaches_list_as_markdown_is_a_table_with_a_row_an_approach() -> None
 
     lines = result.stdout.splitlines()
     assert lines[0] == "| approach | searches | description |"
-    assert len(lines) == 2 + len(APPROACHES) + len(SEARCH_APPROACHES)
+    assert len(lines) == 2 + len(APPROACHES)  # the search loops are in the one registry
 
 
 @pytest.mark.parametrize(
@@ -371,12 +370,12 @@ def test_a_set_without_key_and_value_is_the_same_usage_error_in_every_command(
 
 
 def test_completion_offers_the_registries_names() -> None:
-    assert complete("ask q --approach ") == [*APPROACHES, *SEARCH_APPROACHES]
+    assert complete("ask q --approach ") == list(APPROACHES)
     assert complete("ask q --strategy ") == list(STRATEGIES)
     assert complete("extract --task ") == list(TASKS)
     assert complete("verify --task m") == [t for t in TASKS if t.startswith("m")]
     assert complete("run c.yaml --approaches none,chain") == [
-        f"none,{name}" for name in EXPERIMENT_APPROACHES if name.startswith("chain")
+        f"none,{name}" for name in APPROACHES if name.startswith("chain")
     ]
 
 

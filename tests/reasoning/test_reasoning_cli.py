@@ -189,7 +189,7 @@ def test_approaches_list_names_every_approach_with_what_it_does(clean_provider_e
 
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [row["approach"] for row in rows] == [*APPROACHES, *SEARCH_APPROACHES]
+    assert [row["approach"] for row in rows] == list(APPROACHES)  # the search loops included
     assert [row["approach"] for row in rows if row["searches"]] == list(SEARCH_APPROACHES)
     assert all(len(row["description"].split()) > 2 for row in rows)
 

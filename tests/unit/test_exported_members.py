@@ -31,6 +31,7 @@ EXPORTED: dict[str, set[str]] = {
     "answerx.extraction": {
         "METHODS",
         "TASKS",
+        "AnswerSpec",
         "Extraction",
         "FileSummary",
         "Method",
@@ -60,7 +61,6 @@ EXPORTED: dict[str, set[str]] = {
         "warm_up",
     },
     "answerx.structured": {
-        "APPROACHES",
         "AnswerSpec",
         "AnyReasoningExtraction",
         "Approach",
@@ -89,6 +89,8 @@ EXPORTED: dict[str, set[str]] = {
     "answerx.reasoning": {
         "APPROACHES",
         "APPROACH_DESCRIPTIONS",
+        "ApproachName",
+        "ApproachOptions",
         "ApproachSettings",
         "BaseReasoning",
         "MARKER_CONFIDENCE",
@@ -98,6 +100,7 @@ EXPORTED: dict[str, set[str]] = {
         "Stage",
         "StandardResponse",
         "Strategy",
+        "check_approach",
         "get_approach",
     },
     "answerx.agent": {

@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
         ],
         0,
     ),
+    "callinfo": 0,  # CallInfo below errors.py, so ProviderError.call_info has its type
     **dict.fromkeys(["extraction", "retrieval", "local"], 1),  # local: the bundled model server
     **dict.fromkeys(["grading", "examples"], 2),
     "structured": 3,

@@ -179,11 +179,8 @@ def approaches_list(
         from answerx.reasoning import APPROACH_DESCRIPTIONS, SEARCH_APPROACHES  # heavy
 
         rows = [
-            {"approach": name, "searches": False, "description": description}
+            {"approach": name, "searches": name in SEARCH_APPROACHES, "description": description}
             for name, description in APPROACH_DESCRIPTIONS.items()
-        ] + [
-            {"approach": name, "searches": True, "description": cls.description}
-            for name, cls in SEARCH_APPROACHES.items()
         ]
         print_rows(rows, ("approach", "searches", "description"), fmt)
 

@@ -205,16 +205,15 @@ def strategy_names() -> tuple[str, ...]:
 
 def approach_names() -> tuple[str, ...]:
     """Every approach ``answerx ask`` can run: the reasoning registry and the search loops."""
-    from answerx.reasoning import APPROACHES, SEARCH_APPROACHES
+    from answerx.reasoning import APPROACHES  # the search loops included
 
-    return (*APPROACHES, *SEARCH_APPROACHES)
+    return tuple(APPROACHES)
 
 
 def experiment_approach_names() -> tuple[str, ...]:
-    """The approaches an experiment config accepts (what its validator checks)."""
-    from answerx.structured.models import APPROACHES
-
-    return APPROACHES
+    """The approaches an experiment config accepts (what its validator checks): every
+    approach, the search loops reading the config's ``index:``."""
+    return approach_names()
 
 
 def name_option(

@@ -260,5 +260,5 @@ def _paid(call: Callable[..., R], *args: Any, **kw: Any) -> R:
 
 def _count_failure(error: ProviderError) -> None:
     # A failed call's attempts were paid for: the manager hands their usage on the error.
-    if isinstance(error.call_info, CallInfo):
+    if error.call_info is not None:
         _count(error.call_info, hit=False)

@@ -5,10 +5,12 @@ from answerx.extraction.engine import extract
 from answerx.extraction.files import FileSummary, extract_file
 from answerx.extraction.models import METHODS, TASKS, Extraction, Method, Task
 from answerx.extraction.queries import SearchQuery, extract_final_information, extract_query
+from answerx.extraction.spec import AnswerSpec
 
 __all__ = [
     "METHODS",
     "TASKS",
+    "AnswerSpec",
     "Extraction",
     "FileSummary",
     "Method",

@@ -44,15 +44,13 @@ loop while it searches.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar, Unpack
 
 from pydantic import Field
 
-from answerx.agent.budget import Budget, BudgetTracker
+from answerx.agent.budget import BudgetTracker
 from answerx.agent.final import FinalAnswer
 from answerx.agent.search import (
     SearchO1Lists,
@@ -62,7 +60,7 @@ from answerx.agent.search import (
     merge_passages,
 )
 from answerx.agent.termination import Termination
-from answerx.errors import ConfigError, InputError
+from answerx.errors import ConfigError
 from answerx.extraction.queries import (
     NO_HELPFUL_INFORMATION,
     extract_final_information,
@@ -71,15 +69,12 @@ from answerx.extraction.queries import (
 from answerx.reasoning.base import BaseReasoning
 from answerx.reasoning.calls import FinalCall, Message, ReasoningManager
 from answerx.reasoning.engine import Answer, Outcome, Run, Steps
-from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import StandardResponse
-from answerx.reasoning.settings import ApproachSettings
+from answerx.reasoning.settings import ApproachOptions, ApproachSettings
 from answerx.reasoning.steps import read_reply, text_step
 from answerx.retrieval.base import Passage, Retriever
-from answerx.structured.models import AnswerSpec, get_extraction_model
 
 __all__ = [
-    "SEARCH_APPROACHES",
     "IRCoT",
     "IRCoTSettings",
     "IterRetGen",
@@ -143,60 +138,25 @@ class SearchReasoning(BaseReasoning[S]):
 
     #: The query convention of the loop (a format of ``answerx.extraction.queries``).
     query_format: ClassVar[str] = ""
+    # The structured models exist for the structured approaches only.
+    extraction_approach: ClassVar[str | None] = EXTRACTION_APPROACH
     open_tag: ClassVar[str] = ""
     close_tag: ClassVar[str] = ""
 
     def __init__(
-        self,
-        manager: ReasoningManager,
-        *,
-        retriever: Retriever,
-        strategy: str = "structured",
-        task: str = "auto",
-        prompt_dir: str | Path | None = None,
-        budget: Budget | None = None,
-        result_mode: bool = False,
-        **settings: Any,
+        self, manager: ReasoningManager, *, retriever: Retriever, **options: Unpack[ApproachOptions]
     ) -> None:
         if not isinstance(retriever, Retriever):
             raise ConfigError(
                 f"retriever must have search(query, k) and search_many(queries, k), "
                 f"got {type(retriever).__name__}"
             )
-        super().__init__(
-            manager, strategy=strategy, task=task, prompt_dir=prompt_dir, budget=budget,
-            result_mode=result_mode, **settings,
-        )  # fmt: skip
+        super().__init__(manager, **options)
         self.retriever = retriever
 
     # ------------------------------------------------------------------ engine hooks
-    def _start(
-        self,
-        question: str,
-        choices: Sequence[str] | None,
-        numbers: Sequence[int | float] | None,
-    ) -> tuple[Run, BudgetTracker, float]:
-        # As BaseReasoning._start, with the extraction model of EXTRACTION_APPROACH:
-        # the structured models exist for the structured approaches only.
-        if not isinstance(question, str) or not question.strip():
-            raise InputError("the question must be a non-empty string")
-        task: str = self.task
-        if task == "auto" and choices:
-            task = "multiple_choice"
-        elif task == "auto" and numbers:
-            task = "game24"
-        spec = AnswerSpec.of(task, choices, numbers)
-        bound = None if spec.task == "auto" else spec.task
-        run = Run(
-            approach=self.name, strategy=self.strategy, question=question, spec=spec,
-            settings=self.settings,
-            prompts=PromptBook.for_question(question, spec, self.prompt_dir),
-            response_model=get_extraction_model(
-                EXTRACTION_APPROACH, task=bound, choices=spec.choices, numbers=spec.numbers
-            ),
-        )  # fmt: skip
+    def prepare(self, run: Run) -> None:
         run.extras["search"] = {"steps": [], "citations": {}}
-        return run, BudgetTracker(self.budget), time.perf_counter()
 
     def cite(self, run: Run, passages: Sequence[Passage]) -> str:
         """``[n] text`` lines, ``n`` the passage's citation number in the trace."""
@@ -250,8 +210,7 @@ class SearchReasoning(BaseReasoning[S]):
             messages = messages[:-1]  # as the engine's: follow the last reply
         return FinalCall(
             step="final attempt", messages=tuple(messages), reason=Termination.EXCEED_CALLS,
-            task=run.task, choices=run.spec.choices, numbers=run.spec.numbers,
-            prompt_dir=run.prompts.prompt_dir, options=run.options,
+            spec=run.spec, prompt_dir=run.prompts.prompt_dir, options=run.options,
         )  # fmt: skip
 
     def query_of(self, turn: str) -> str | None:
@@ -533,10 +492,3 @@ class IterRetGen(SearchReasoning[IterRetGenSettings]):
             previous = answer.extraction.answer
         assert answer is not None  # rounds >= 1
         return answer
-
-
-#: The search approaches by name: :func:`answerx.reasoning.get_approach` builds them
-#: with ``retriever=``.
-SEARCH_APPROACHES: Final[Mapping[str, type[SearchReasoning[Any]]]] = {
-    cls.name: cls for cls in (SearchR1, R1Searcher, SearchO1, IRCoT, IterRetGen)
-}
