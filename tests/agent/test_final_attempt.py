@@ -24,11 +24,11 @@ from answerx.extraction import AnswerSpec
 from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
-from answerx.structured.providers import get_provider, unsupported_options
+from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
+from fake_managers import FAKEABLE_PROVIDERS
 
 MakeManager = Callable[..., InstructorClientManager]  # the make_manager fixture of conftest.py
-PROVIDER_NAMES = ("anthropic", "openai", "openrouter", "cohere", "local-openai")
 
 CONVERSATION = [
     {"role": "user", "content": "Who wrote Dune? Search, then answer in <answer></answer>."},
@@ -50,7 +50,7 @@ FORCE_PROMPT = (
 def sent_temperature(provider: str) -> int | None:
     """The temperature a final call sends: 0, or none where the manager drops it because
     the provider's installed SDK takes no sampling parameters (anthropic 2.x)."""
-    if "temperature" in unsupported_options(get_provider(provider).sdk):
+    if "temperature" in get_provider(provider).adapter.dropped_options():
         return None
     return 0
 
@@ -66,7 +66,7 @@ def last_message(request: RecordedRequest) -> dict[str, Any]:
     return request.messages[-1]  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+@pytest.mark.parametrize("provider", FAKEABLE_PROVIDERS)
 def test_final_attempt_sends_its_prompt_last_at_temperature_zero(
     make_manager: MakeManager, fake_provider: FakeProviderServer, provider: str
 ) -> None:
@@ -192,7 +192,7 @@ def test_a_user_prompt_directory_overrides_the_final_prompt(
     )
 
 
-@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+@pytest.mark.parametrize("provider", FAKEABLE_PROVIDERS)
 def test_force_answer_takes_the_answer_block_of_the_reply(
     make_manager: MakeManager, fake_provider: FakeProviderServer, provider: str
 ) -> None:

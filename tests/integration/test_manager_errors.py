@@ -20,18 +20,15 @@ from answerx.errors import (
 )
 from answerx.structured import CallInfo, InstructorClientManager
 from answerx.structured.models import ReasoningExtraction
+from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, Reply
+from fake_managers import FAKEABLE_PROVIDERS
 
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
 
-KEY_ENV = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "cohere": "CO_API_KEY",
-    "local-openai": "LOCAL_OPENAI_API_KEY",
-}
+#: Each provider's key variable, as config/providers.yaml names it.
+KEY_ENV = {name: get_provider(name).api_key_env for name in FAKEABLE_PROVIDERS}
 
 
 def exception_chain(exc: BaseException) -> list[BaseException]:

@@ -25,7 +25,6 @@ from reasoning_script import (
 from answerx.errors import ConfigError, ProviderAuthError
 from answerx.reasoning import get_approach
 from answerx.structured import InstructorClientManager
-from answerx.structured.providers import unsupported_options
 from answerx.testing import FakeProviderServer, Reply
 from concurrency_checks import Overlap
 
@@ -291,6 +290,6 @@ def test_a_multi_call_conversation_works_through_every_providers_sdk(
     assert response.usage == reported_usage(fake_provider)
     assert response.metadata.instructor_mode == manager.modes[0]
     # The setting reaches every call; the manager drops it where the SDK takes none.
-    dropped = "temperature" in unsupported_options(manager.spec.sdk)
+    dropped = "temperature" in manager.adapter.dropped_options()
     sent = {r.json.get("temperature") for r in fake_provider.chat_requests}
     assert sent == ({None} if dropped else {0.3})

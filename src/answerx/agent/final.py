@@ -24,9 +24,8 @@ async variants) returning ``(text, CallInfo)``, such as
 :class:`answerx.structured.InstructorClientManager`; ``kw`` goes to the provider
 (``max_tokens``, …), except ``temperature``, which is always 0 (the manager
 itself leaves it out where a provider's SDK takes none). Two user messages
-in a row (a tool result, then the final prompt) are accepted by
-OpenAI-compatible servers and Cohere; Anthropic joins consecutive turns of one
-role.
+in a row (a tool result, then the final prompt) are accepted by every provider
+API answerx has an adapter for (some join consecutive turns of one role).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ from answerx.home import default_db, default_report_dir
 from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
 from answerx.reasoning.response import Strategy
-from answerx.structured.providers import SDK_MODES, ModeName, load_providers
+from answerx.structured.providers import ModeName, load_providers
 from answerx.yamlerrors import (
     YamlPath,
     dotted,
@@ -135,12 +135,12 @@ class TargetSpec(BaseModel):
     @model_validator(mode="after")
     def _modes_fit_sdk(self) -> TargetSpec:
         if self.modes is not None:
-            sdk = load_providers()[self.provider].sdk
-            bad = [m for m in self.modes if m not in SDK_MODES[sdk]]
+            spec = load_providers()[self.provider]
+            bad = [m for m in self.modes if m not in spec.adapter.modes]
             if bad:
                 raise ValueError(
                     f"modes {bad} are not available with provider {self.provider!r} "
-                    f"({sdk} SDK); use some of {sorted(SDK_MODES[sdk])}"
+                    f"({spec.sdk} SDK); use some of {sorted(spec.adapter.modes)}"
                 )
         return self
 
@@ -205,8 +205,8 @@ class ExperimentConfig(BaseModel):
     seed: int | None = Field(
         default=None,
         ge=0,
-        description="Sent as seed + repetition to providers that take one (OpenAI-compatible, "
-        "Cohere; not Anthropic); None sends none. Providers promise best-effort determinism.",
+        description="Sent as seed + repetition to providers whose API takes one (the SDK "
+        "adapter's takes_seed); None sends none. Providers promise best-effort determinism.",
     )
     concurrency: int = Field(default=8, ge=1, description="Items in flight at once, overall.")
     provider_concurrency: dict[ProviderName, Annotated[int, Field(ge=1)]] = Field(

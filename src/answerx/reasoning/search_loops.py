@@ -92,9 +92,6 @@ S = TypeVar("S", bound="SearchSettings")
 #: The structured approach whose extraction model reads a search loop's reply when the
 #: rules are unsure: a search trajectory is a chain of thought with retrieved text in it.
 EXTRACTION_APPROACH: Final = "chain_of_thought"
-# The provider option that takes stop sequences, per SDK (the manager passes options
-# through to the SDK as they are).
-_STOP_OPTION: Final = {"openai": "stop", "anthropic": "stop_sequences", "cohere": "stop_sequences"}
 _FINAL_KEY: Final = "_step_limit_final"  # a Run.extras slot, removed before the response
 _SO_THE_ANSWER = re.compile(r"so\s+the\s+answer\s+is", re.IGNORECASE)
 
@@ -223,8 +220,9 @@ class SearchReasoning(BaseReasoning[S]):
 
     def _turn_options(self) -> Mapping[str, Any]:
         options = dict(self.settings.call_options())
-        sdk = getattr(getattr(self.manager, "spec", None), "sdk", None)
-        key = _STOP_OPTION.get(sdk) if isinstance(sdk, str) else None
+        # The option that takes stop sequences is the SDK's (the manager passes options
+        # through to it as they are); a manager without an adapter gets none.
+        key = getattr(getattr(self.manager, "adapter", None), "stop_option", None)
         if self.settings.use_stop and key is not None and self.close_tag:
             options[key] = [self.close_tag]
         return options

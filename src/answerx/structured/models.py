@@ -501,7 +501,7 @@ def _answer_enum(spec: AnswerSpec) -> dict[str, Any]:
     """The closed set (or shape) of answers a task allows, put into the JSON schema.
 
     Servers that turn the schema into a grammar (llama.cpp, vLLM) or enforce it
-    (OpenAI strict JSON schema) then cannot produce another value; the
+    (a strict JSON-schema mode) then cannot produce another value; the
     validator still accepts and normalises looser forms from other providers.
     """
     if spec.task == "boolean":
