@@ -5,7 +5,7 @@
 #               report and plots
 #               (+ corpus agreement when ../shared is there)
 #   make test   the whole test suite
-#   make lint   ruff + mypy
+#   make lint   ruff (lint and format check) + mypy
 
 PYTHON ?= python3
 VENV   := .venv
@@ -103,6 +103,7 @@ test-integrations: $(VENV)/.installed-integrations $(LIGHTEVAL_VENV)/.installed
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
 clean:

@@ -75,11 +75,13 @@ def measure(kind: str, src: Path, out: Path, workers: int, rows: int) -> dict[st
     """Run one configuration in this process and return its figures."""
     import pyarrow.parquet as pq
 
+    import answerx
+    from answerx.batch import run_file
+
+    load = os.getloadavg()[0]
     started = time.perf_counter()
     cpu_started = time.process_time()
     if kind == "loop":
-        import answerx
-
         done = 0
         for batch in pq.ParquetFile(src).iter_batches(
             batch_size=min(4096, rows), columns=["raw_output", "task", "choices"]
@@ -96,8 +98,6 @@ def measure(kind: str, src: Path, out: Path, workers: int, rows: int) -> dict[st
                 break
         elapsed = time.perf_counter() - started
     elif kind == "local":
-        from answerx.batch import run_file
-
         summary = run_file(src, out, workers=workers, batch_size=2048)
         done = summary.read
         elapsed = time.perf_counter() - started
@@ -119,7 +119,8 @@ def measure(kind: str, src: Path, out: Path, workers: int, rows: int) -> dict[st
     else:
         raise ValueError(kind)
     peak = _peak_rss_mb()
-    cpu = time.process_time() - cpu_started  # the run's own CPU, imports and start-up aside
+    cpu = time.process_time() - cpu_started  # the run's own CPU, imports aside
+    workers_cpu = _children_cpu() if kind == "local" else 0.0
     return {
         "kind": kind,
         "workers": workers,
@@ -130,7 +131,32 @@ def measure(kind: str, src: Path, out: Path, workers: int, rows: int) -> dict[st
         # This process's CPU per row: with workers > 1, the coordinator's cost (read, send,
         # receive, write), the part that does not shrink with more cores.
         "coordinator_us_per_row": round(cpu / max(done, 1) * 1e6, 1),
+        # Everything the run burnt: this process, the workers and the fork server they
+        # come from (its start-up included). The load-independent measure of overhead:
+        # two workers scale to 2 × (one worker's total) / (their total) on idle cores.
+        "total_cpu_us_per_row": round((cpu + workers_cpu) / max(done, 1) * 1e6, 1),
+        "load_before": round(load, 2),
+        "load_after": round(os.getloadavg()[0], 2),
     }
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's live children and of what they reaped: the pool's
+    fork server outlives the pool and has reaped every worker."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    try:
+        pids = Path(f"/proc/self/task/{os.getpid()}/children").read_text().split()
+    except OSError:
+        return 0.0  # not Linux
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(x) for x in fields[11:15]) / tick  # utime stime cutime cstime
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return total + reaped.ru_utime + reaped.ru_stime
 
 
 def best_of(repeat: int, *args: Any) -> dict[str, Any]:
@@ -229,6 +255,14 @@ def main() -> None:
         f"| coordinator CPU, `--workers 2` | {two['coordinator_us_per_row']:.1f} µs/row "
         f"(one worker, all in one process: {one['coordinator_us_per_row']:.1f} µs/row) |"
     )
+    print(
+        f"| CPU of the whole run (all processes), `--workers 2` | "
+        f"{two['total_cpu_us_per_row']:.1f} µs/row (one worker: "
+        f"{one['total_cpu_us_per_row']:.1f}): at most "
+        f"{2 * one['total_cpu_us_per_row'] / two['total_cpu_us_per_row']:.2f}× on two idle cores |"
+    )
+    loads = [r[k] for r in (loop, one, two) for k in ("load_before", "load_after")]
+    print(f"| load average (1 min) during the runs | {min(loads):.1f}–{max(loads):.1f} |")
     if "ray2" in results:
         ray2 = results["ray2"]
         print(

@@ -16,11 +16,16 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "AUDIT_FILE",
     "CORPUS_FILES",
     "CorpusItem",
+    "LabelAudit",
     "agrees",
+    "audited_label",
     "corpus_dir",
+    "label_audit",
     "load",
+    "mmlu_pro_label_source",
     "normalise",
     "readable_label",
 ]
@@ -128,3 +133,76 @@ def readable_label(item: CorpusItem) -> bool:
     if item.task != "multiple_choice" or item.model_answer is None:
         return True
     return item.model_answer in _STANDALONE_LETTER.findall(item.raw_output)
+
+
+# --------------------------------------------------------------------------- label audit
+#: The audited multiple-choice labels: one JSON object a line (see bench/README.md).
+AUDIT_FILE = Path(__file__).with_name("mmlu_pro_label_audit.jsonl")
+
+
+@dataclass(frozen=True)
+class LabelAudit:
+    """One audited label: what MMLU-Pro's regex stored, what the text states, the verdict.
+
+    ``source`` is how MMLU-Pro's regex made the label (see :func:`mmlu_pro_label_source`,
+    plus ``first_of_several``: the first of several different stated letters);
+    ``verdict`` is ``excluded`` (the label is an artifact no text states) or ``kept``;
+    ``evidence`` is a verbatim quote of the output that shows it.
+    """
+
+    id: str
+    label: str
+    source: str
+    verdict: str
+    text_states: str
+    evidence: str
+    why: str
+
+
+def label_audit(path: Path = AUDIT_FILE) -> dict[str, LabelAudit]:
+    """The audit rows by item id."""
+    with path.open(encoding="utf-8") as fh:
+        rows = [LabelAudit(**json.loads(line)) for line in fh if line.strip()]
+    return {row.id: row for row in rows}
+
+
+def audited_label(item: CorpusItem, audit: dict[str, LabelAudit] | None = None) -> bool:
+    """False for a label the audit excludes (an artifact of MMLU-Pro's regex: a pronoun,
+    a variable, a seeded random letter, the first of several statements)."""
+    if item.task != "multiple_choice" or item.model_answer is None:
+        return True
+    row = (label_audit() if audit is None else audit).get(item.id)
+    return row is None or row.verdict != "excluded"
+
+
+# MMLU-Pro's own extraction (TIGER-AI-Lab/MMLU-Pro, evaluate_from_local.py: extract_answer,
+# extract_again, extract_final), which made this corpus's multiple-choice labels. Its
+# second and third patterns (r".*[aA]nswer:\s*([A-J])" and r"\b[A-J]\b(?!.*\b[A-J]\b)")
+# backtrack quadratically on long outputs, so they are computed here by equivalent scans.
+_MMLU_PRO_FIRST = re.compile(r"answer is \(?([A-J])\)?")
+_MMLU_PRO_AGAIN = re.compile(r"[aA]nswer:\s*([A-J])")
+_MMLU_PRO_LETTER = re.compile(r"\b[A-J]\b")
+
+
+def mmlu_pro_label_source(text: str) -> tuple[str | None, str]:
+    """(letter, which step of MMLU-Pro's regex gave it): ``first_match`` ("answer is (X)",
+    the first), ``answer_colon``, ``last_resort`` (the last standalone capital A-J
+    anywhere), or ``random_fill`` (nothing matched: MMLU-Pro then stores a seeded random
+    letter, which no text states)."""
+    m = _MMLU_PRO_FIRST.search(text)
+    if m:
+        return m.group(1), "first_match"
+    m = _MMLU_PRO_AGAIN.search(text)
+    if m:
+        # ".*" does not cross a newline: the last "answer:" of the first line holding one.
+        line_end = text.find("\n", m.start())
+        line_end = len(text) if line_end == -1 else line_end
+        for later in _MMLU_PRO_AGAIN.finditer(text, m.start() + 1):
+            if later.start() >= line_end:
+                break
+            m = later
+        return m.group(1), "answer_colon"
+    last = None
+    for last in _MMLU_PRO_LETTER.finditer(text):  # noqa: B007 - we want the last one
+        pass
+    return (last.group(0), "last_resort") if last else (None, "random_fill")

@@ -32,12 +32,16 @@ Then the categories of issue 12 (``--issue12`` runs only those):
     python bench/extraction.py --issue12   # the issue-12 categories only
     python bench/extraction.py --timing    # median µs per item per corpus file only
                                            # (runs on older answerx too: for before/after)
+    python bench/extraction.py --timing --compare /tmp/base/src
+        # before/after in one process: the answerx under that src folder and this one,
+        # called alternately on every item, several passes (see compare_timing)
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import random
@@ -309,6 +313,55 @@ def timing() -> None:
         print(f"{name:<26}{best * 1e6:>8.1f} µs median per item")
 
 
+def _load_extract(src: str) -> Callable[..., Extraction]:
+    """``extract`` of the answerx package under the folder ``src``, loaded beside the one
+    this script imported (the modules are swapped out of ``sys.modules`` and back)."""
+    mine = {k: sys.modules.pop(k) for k in list(sys.modules) if k.split(".")[0] == "answerx"}
+    sys.path.insert(0, src)
+    try:
+        other: Callable[..., Extraction] = importlib.import_module("answerx").extract
+    finally:
+        sys.path.remove(src)
+        for k in [k for k in sys.modules if k.split(".")[0] == "answerx"]:
+            del sys.modules[k]
+        sys.modules.update(mine)
+    return other
+
+
+def compare_timing(src: str, passes: int) -> None:
+    """Median µs per item of the answerx under ``src`` ("before") and this one, fairly on
+    a loaded machine: both in one process, called back to back on every item (which
+    goes first alternates), ``passes`` passes over each corpus file. Prints the best
+    pass median of each, their difference, and the range of the per-pass differences."""
+    before = _load_extract(src)
+    for name in CORPUS_FILES:
+        items = load(name)
+        for it in items:  # warm both (imports, regex caches)
+            before(it.raw_output, it.task, choices=it.choices)
+            extract(it.raw_output, it.task, choices=it.choices)
+        runs: list[tuple[float, float]] = []
+        for p in range(passes):
+            times: tuple[list[float], list[float]] = ([], [])
+            gc.disable()
+            try:
+                for i, it in enumerate(items):
+                    for side in (0, 1) if (i + p) % 2 == 0 else (1, 0):
+                        fn = before if side == 0 else extract
+                        t0 = time.perf_counter()
+                        fn(it.raw_output, it.task, choices=it.choices)
+                        times[side].append(time.perf_counter() - t0)
+            finally:
+                gc.enable()
+            runs.append((statistics.median(times[0]), statistics.median(times[1])))
+        b, a = min(r[0] for r in runs) * 1e6, min(r[1] for r in runs) * 1e6
+        diffs = sorted(100.0 * (r[1] / r[0] - 1) for r in runs)
+        print(
+            f"{name:<26}before {b:6.1f}  after {a:6.1f} µs median per item  "
+            f"{100.0 * (a / b - 1):+5.1f} %  (per pass {diffs[0]:+.1f} … {diffs[-1]:+.1f} %, "
+            f"{passes} passes)"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -318,9 +371,18 @@ def main() -> int:
     )
     ap.add_argument("--issue12", action="store_true", help="the issue-12 categories only")
     ap.add_argument("--timing", action="store_true", help="median time per item only")
+    ap.add_argument(
+        "--compare",
+        metavar="SRC",
+        help="with --timing: time the answerx under this src folder too, interleaved",
+    )
+    ap.add_argument("--passes", type=int, default=5, help="passes per file for --compare")
     args = ap.parse_args()
     if corpus_dir() is None:
         print("corpus not found (../shared/data/corpus): nothing to benchmark")
+        return 0
+    if args.timing and args.compare:
+        compare_timing(args.compare, args.passes)
         return 0
     if args.timing:
         timing()

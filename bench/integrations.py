@@ -7,7 +7,9 @@ lighteval sample metrics), and the table shows per extractor
 
 * ``agree``   — agreement with the answer the model itself stated (``model_answer``;
   normalised match, then math-verify ``verify``, as ``bench/extraction.py``), in % of
-  the labelled items; for multiple choice also on the labels readable from the text;
+  the labelled items, on the raw labels and on the audited labels (multiple choice:
+  the labels ``bench/mmlu_pro_label_audit.jsonl`` excludes, each with its reason, are
+  left out; math and GSM8K labels are not audited, so both columns are equal);
 * ``cover``   — % of items with an answer at all;
 * ``=extract`` — for the answerx plug-ins: % of items where the plug-in's answer is
   exactly ``answerx.extract``'s (the integration loses nothing when this is 100 %);
@@ -17,6 +19,7 @@ lighteval sample metrics), and the table shows per extractor
     python bench/integrations.py                    # every installed harness, every item
     python bench/integrations.py --every 5          # every 5th item of each file
     python bench/integrations.py --harness lm-eval --harness inspect
+    python bench/integrations.py --misses multiple_choice_mmlupro   # every disagreement
 
 lm-eval and inspect-ai are optional (``answerx[lm-eval]``, ``answerx[inspect]``); lighteval
 cannot share an environment with answerx's math-verify (see the README), so its rows come
@@ -27,8 +30,10 @@ harness that is not installed is skipped with a note.
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import importlib.util
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -38,7 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from answerx import extract
-from corpus import CORPUS_FILES, CorpusItem, corpus_dir, load
+from corpus import CORPUS_FILES, CorpusItem, agrees, audited_label, corpus_dir, label_audit, load
 from extraction import _mv_verify, score
 
 Extractor = Callable[[list[CorpusItem]], list[str | None]]
@@ -56,11 +61,55 @@ def _choices(item: CorpusItem) -> list[str] | None:
 # --- lm-evaluation-harness -------------------------------------------------------------
 
 
+_MINERVA_NAMES = {
+    "get_unnormalized_answer",
+    "normalize_final_answer",
+    "SUBSTITUTIONS",
+    "REMOVED_EXPRESSIONS",
+}
+
+
+def minerva_extraction() -> Callable[[str], str | None]:
+    """lm-eval's ``minerva_math`` answer extraction: ``normalize_final_answer`` of
+    ``get_unnormalized_answer``, as its ``process_results`` calls them.
+
+    ``minerva_math/utils.py`` refuses to import unless antlr4-python3-runtime is 4.11 (for
+    ``is_equiv``'s ``parse_latex``), while answerx's math-verify needs 4.13. Extraction
+    needs neither, so the module's own source is parsed and only the two functions and
+    the constants they read are run, unchanged.
+    """
+    spec = importlib.util.find_spec("lm_eval.tasks.minerva_math.utils")
+    if spec is None or spec.origin is None:
+        raise ImportError("lm_eval.tasks.minerva_math.utils not found")
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"), spec.origin)
+    keep = [
+        node
+        for node in tree.body
+        if (isinstance(node, ast.FunctionDef) and node.name in _MINERVA_NAMES)
+        or (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id in _MINERVA_NAMES for t in node.targets)
+        )
+    ]
+    namespace: dict[str, Any] = {"re": re}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), spec.origin, "exec"), namespace)
+    missing = _MINERVA_NAMES - namespace.keys()
+    if missing:
+        raise ImportError(f"lm-eval's minerva_math utils lack {sorted(missing)}")
+    unnormalized, normalize = (
+        namespace["get_unnormalized_answer"],
+        namespace["normalize_final_answer"],
+    )
+
+    def answer(text: str) -> str | None:
+        found = unnormalized(text)
+        return None if found == "[invalidanswer]" else normalize(found)
+
+    return answer
+
+
 def lm_eval_extractors(corpus: str) -> dict[str, Extractor]:
     from lm_eval.api.registry import get_filter
-
-    # minerva_math's utils refuse to import unless antlr4-python3-runtime is 4.11, and
-    # answerx's math-verify needs 4.13: hendrycks_math stands for lm-eval's MATH extraction.
     from lm_eval.tasks.hendrycks_math import utils as hendrycks
 
     from answerx.integrations.lm_eval import NO_ANSWER, AnswerxFilter
@@ -97,6 +146,7 @@ def lm_eval_extractors(corpus: str) -> dict[str, Extractor]:
     if corpus == "math_l5_zeroeval":
         return {
             "hendrycks_math (last boxed)": per_item(hendrycks_answer),
+            "minerva_math (Final Answer + normalize)": per_item(minerva_extraction()),
             "answerx filter": answerx,
         }
     return {
@@ -241,6 +291,37 @@ def answerx_answers(items: list[CorpusItem]) -> list[str | None]:
     return [extract(it.raw_output, it.task, choices=_choices(it)).answer for it in items]
 
 
+def audited_agreement(
+    items: list[CorpusItem],
+    answers: list[str | None],
+    verify: Callable[[str, str], bool] | None,
+) -> float:
+    """% agreement on the labelled items whose label the audit keeps."""
+    audit = label_audit()
+    kept = [
+        (it, a)
+        for it, a in zip(items, answers, strict=True)
+        if it.model_answer is not None and audited_label(it, audit)
+    ]
+    ok = sum(agrees(it.task, a, it.model_answer, verify) for it, a in kept)
+    return 100.0 * ok / max(len(kept), 1)
+
+
+def print_misses(
+    items: list[CorpusItem],
+    answers: list[str | None],
+    verify: Callable[[str, str], bool] | None,
+) -> None:
+    """One line per labelled item the extractor disagrees with, with the audit's verdict."""
+    audit = label_audit()
+    for it, a in zip(items, answers, strict=True):
+        if it.model_answer is None or agrees(it.task, a, it.model_answer, verify):
+            continue
+        row = audit.get(it.id)
+        note = f"audit: {row.verdict} ({row.source}): {row.text_states}" if row else "not audited"
+        print(f"    miss {it.id}: label {it.model_answer!r}, answer {a!r}; {note}")
+
+
 def timed(extractor: Extractor, items: list[CorpusItem]) -> tuple[list[str | None], float]:
     started = time.perf_counter()
     answers = extractor(items)
@@ -254,6 +335,13 @@ def main() -> int:
     ap.add_argument("--every", type=int, default=1, help="take every n-th item of each file")
     ap.add_argument(
         "--harness", action="append", choices=sorted(HARNESSES), help="(default: all installed)"
+    )
+    ap.add_argument(
+        "--misses",
+        action="append",
+        choices=sorted(CORPUS_FILES),
+        default=[],
+        help="print every item of this corpus file where an extractor disagrees with the label",
     )
     args = ap.parse_args()
     if corpus_dir() is None:
@@ -273,7 +361,7 @@ def main() -> int:
             continue
         print(f"\n## {harness}\n")
         print(
-            "| corpus | extractor | agree % | agree % (readable) | cover % "
+            "| corpus | extractor | agree % | agree % (audited) | cover % "
             "| =extract % | µs/item |\n|---|---|---:|---:|---:|---:|---:|"
         )
         for corpus in CORPUS_FILES:
@@ -286,9 +374,12 @@ def main() -> int:
                 same = f"{100.0 * agree_extract / len(items):.1f}" if "answerx" in name else ""
                 print(
                     f"| {corpus} ({len(items)}) | {name} | {s['agree']:.1f} "
-                    f"| {s['agree_readable']:.1f} | {s['coverage']:.1f} | {same} | {us:,.0f} |",
+                    f"| {audited_agreement(items, answers, verify):.1f} | {s['coverage']:.1f} "
+                    f"| {same} | {us:,.0f} |",
                     flush=True,
                 )
+                if corpus in args.misses:
+                    print_misses(items, answers, verify)
     return 0
 
 

@@ -1023,11 +1023,11 @@ def main() -> int:
                 if unknown:
                     print(f"unknown configurations {unknown}; use some of {APPROACH_CONFIGS}")
                     return 2
-                from answerx.structured.models import APPROACHES
+                from answerx.structured.models import REASONING_EXTRACTION_MODELS
 
                 approaches = [a.strip() for a in args.approaches.split(",") if a.strip()]
-                if set(approaches) - set(APPROACHES):
-                    print(f"unknown approaches {sorted(set(approaches) - set(APPROACHES))}")
+                if unknown := sorted(set(approaches) - set(REASONING_EXTRACTION_MODELS)):
+                    print(f"unknown approaches {unknown}")
                     return 2
                 for _ in range(args.approach_workers - 1):
                     servers.append(stack.enter_context(make_server(server.n_threads, extra)))

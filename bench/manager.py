@@ -64,7 +64,7 @@ from tenacity import Retrying, stop_after_attempt
 
 from answerx.structured import InstructorClientManager
 from answerx.structured.models import ChainOfThoughtExtraction
-from answerx.structured.providers import get_provider, make_sdk_client
+from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, Reply
 
 PROVIDERS = ("openai", "anthropic", "cohere")
@@ -107,9 +107,7 @@ def _raw_calls(provider: str, body: dict[str, Any], model: type[BaseModel]) -> t
     spec = get_provider(provider)
     url = _FAKE.base_url(spec.sdk)
     # The official clients, configured as the manager configures its own (SDK retries off).
-    sync = make_sdk_client(
-        spec, api_key=API_KEY, base_url=url, timeout=spec.timeout, is_async=False
-    )
+    sync = spec.adapter.client(api_key=API_KEY, base_url=url, timeout=spec.timeout, is_async=False)
     # An async client per event loop, as the manager keeps them: its connections belong
     # to the loop that opened them, and the benchmark runs several loops one after another.
     aio_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
@@ -120,8 +118,8 @@ def _raw_calls(provider: str, body: dict[str, Any], model: type[BaseModel]) -> t
         loop = asyncio.get_running_loop()
         client = aio_clients.get(loop)
         if client is None:
-            client = aio_clients[loop] = make_sdk_client(
-                spec, api_key=API_KEY, base_url=url, timeout=spec.timeout, is_async=True
+            client = aio_clients[loop] = spec.adapter.client(
+                api_key=API_KEY, base_url=url, timeout=spec.timeout, is_async=True
             )
         return client
 
@@ -208,16 +206,10 @@ def _make_case(provider: str) -> Case:
     raw, araw = _raw_calls(provider, body, RESPONSE_MODEL)
     assert raw().answer_value == "72"
 
-    wrappers: dict[str, Callable[..., Any]] = {
-        "openai": instructor.from_openai,
-        "anthropic": instructor.from_anthropic,
-        "cohere": instructor.from_cohere,
-    }
-    wrap = wrappers[spec.sdk]
-    sdk = make_sdk_client(
-        spec, api_key=API_KEY, base_url=base_url, timeout=spec.timeout, is_async=False
+    sdk = spec.adapter.client(
+        api_key=API_KEY, base_url=base_url, timeout=spec.timeout, is_async=False
     )
-    bare = wrap(sdk, mode=instructor.Mode.TOOLS)
+    bare = spec.adapter.instructor_client(sdk, instructor.Mode.TOOLS)
 
     def call_instructor() -> Any:
         return bare.create(

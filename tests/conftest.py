@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from answerx.home import HOME_ENV
-from answerx.structured.providers import load_providers
+from answerx.structured.providers import provider_environment
 
 settings.register_profile(
     "answerx",
@@ -50,14 +50,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _IN_CI el
 @cache
 def provider_env_vars() -> frozenset[str]:
     """The environment variables a provider reads its key or base URL from, as the
-    provider specs (``answerx.structured.providers``) name them: never a hand-written list,
-    so a provider added there is isolated here too."""
-    names = {"ANSWERX_PROVIDERS"}
-    for spec in load_providers().values():
-        names.add(spec.api_key_env)
-        if spec.base_url_env:
-            names.add(spec.base_url_env)
-    return frozenset(names)
+    provider specs and the SDK adapters name them (``provider_environment`` of
+    :mod:`answerx.structured.providers`): never a hand-written list, so a provider or
+    an SDK added there is isolated here too."""
+    return provider_environment()
 
 
 @pytest.fixture(autouse=True)

@@ -13,28 +13,19 @@ from typing import Any
 import pytest
 
 from answerx.structured import InstructorClientManager
-from answerx.structured.providers import get_provider
+from answerx.structured.providers import get_provider, load_providers, provider_environment
 from answerx.testing import FakeProviderServer
 
 #: A dummy key shaped like a real one, so that leaks are easy to spot.
 DUMMY_API_KEY = "sk-test-0123456789abcdef"
 
-#: Provider keys, base URLs, provider config and prompt overrides of a developer's shell.
-PROVIDER_ENV = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "OPENROUTER_API_KEY",
-    "CO_API_KEY",
-    "COHERE_API_KEY",
-    "LOCAL_OPENAI_API_KEY",
-    "ANSWERX_LOCAL_BASE_URL",
-    "ANSWERX_LOCAL_URL",
-    "ANSWERX_PROVIDERS",
-    "ANSWERX_PROMPT_DIR",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_BASE_URL",
-    "CO_API_URL",
-)
+#: Provider keys, base URLs and provider config of a developer's shell, as the provider
+#: specs and SDK adapters name them, and the prompt override.
+PROVIDER_ENV = (*sorted(provider_environment()), "ANSWERX_PROMPT_DIR")
+
+#: Every provider of config/providers.yaml that a test can point at the fake server (all
+#: but those that serve the bundled local model themselves: tests/local covers those).
+FAKEABLE_PROVIDERS = tuple(name for name, spec in load_providers().items() if not spec.autostart)
 
 MakeManager = Callable[..., InstructorClientManager]
 

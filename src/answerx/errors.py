@@ -39,8 +39,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from answerx.didyoumean import suggest
+
+if TYPE_CHECKING:  # pydantic is not loaded just to raise an error
+    from answerx.callinfo import CallInfo
 
 __all__ = [
     "AnswerxError",
@@ -152,9 +156,9 @@ class ProviderError(AnswerxError):
         self.provider = provider
         self.model = model
         self.status_code = status_code
-        # The failed call's CallInfo (answerx.structured.CallInfo) when a manager raised
-        # it: the attempts and tokens spent before the failure.
-        self.call_info: object | None = None
+        # The failed call's CallInfo when a manager raised it: the attempts and tokens
+        # spent before the failure (None from a caller that made no call, or a test double).
+        self.call_info: CallInfo | None = None
         where = f"{provider}/{model}" if model else provider
         super().__init__(f"{where}: {redact(message)}")
 

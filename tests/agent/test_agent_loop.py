@@ -26,10 +26,6 @@ from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 QUESTION = "Who wrote Dune? Search with <search>query</search>; answer in <answer></answer>."
 OPENING = [{"role": "user", "content": QUESTION}]
 FINAL_PROMPT = prompt_template("final_attempt").template.strip()

@@ -20,18 +20,15 @@ from answerx.agent import (
     raise_if_unanswered,
 )
 from answerx.errors import ConfigError
+from answerx.extraction import AnswerSpec
 from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
-from answerx.structured.providers import get_provider, unsupported_options
+from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
+from fake_managers import FAKEABLE_PROVIDERS
 
 MakeManager = Callable[..., InstructorClientManager]  # the make_manager fixture of conftest.py
-PROVIDER_NAMES = ("anthropic", "openai", "openrouter", "cohere", "local-openai")
-
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
 
 CONVERSATION = [
     {"role": "user", "content": "Who wrote Dune? Search, then answer in <answer></answer>."},
@@ -53,7 +50,7 @@ FORCE_PROMPT = (
 def sent_temperature(provider: str) -> int | None:
     """The temperature a final call sends: 0, or none where the manager drops it because
     the provider's installed SDK takes no sampling parameters (anthropic 2.x)."""
-    if "temperature" in unsupported_options(get_provider(provider).sdk):
+    if "temperature" in get_provider(provider).adapter.dropped_options():
         return None
     return 0
 
@@ -69,7 +66,7 @@ def last_message(request: RecordedRequest) -> dict[str, Any]:
     return request.messages[-1]  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+@pytest.mark.parametrize("provider", FAKEABLE_PROVIDERS)
 def test_final_attempt_sends_its_prompt_last_at_temperature_zero(
     make_manager: MakeManager, fake_provider: FakeProviderServer, provider: str
 ) -> None:
@@ -115,6 +112,19 @@ def test_final_attempt_reads_the_reply_with_every_deterministic_rule(
 
     assert (final.prediction, final.extraction.method) == ("12", "boxed")
     assert final.termination == Termination.ANSWER
+
+
+def test_a_final_attempt_reads_the_reply_as_the_items_spec_says(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    fake_provider.enqueue(Reply.text("The answer is Chloroplast."))
+    spec = AnswerSpec.for_item("auto", ["Mitochondrion", "Chloroplast"])
+
+    final = final_attempt(manager, CONVERSATION, spec=spec)
+
+    assert (final.prediction, final.extraction.task) == ("B", "multiple_choice")
+    with pytest.raises(ConfigError, match="not both"):
+        final_attempt(manager, CONVERSATION, spec=spec, choices=["x", "y"])
 
 
 @pytest.mark.parametrize("reason", [Termination.EXCEED_CALLS, Termination.TIMEOUT])
@@ -182,7 +192,7 @@ def test_a_user_prompt_directory_overrides_the_final_prompt(
     )
 
 
-@pytest.mark.parametrize("provider", PROVIDER_NAMES)
+@pytest.mark.parametrize("provider", FAKEABLE_PROVIDERS)
 def test_force_answer_takes_the_answer_block_of_the_reply(
     make_manager: MakeManager, fake_provider: FakeProviderServer, provider: str
 ) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 import answerx
 from answerx.batch.files import progress_path, run_file
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, InputError
 from answerx.extraction.files import MalformedLine
 
 OUTPUTS = [
@@ -312,3 +312,101 @@ def test_a_replaced_parquet_column_is_named_and_a_prefix_keeps_it(tmp_path: Path
     assert kept.replaced_fields == []
     out = pq.read_table(tmp_path / "b.parquet")
     assert (out.column("answer")[0].as_py(), out.column("x_answer")[0].as_py()) == ("6", "5")
+
+
+def test_two_workers_pass_batches_through_spool_files_and_leave_none_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from answerx.batch import files
+
+    made: list[str] = []
+    real = files._spool_dir
+
+    def spool_dir() -> str:
+        made.append(real())
+        return made[-1]
+
+    monkeypatch.setattr(files, "_spool_dir", spool_dir)
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.Table.from_pylist(records(3000)), src, row_group_size=500)
+
+    two = run_file(src, tmp_path / "two.jsonl", workers=2, batch_size=256)
+
+    assert two.written == 3000
+    assert len(made) == 1 and not Path(made[0]).exists()  # its files were read and removed
+    run_file(src, tmp_path / "one.jsonl", workers=1, batch_size=256)
+    assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+
+
+def test_a_large_result_comes_back_as_a_file_that_reading_removes(tmp_path: Path) -> None:
+    from answerx.batch._jobs import SPOOL_MIN, Job, Settings, Spooled, run_job, unspool
+
+    block = "".join(json.dumps(r) + "\n" for r in records(2000)).encode()
+    assert len(block) > SPOOL_MIN
+
+    done = run_job(Job(1, lines=block, spool=str(tmp_path)), Settings(payload="jsonl"))
+
+    assert isinstance(done.payload, Spooled) and Path(done.payload.path).exists()
+    lines = unspool(done.payload).decode().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == list(range(2000))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_jsonl_to_parquet_on_two_workers_gives_every_batch_the_first_batchs_columns(
+    tmp_path: Path,
+) -> None:
+    rows: list[dict[str, object] | str] = [
+        {"id": i, "raw_output": OUTPUTS[i % 5], "score": 0.5} for i in range(40)
+    ]
+    rows += [{"id": i, "raw_output": OUTPUTS[i % 5], "score": 2, "extra": "x"}
+             for i in range(40, 80)]  # fmt: skip
+    rows += [{"id": i, "raw_output": OUTPUTS[i % 5]} for i in range(80, 120)]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+
+    summary = run_file(src, tmp_path / "out.parquet", workers=2, batch_size=40)
+
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert summary.written == 120 and table.column("id").to_pylist() == list(range(120))
+    assert "extra" not in table.column_names  # not in the first batch's records
+    assert table.schema.field("score").type == pa.float64()  # the first batch's type
+    assert table.column("score").to_pylist() == [0.5] * 40 + [2.0] * 40 + [None] * 40
+
+
+def test_a_jsonl_batch_that_cannot_take_the_first_batchs_types_is_a_clear_error(
+    tmp_path: Path,
+) -> None:
+    rows: list[dict[str, object] | str] = [{"raw_output": "#### 1", "n": 1}] * 10
+    rows += [{"raw_output": "#### 1", "n": 0.5}] * 10
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+
+    with pytest.raises(InputError, match=r"field 'n'.*write JSONL"):
+        run_file(src, tmp_path / "out.parquet", workers=1, batch_size=10)
+
+
+def test_parquet_with_a_list_column_to_csv_over_many_batches_writes_it_as_json_text(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "in.parquet"
+    rows = [{"id": i, "raw_output": "The answer is Rome.", "choices": ["Paris", "Rome"]}
+            for i in range(50)]  # fmt: skip
+    pq.write_table(pa.Table.from_pylist(rows), src)
+
+    run_file(src, tmp_path / "out.csv", workers=2, batch_size=8)
+
+    written = read_any(tmp_path / "out.csv")
+    assert [r["id"] for r in written] == [str(i) for i in range(50)]
+    assert {(r["choices"], r["answer"]) for r in written} == {('["Paris", "Rome"]', "B")}
+
+
+def test_a_parquet_run_stopped_before_its_first_batch_leaves_no_invalid_file(
+    tmp_path: Path,
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", list(records(30)))
+    dst = tmp_path / "out.parquet"
+
+    first = run_file(src, dst, workers=1, batch_size=10, stop=lambda: True)
+
+    assert first.interrupted and first.written == 0
+    assert not dst.exists()  # not a 0-byte file that no Parquet reader opens
+    rest = run_file(src, dst, workers=1, batch_size=10, resume=True)  # a resume is a first run
+    assert rest.written == 30 and pq.read_table(dst).num_rows == 30

@@ -1,4 +1,4 @@
-"""`answerx run`, `answerx runs …`, `answerx score` and `answerx report` against the fake server.
+"""`answerx run` and `answerx runs …` (list, show, export, delete, recover, score, report).
 
 Every run goes to the loopback fake provider server, answered by a "model" that
 knows the gold answers of the bundled samples (``GoldModel``), so accuracy is
@@ -150,7 +150,7 @@ def test_flags_override_the_config_and_reach_the_provider(
         "--temperature", "0.5", "--max-tokens", "64", "--seed", "11",
         "--concurrency", "3", "--requests-per-minute", "6000", "--tokens-per-minute", "900000",
         "--max-calls", "3", "--time-limit", "30", "--set", "budget.max_tokens=5000",
-        "--db", tmp_path / "other.db", "--report-dir", tmp_path / "elsewhere",
+        "--db", tmp_path / "other.db", "--out-dir", tmp_path / "elsewhere",
     )  # fmt: skip
 
     assert result.exit_code == 0, result.output
@@ -221,14 +221,14 @@ def test_target_flags_replace_the_targets(
     [
         (["--concurrency", "0"], "(command-line override): concurrency: Input should be greater"),
         (["--approaches", "nonesuch"], "unknown approach 'nonesuch' (did you mean 'none'?)"),
-        (["--strategies", "both"], "strategies[0]: Input should be 'structured' or 'two_stage'"),
+        (["--strategies", "both"], "unknown strategy 'both'; valid strategies: structured, two"),
         (["--dataset", "missing.csv"], "dataset file 'missing.csv' does not exist"),
         (["--dataset", "notes.txt"], "cannot tell the format of 'notes.txt'"),
         (
             ["--set", "budget.max_cals=3"],
             "budget.max_cals: unknown key (did you mean 'max_calls'?)",
         ),
-        (["--set", "budget.max_calls"], "--set 'budget.max_calls': expected KEY=VALUE"),
+        (["--set", "budget.max_calls"], "--set: expected KEY=VALUE"),
         (["--set", "colour=blue"], "unknown override 'colour'"),
         (["--seed", "-1"], "seed: Input should be greater than or equal to 0"),
         (["--provider", "nosuch"], "unknown provider 'nosuch'"),
@@ -403,7 +403,7 @@ def test_runs_delete_asks_first_and_yes_deletes_the_run_and_its_items(
 
 @pytest.mark.parametrize(
     "command",
-    [["runs", "list"], ["runs", "show", "x"], ["score", "x"], ["report", "x"]],
+    [["runs", "list"], ["runs", "show", "x"], ["runs", "score", "x"], ["runs", "report", "x"]],
 )
 def test_commands_on_a_store_that_does_not_exist_exit_3(
     command: list[str], monkeypatch: pytest.MonkeyPatch
@@ -453,8 +453,8 @@ def test_a_dataset_with_bad_rows_stops_run_before_any_call_naming_every_bad_row(
 
 def _store_commands(run_id: str, config: Path, tmp_path: Path) -> list[list[str | Path]]:
     return [
-        ["score", run_id],
-        ["report", run_id, "--out", tmp_path / "reports"],
+        ["runs", "score", run_id],
+        ["runs", "report", run_id, "--out-dir", tmp_path / "reports"],
         ["runs", "export", run_id, tmp_path / "items.jsonl"],
         ["run", config, "-q", "--no-report", "--resume", run_id],
     ]
@@ -538,7 +538,7 @@ def test_score_rescores_the_stored_answers_without_calling_a_model(
         store.update_scores(run_id, [(key, None, None) for key in keys])
     asked = len(fake_provider.requests)
 
-    result = invoke("score", run_id, "--db", db)
+    result = invoke("runs", "score", run_id, "--db", db)
 
     assert result.exit_code == 0, result.output
     assert f"run {run_id}: 8 items, 6/8 correct" in result.stderr
@@ -556,8 +556,8 @@ def test_report_compares_runs_prints_markdown_and_writes_the_files(
     fake_provider.set_default(GoldModel())  # the second run gets every answer right
     second = run_id_of(invoke("run", config, "-q", "--no-report", "--no-cache"))
 
-    result = invoke("report", first, "--compare", second, "--markdown",
-                    "--out", tmp_path / "cmp", "--db", db_of(tmp_path))  # fmt: skip
+    result = invoke("runs", "report", first, "--compare", second, "--format", "markdown",
+                    "--out-dir", tmp_path / "cmp", "--db", db_of(tmp_path))  # fmt: skip
 
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("# Report: test-run vs test-run")
@@ -573,7 +573,7 @@ def test_report_compares_runs_prints_markdown_and_writes_the_files(
 
 
 def test_report_of_an_unknown_run_is_a_usage_error(stored: tuple[str, Path]) -> None:
-    result = invoke("report", "nosuchrun", "--db", stored[1])
+    result = invoke("runs", "report", "nosuchrun", "--db", stored[1])
 
     assert result.exit_code == 2
     assert "no run 'nosuchrun'" in result.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import textwrap
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 
 from answerx.errors import ConfigError
 from answerx.experiments.config import (
+    HASH_EXCLUDED_KEYS,
     ExperimentConfig,
     apply_overrides,
     config_from_dict,
@@ -320,6 +323,15 @@ def test_the_hash_names_the_experiment_not_how_it_is_executed() -> None:
     assert config_hash(executed_differently) == config_hash(base)
     for change in ({"approaches": "chain_of_thought"}, {"temperature": 0.5}, {"limit": 3}):
         assert config_hash(config_from_dict(MINIMAL, change)) != config_hash(base), change
+
+
+def test_an_unset_index_leaves_the_hash_of_earlier_runs_as_it_was() -> None:
+    # Runs stored before configs had index: must still resume.
+    base = config_from_dict(MINIMAL)
+    before = base.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | {"index"})
+    canonical = json.dumps(before, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert config_hash(base) == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert config_hash(config_from_dict(MINIMAL, {"index": "bundled"})) != config_hash(base)
 
 
 def test_a_stored_config_validates_back_to_the_same_config() -> None:

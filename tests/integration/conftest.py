@@ -12,13 +12,16 @@ import pytest
 
 from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer
-from fake_managers import DUMMY_API_KEY, MakeManager, clear_provider_env, manager_factory
+from fake_managers import (
+    DUMMY_API_KEY,
+    FAKEABLE_PROVIDERS,
+    MakeManager,
+    clear_provider_env,
+    manager_factory,
+)
 
-#: Every provider of config/providers.yaml.
-PROVIDER_NAMES = ("anthropic", "openai", "openrouter", "cohere", "local-openai")
 
-
-@pytest.fixture(params=PROVIDER_NAMES)
+@pytest.fixture(params=FAKEABLE_PROVIDERS)
 def provider(request: pytest.FixtureRequest) -> str:
     """Each provider in turn."""
     return str(request.param)

@@ -15,10 +15,8 @@ from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import ModeAttempt, Usage
 from answerx.structured.models import ReasoningExtraction
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
-
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
+from concurrency_checks import Overlap
+from fake_managers import MakeManager
 
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
@@ -168,15 +166,20 @@ def _question_number(request: RecordedRequest) -> int:
 
 
 def test_50_concurrent_acreate_calls_each_get_their_own_answer_and_call_info(
-    manager: InstructorClientManager, fake_provider: FakeProviderServer
+    make_manager: MakeManager, fake_provider: FakeProviderServer, provider: str
 ) -> None:
     def answer(request: RecordedRequest) -> Reply:
         n = _question_number(request)
         payload = {"full_reasoning_text": f"worked on #{n}", "answer_value": str(n),
                    "confidence": 1.0}  # fmt: skip
-        return Reply.tool_call(payload, usage=(1000 + n, n), delay=0.05)
+        return Reply.tool_call(payload, usage=(1000 + n, n))
 
-    fake_provider.set_default(answer)
+    # Each request is held until all 50 are in flight: calls made one after another
+    # never get there. The manager's timeout outlasts the gate's, so a serial client
+    # fails on the peak below rather than on a timeout.
+    overlap = Overlap(answer, together=50, timeout=30)
+    fake_provider.set_default(overlap)
+    manager = make_manager(provider, timeout=60.0)
 
     async def ask_all() -> list[tuple[ReasoningExtraction, Any]]:
         return await asyncio.gather(
@@ -188,9 +191,7 @@ def test_50_concurrent_acreate_calls_each_get_their_own_answer_and_call_info(
             ]
         )
 
-    started = time.perf_counter()
     results = asyncio.run(ask_all())
-    elapsed = time.perf_counter() - started
 
     for n, (result, info) in enumerate(results):
         assert result.answer_value == str(n)
@@ -198,7 +199,7 @@ def test_50_concurrent_acreate_calls_each_get_their_own_answer_and_call_info(
         assert (info.mode, info.attempts) == ("tools", 1)
         assert info.usage == Usage(input_tokens=1000 + n, output_tokens=n)
     assert len(fake_provider.chat_requests) == 50
-    assert elapsed < 1.5  # 50 x 0.05 s one after the other would take 2.5 s
+    assert overlap.peak == 50
 
 
 def test_a_manager_serves_one_asyncio_run_after_another(

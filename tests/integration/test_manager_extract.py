@@ -10,16 +10,11 @@ import pytest
 from answerx.errors import ConfigError
 from answerx.structured import InstructorClientManager
 from answerx.structured.models import (
-    APPROACHES,
     REASONING_EXTRACTION_MODELS,
     ChainOfThoughtExtraction,
     ReasoningExtraction,
 )
 from answerx.testing import FakeProviderServer, Reply
-
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
 
 # A realistic chain-of-thought output: LaTeX (also inside JSON-looking braces), Jinja-like
 # "{{ }}", "{% %}" and "{# #}", dollar signs and the prompt's own placeholder names.
@@ -141,7 +136,7 @@ def test_a_boolean_answer_is_normalised(
     assert result.answer_value == value
 
 
-@pytest.mark.parametrize("approach", APPROACHES)
+@pytest.mark.parametrize("approach", list(REASONING_EXTRACTION_MODELS))
 def test_each_approach_gets_its_own_model_and_tool(
     make_manager: Any, fake_provider: FakeProviderServer, approach: str
 ) -> None:

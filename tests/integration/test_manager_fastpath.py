@@ -22,12 +22,8 @@ from answerx.errors import ProviderError
 from answerx.structured import InstructorClientManager
 from answerx.structured.fastpath import options_key
 from answerx.structured.models import ReasoningExtraction, get_extraction_model
-from answerx.structured.providers import SDK_MODES, get_provider
+from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, Reply
-
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
 
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 EMPTY_ANSWER = {**GOOD, "answer_value": "The answer is "}  # empty once cleaned: re-asked
@@ -197,7 +193,7 @@ def test_every_conversation_shape_gets_instructors_own_request(
     [
         pytest.param(provider, mode, id=f"{provider}-{mode}")
         for provider in ("anthropic", "openai", "cohere", "local-openai")
-        for mode in sorted(SDK_MODES[get_provider(provider).sdk])
+        for mode in sorted(get_provider(provider).adapter.modes)
     ],
 )
 @pytest.mark.parametrize("conversation", ["three turns", "system prompt", "two user turns"])

@@ -14,12 +14,8 @@ import pytest
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import ModeAttempt, Usage
 from answerx.structured.models import ReasoningExtraction
-from answerx.structured.providers import SDK_MODES, get_provider
+from answerx.structured.providers import get_provider
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
-
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
 
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
@@ -320,7 +316,7 @@ FORCED_MODES = [
         id=f"{provider}-{mode}",
     )
     for provider in CHAINS
-    for mode in sorted(SDK_MODES[get_provider(provider).sdk])
+    for mode in sorted(get_provider(provider).adapter.modes)
 ]
 
 

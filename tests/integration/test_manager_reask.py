@@ -12,10 +12,6 @@ from answerx.structured.callinfo import Usage
 from answerx.structured.models import ReasoningExtraction
 from answerx.testing import FakeProviderServer, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 GOOD = {"full_reasoning_text": "2 + 2 = 4", "answer_value": "4", "confidence": 0.9}
 MESSAGES = [{"role": "user", "content": "What is 2 + 2?"}]
 

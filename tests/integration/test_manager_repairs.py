@@ -12,10 +12,6 @@ from answerx.structured import InstructorClientManager
 from answerx.structured.models import REASONING_EXTRACTION_MODELS, ReasoningExtraction
 from answerx.testing import FakeProviderServer, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 GOOD = {"full_reasoning_text": "17 + 25 = 42.\nTherefore 42.", "answer_value": "42",
         "confidence": 0.9}  # fmt: skip
 MESSAGES = [{"role": "user", "content": "Extract the final answer: 17 + 25 = 42."}]

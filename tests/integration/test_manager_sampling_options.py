@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from answerx.structured import ReasoningExtraction
-from answerx.structured.providers import unsupported_options
+from answerx.structured.adapters import get_adapter
 from answerx.testing import FakeProviderServer, Reply
 from fake_managers import MakeManager
 
@@ -28,7 +28,8 @@ def test_temperature_is_sent_where_the_sdk_takes_it(
 
 
 @pytest.mark.skipif(
-    not unsupported_options("anthropic"), reason="this anthropic SDK still takes temperature"
+    not get_adapter("anthropic").dropped_options(),
+    reason="this anthropic SDK still takes temperature",
 )
 def test_anthropic_sdk_without_sampling_options_gets_none_and_one_warning(
     make_manager: MakeManager, fake_provider: FakeProviderServer, caplog: pytest.LogCaptureFixture

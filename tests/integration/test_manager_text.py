@@ -11,10 +11,6 @@ from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import ModeAttempt, Usage
 from answerx.testing import FakeProviderServer, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 SYSTEM = "You are a terse assistant."
 QUESTION = "What is 2 + 2?"
 MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTION}]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,8 @@ def test_engine_ray_writes_parquet_with_the_local_paths_rows(cluster: Any, tmp_p
     result = CliRunner().invoke(
         app,
         [
-            *("extract", "--file", str(tmp_path / "in.parquet"), "--out", str(tmp_path / "ray")),
+            *("extract", "--file", str(tmp_path / "in.parquet")),
+            *("--out-dir", str(tmp_path / "ray")),
             *("--engine", "ray", "--workers", "2", "--batch-size", "16"),
         ],
     )
@@ -85,3 +87,58 @@ def test_engine_ray_writes_parquet_with_the_local_paths_rows(cluster: Any, tmp_p
         (bad.line, bad.reason) for bad in local
     ]
     assert f"with an error {len(local)}" in result.stderr
+
+
+def jsonl_lines() -> list[str]:
+    lines = [json.dumps({"id": i, "raw_output": OUTPUTS[i % 3], "gold": "72"}) for i in range(30)]
+    lines[4] = '{"id": 4, "raw_output": "cut off'  # not JSON
+    lines[11] = "[1, 2]"  # not a record
+    lines[17] = json.dumps({"id": 17, "text": "no raw_output"})
+    lines[20] = ""  # blank: not a record, but it counts as a line
+    return lines
+
+
+def test_engine_ray_reports_bad_jsonl_lines_by_number_and_extracts_the_rest_as_locally(
+    cluster: Any, tmp_path: Path
+) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(jsonl_lines()) + "\n", encoding="utf-8")
+    local: list[MalformedLine] = []
+    run_file(src, tmp_path / "local.parquet", workers=1, on_error=local.append)
+
+    result = CliRunner().invoke(
+        app,
+        [
+            *("extract", "--file", str(src), "--out", str(tmp_path / "ray")),
+            *("--engine", "ray", "--workers", "2", "--batch-size", "8"),
+        ],
+    )
+
+    assert result.exit_code == 1, result.output  # malformed lines, as locally; the job ran on
+    out = pads.dataset(tmp_path / "ray", format="parquet").to_table()
+    good = out.filter(pa.compute.is_null(out.column("error"))).sort_by("id")
+    expected = pq.read_table(tmp_path / "local.parquet")
+    assert good.select(expected.column_names).to_pylist() == expected.to_pylist()
+    bad = out.filter(pa.compute.is_valid(out.column("error"))).column("error").to_pylist()
+    assert sorted(bad) == sorted(f"in.jsonl, line {b.line}: {b.reason}" for b in local)
+    assert [b.line for b in local] == [5, 12, 18]
+    assert "with an error 3" in result.stderr
+
+
+def test_verify_engine_ray_sums_up_the_verdicts_it_wrote(cluster: Any, tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(jsonl_lines()) + "\n", encoding="utf-8")
+
+    result = CliRunner().invoke(
+        app,
+        [
+            *("verify", "--file", str(src), "--out", str(tmp_path / "ray")),
+            *("--engine", "ray", "--workers", "2", "--batch-size", "8"),
+        ],
+    )
+
+    assert result.exit_code == 1, result.output  # the three bad lines
+    # Of the 26 records, those whose output is "#### 72" (every third) are right.
+    right = sum(1 for i in range(30) if i % 3 == 0 and i not in (4, 11, 17, 20))
+    assert f"26 items: accuracy {right / 26:.1%} ({right}/26;" in result.stderr
+    assert "3 malformed lines skipped" in result.stderr

@@ -27,9 +27,6 @@ from answerx.local import LocalModelServer
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.slow,  # about ten short calls to a CPU model
-    pytest.mark.filterwarnings(
-        "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-    ),
 ]
 
 DEMO = Path(__file__).resolve().parents[2] / "config" / "experiments" / "demo.yaml"
@@ -52,7 +49,7 @@ def test_the_demo_config_runs_end_to_end_on_the_local_model(
     result = CliRunner().invoke(
         app,
         ["run", str(DEMO), "-q", "--limit", "1",
-         "--base-url", server.base_url, "--db", str(db), "--report-dir", str(reports)],
+         "--base-url", server.base_url, "--db", str(db), "--out-dir", str(reports)],
     )  # fmt: skip
 
     with ResultStore(db) as store:

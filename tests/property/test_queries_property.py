@@ -132,9 +132,10 @@ def test_adversarial_megabyte_inputs_are_fast_and_stable(name: str, text: str) -
         lambda t: extract_query(t, complete_question=True),
         extract_final_information,
     ):
-        start = time.perf_counter()
+        # CPU time of this process: other processes of a busy machine do not count.
+        start = time.process_time()
         first = fn(text)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         assert elapsed < 1.0, f"{name}: {elapsed:.3f}s for {len(text):,} chars"
         assert fn(text) == first
 
@@ -146,10 +147,10 @@ def test_time_grows_roughly_linearly() -> None:
         text = piece * n
         best = float("inf")
         for _ in range(3):
-            start = time.perf_counter()
+            start = time.process_time()
             extract_query(text)
             extract_final_information(text)
-            best = min(best, time.perf_counter() - start)
+            best = min(best, time.process_time() - start)
         return best
 
     small, large = timed(5_000), timed(40_000)

@@ -4,7 +4,7 @@ a StandardResponse with the answer, the real usage summed, and the true mode."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from reasoning_script import (
@@ -23,18 +23,17 @@ from reasoning_script import (
 )
 
 from answerx.agent import Budget
-from answerx.reasoning import APPROACHES, StandardResponse, get_approach
+from answerx.errors import ConfigError
+from answerx.extraction import AnswerSpec
+from answerx.reasoning import APPROACHES, SEARCH_APPROACHES, StandardResponse, get_approach
 from answerx.reasoning.single import MultiCallReasoning
-from answerx.structured import APPROACHES as MODEL_APPROACHES
-from answerx.structured import InstructorClientManager, Usage
+from answerx.structured import Approach, InstructorClientManager, Usage
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
+# The reasoning approaches (the search loops, which need a retriever, have their own tests).
+REASONING = [name for name in APPROACHES if name not in SEARCH_APPROACHES]
 MULTI_CALL = [name for name, cls in APPROACHES.items() if issubclass(cls, MultiCallReasoning)]
-VARIANTS = [(name, False) for name in APPROACHES] + [(name, True) for name in MULTI_CALL]
+VARIANTS = [(name, False) for name in REASONING] + [(name, True) for name in MULTI_CALL]
 
 
 def _script_every_step(model: ScriptedModel) -> None:
@@ -48,7 +47,7 @@ def _script_every_step(model: ScriptedModel) -> None:
 
 
 def test_the_registry_covers_every_approach_of_the_extraction_models() -> None:
-    assert tuple(APPROACHES) == MODEL_APPROACHES
+    assert tuple(REASONING) == get_args(Approach)
     assert sorted(MULTI_CALL) == [
         "chain_of_verification", "reflection", "skeleton_of_thought", "tree_of_thought",
     ]  # fmt: skip
@@ -190,6 +189,23 @@ def test_multiple_choice_lists_lettered_options_and_binds_the_answer_to_a_letter
     assert "A. Mitochondrion\nB. Chloroplast" in request.text
     schema = request.tools[0]["function"]["parameters"]
     assert schema["properties"]["answer_value"]["enum"] == ["A", "B"]
+
+
+def test_an_items_spec_binds_the_answer_as_its_choices_do(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel
+) -> None:
+    model.structured = {"full_reasoning_text": "Plants.", "answer_value": "(B)", "confidence": 1}
+    spec = AnswerSpec.for_item("auto", ["Mitochondrion", "Chloroplast"])
+
+    response = get_approach("chain_of_thought", manager, task="text").execute(
+        "Where does photosynthesis happen?", spec=spec
+    )
+
+    assert (response.extracted_answer, response.extraction.task) == ("B", "multiple_choice")
+    schema = fake_provider.chat_requests[0].tools[0]["function"]["parameters"]
+    assert schema["properties"]["answer_value"]["enum"] == ["A", "B"]
+    with pytest.raises(ConfigError, match="not both"):
+        get_approach("none", manager).execute("2 + 2?", spec=spec, choices=["3", "4"])
 
 
 def test_aexecute_gives_the_same_response_as_execute(

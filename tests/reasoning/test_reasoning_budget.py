@@ -20,10 +20,6 @@ from answerx.reasoning import get_approach
 from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer, Reply
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 
 def _endless_reflection(model: ScriptedModel) -> None:
     model.default = "2 + 2 = 5.\n<answer>5</answer>"

@@ -1,4 +1,4 @@
-"""``answerx ask`` and ``answerx approaches`` against the fake provider server."""
+"""``answerx ask`` and ``answerx approaches list`` against the fake provider server."""
 
 from __future__ import annotations
 
@@ -10,12 +10,8 @@ from reasoning_script import CRITIQUE, ScriptedModel, last_user_text
 from typer.testing import CliRunner
 
 from answerx.cli import app
-from answerx.reasoning import APPROACHES
+from answerx.reasoning import APPROACHES, SEARCH_APPROACHES
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
-
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
 
 runner = CliRunner()
 OPENAI = ["--provider", "openai", "--model", "gpt-test"]
@@ -188,13 +184,14 @@ def test_ask_reports_a_provider_error_without_a_traceback_or_the_key(
     assert "Traceback" not in result.output and "test-key" not in result.output
 
 
-def test_approaches_lists_every_approach_on_one_line(clean_provider_env: None) -> None:
-    result = runner.invoke(app, ["approaches"])
+def test_approaches_list_names_every_approach_with_what_it_does(clean_provider_env: None) -> None:
+    result = runner.invoke(app, ["approaches", "list", "--format", "jsonl"])
 
     assert result.exit_code == 0, result.output
-    lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == list(APPROACHES)
-    assert all(len(line.split()) > 2 for line in lines)
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [row["approach"] for row in rows] == list(APPROACHES)  # the search loops included
+    assert [row["approach"] for row in rows if row["searches"]] == list(SEARCH_APPROACHES)
+    assert all(len(row["description"].split()) > 2 for row in rows)
 
 
 def test_ask_without_the_providers_key_exits_5_naming_the_variable(

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args, get_type_hints
 
 import pytest
 from reasoning_script import ScriptedModel, last_user_text
 
-from answerx.errors import ConfigError, InputError
-from answerx.reasoning import APPROACH_DESCRIPTIONS, APPROACHES, get_approach
+from answerx.errors import ConfigError, InputError, UnknownName
+from answerx.reasoning import (
+    APPROACH_DESCRIPTIONS,
+    APPROACHES,
+    SEARCH_APPROACHES,
+    ApproachName,
+    ApproachOptions,
+    get_approach,
+)
 from answerx.reasoning.parsing import (
     last_code_block,
     last_output_line,
@@ -16,16 +24,13 @@ from answerx.reasoning.parsing import (
     score_of,
     verdict_of,
 )
+from answerx.reasoning.settings import RUN_OPTIONS
 from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 
 def test_an_unknown_approach_lists_the_valid_names(manager: InstructorClientManager) -> None:
-    with pytest.raises(ConfigError, match="unknown reasoning approach 'socratic'") as caught:
+    with pytest.raises(ConfigError, match="unknown approach 'socratic'") as caught:
         get_approach("socratic", manager)
 
     for name in APPROACHES:
@@ -37,7 +42,11 @@ def test_an_unknown_approach_lists_the_valid_names(manager: InstructorClientMana
     [
         ({"strategy": "three_stage"}, "valid strategies: structured, two_stage"),
         ({"task": "essay"}, "valid tasks: auto, math"),
-        ({"rounds_": 2}, "unknown setting 'rounds_' for approach 'reflection'; valid settings:"),
+        (
+            {"rounds_": 2},
+            "unknown setting 'rounds_' \\(did you mean 'rounds'\\?\\); "
+            "valid settings of approach 'reflection':",
+        ),
         ({"multi_call": True, "rounds": 0}, "rounds: Input should be greater than or equal to 1"),
         ({"temperature": "hot"}, "temperature: Input should be a valid number"),
     ],
@@ -168,3 +177,22 @@ def test_last_code_block_and_last_output_line() -> None:
     assert last_code_block("no code") is None
     assert last_output_line("a\n  42  \n\n") == ("42", 4, 6)
     assert last_output_line("\n \n") is None
+
+
+def test_the_approach_options_declare_every_setting_of_every_approach() -> None:
+    # get_approach's keywords are typed by ApproachOptions: a new setting must be added there.
+    declared = set(get_type_hints(ApproachOptions)) - set(RUN_OPTIONS)
+    settings = {field for cls in APPROACHES.values() for field in cls.settings_model.model_fields}
+    assert declared == settings
+
+
+def test_the_approach_names_are_the_registry_in_order() -> None:
+    assert get_args(ApproachName) == tuple(APPROACHES)
+    assert set(SEARCH_APPROACHES) < set(APPROACHES)
+
+
+def test_a_misspelt_approach_is_an_unknown_name_with_a_suggestion(
+    manager: InstructorClientManager,
+) -> None:
+    with pytest.raises(UnknownName, match=r"unknown approach 'ircott' \(did you mean 'ircot'\?\)"):
+        get_approach("ircott", manager)

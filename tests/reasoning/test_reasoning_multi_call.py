@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import Callable
 
 import pytest
@@ -26,12 +25,8 @@ from reasoning_script import (
 from answerx.errors import ConfigError, ProviderAuthError
 from answerx.reasoning import get_approach
 from answerx.structured import InstructorClientManager
-from answerx.structured.providers import unsupported_options
 from answerx.testing import FakeProviderServer, Reply
-
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
+from concurrency_checks import Overlap
 
 
 def _roles(messages: list[dict[str, str]]) -> list[str]:
@@ -164,22 +159,21 @@ def test_skeleton_of_thought_expands_its_points_concurrently(
     model: ScriptedModel,
     run: str,
 ) -> None:
-    delay = 0.4
     model.on(SKELETON, "1. Read the numbers\n2. Add them\n3. Check the sum")
-    model.on(EXPAND, lambda p: "Expanded: " + re.search(r"point (\d)", p)[1], delay=delay)  # type: ignore[index]
+    model.on(EXPAND, lambda p: "Expanded: " + re.search(r"point (\d)", p)[1])  # type: ignore[index]
+    # Each expansion is held until all three are in flight: one after another never gets there.
+    overlap = Overlap(model, together=3, timeout=5, when=lambda r: EXPAND in last_user_text(r))
+    fake_provider.set_default(overlap)
 
     approach = get_approach("skeleton_of_thought", manager, strategy="two_stage", multi_call=True)
-    started = time.perf_counter()
     if run == "execute":
         response = approach.execute("What is 2 + 2?")
     else:
         response = asyncio.run(approach.aexecute("What is 2 + 2?"))
-    elapsed = time.perf_counter() - started
 
     assert model.log == [SKELETON, EXPAND, EXPAND, EXPAND, "default"]  # outline, points, answer
-    assert elapsed < 3 * delay  # three expansions of `delay` each, at the same time
+    assert overlap.peak == 3  # the three expansions were in flight at the same time
     expansions = fake_provider.chat_requests[1:4]
-    assert max(r.received_at for r in expansions) - min(r.received_at for r in expansions) < delay
     for request in expansions:  # each sees the whole outline
         assert "1. Read the numbers\n2. Add them\n3. Check the sum" in request.text
     answer_prompt = last_user_text(fake_provider.chat_requests[4])
@@ -296,6 +290,6 @@ def test_a_multi_call_conversation_works_through_every_providers_sdk(
     assert response.usage == reported_usage(fake_provider)
     assert response.metadata.instructor_mode == manager.modes[0]
     # The setting reaches every call; the manager drops it where the SDK takes none.
-    dropped = "temperature" in unsupported_options(manager.spec.sdk)
+    dropped = "temperature" in manager.adapter.dropped_options()
     sent = {r.json.get("temperature") for r in fake_provider.chat_requests}
     assert sent == ({None} if dropped else {0.3})

@@ -12,9 +12,6 @@ from answerx.reasoning.sandbox import isolation_problem
 from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
 # execute_code=True is refused where the sandbox cannot isolate (tests/reasoning/test_sandbox.py).
 needs_isolation = pytest.mark.skipif(
     isolation_problem() is not None, reason=f"no isolated sandbox here: {isolation_problem()}"

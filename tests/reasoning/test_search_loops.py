@@ -18,10 +18,6 @@ from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer
 from fake_managers import MakeManager
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 QUESTION = "Who founded the company that operates the Tarn Valley Railway?"
 # Phrases of the bundled templates that tell the steps apart.
 SEARCH_R1 = "Answer the question below"

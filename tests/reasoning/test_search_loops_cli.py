@@ -13,10 +13,6 @@ from answerx.cli import app
 from answerx.retrieval import bundled_index
 from answerx.testing import FakeProviderServer
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 runner = CliRunner()
 OPENAI = ["--provider", "openai", "--model", "gpt-test"]
 
@@ -39,7 +35,7 @@ def test_ask_with_an_index_runs_a_search_loop(
 
     result = runner.invoke(app, [
         "ask", "Who founded Lumen Rail?", *OPENAI, "--approach", "search_r1",
-        "--index", str(tmp_path / "bundled.db"), "--json",
+        "--index", str(tmp_path / "bundled.db"), "--format", "json",
     ])  # fmt: skip
 
     assert result.exit_code == 0, result.output

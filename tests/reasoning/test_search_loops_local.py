@@ -22,12 +22,7 @@ from answerx.reasoning import SEARCH_APPROACHES, get_approach
 from answerx.retrieval import Index, bundled_index, bundled_questions
 from answerx.structured import InstructorClientManager
 
-pytestmark = [
-    pytest.mark.local_model,
-    pytest.mark.filterwarnings(
-        "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-    ),
-]
+pytestmark = pytest.mark.local_model
 
 
 @pytest.fixture(scope="module")

@@ -47,3 +47,25 @@ def test_building_over_a_foreign_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a bm25s index"):
         build_bm25s_index(bundled_corpus_path(), tmp_path / "mine")
     assert (tmp_path / "mine" / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_ranking_is_bm25s_own_and_ties_go_to_the_earlier_passage(tmp_path: Path) -> None:
+    import bm25s
+
+    from answerx.retrieval import CorpusRecord
+
+    records = [
+        CorpusRecord(id="a", contents="the harbour of Velm"),
+        CorpusRecord(id="b", contents="lighthouse keeper"),
+        CorpusRecord(id="c", contents="the harbour of Velm"),  # ties with "a"
+        CorpusRecord(id="d", contents="Velm harbour harbour lighthouse"),
+    ]
+    index = build_bm25s_index(records, tmp_path / "tiny")
+    found = index.search("harbour Velm lighthouse", k=4)
+    assert [p.id for p in found] == ["d", "a", "c", "b"]
+    # the scores are the library's own
+    model = bm25s.BM25.load(str(tmp_path / "tiny"), load_corpus=False)
+    tokens = bm25s.tokenize("harbour Velm lighthouse", return_ids=False, show_progress=False)[0]
+    expected = model.get_scores(tokens)
+    assert [p.score for p in found] == pytest.approx([expected[i] for i in (3, 0, 2, 1)])
+    assert [p.id for p in index.search("harbour Velm lighthouse", k=2)] == ["d", "a"]

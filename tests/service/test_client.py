@@ -17,10 +17,6 @@ from answerx.structured import ChainOfThoughtExtraction
 from answerx.testing import FakeProviderServer, Reply
 from conftest import SECRET_KEY, StartService
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 TOKEN = "client-test-token"
 OUTPUT = "Each box holds 12 eggs, so 3 boxes hold 36. The answer is 36."
 

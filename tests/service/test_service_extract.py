@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import pytest
@@ -11,7 +11,7 @@ import pytest
 import answerx
 from answerx.examples import load_examples
 from answerx.extraction import TASKS
-from answerx.structured import APPROACHES
+from answerx.structured import Approach
 from conftest import samples
 
 EXAMPLES = load_examples()
@@ -265,7 +265,7 @@ def test_tasks_and_approaches_list_the_library_names(http: httpx.Client) -> None
     approaches = http.get("/v1/approaches").json()
 
     assert tasks == {"tasks": list(TASKS), "default": "auto"}
-    assert approaches["approaches"] == list(APPROACHES)
+    assert approaches["approaches"] == list(get_args(Approach))
     assert approaches["strategies"] == ["structured", "two_stage"]
     assert {"openai", "anthropic", "cohere"} <= set(approaches["providers"])
 

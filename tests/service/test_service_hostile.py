@@ -153,7 +153,7 @@ def test_headers_trickling_in_do_not_extend_the_deadline(start_service: StartSer
     finally:
         sock.close()
 
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 8  # cut near 0.6 s; the trickle would last 10 s
 
 
 def test_a_finished_request_is_not_cut_by_the_header_deadline(

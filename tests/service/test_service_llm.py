@@ -21,10 +21,6 @@ from answerx.service.metrics import ServiceMetrics
 from answerx.testing import FakeProviderServer, Reply
 from conftest import SECRET_KEY, StartService, samples
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
-)
-
 COT = {
     "reasoning_type": "chain_of_thought",
     "full_reasoning_text": "Each box holds 12 eggs, so 3 boxes hold 36.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -464,13 +465,14 @@ def test_answerx_serve_never_shows_a_refused_provider_key(
     assert status == 0, server.output
 
 
-# A SIGTERM that reaches `answerx serve` while it is still loading: this script sends
-# it to itself as soon as the named module starts to be imported, then runs the CLI.
+# A SIGTERM that reaches `answerx` while it is still loading: this script sends it to
+# itself as soon as the named module starts to be imported, then runs the console
+# script's entry point (answerx.__main__:main) with the given arguments.
 _SIGTERM_DURING_IMPORT = """
 import os, signal, sys
 from importlib.abc import MetaPathFinder
 
-LOADING, PORT = sys.argv[1:3]
+LOADING, *ARGS = sys.argv[1:]
 
 class SigtermOnImport(MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
@@ -480,23 +482,39 @@ class SigtermOnImport(MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, SigtermOnImport())
-from answerx.cli import main
-sys.argv = ["answerx", "serve", "--port", PORT]
+from answerx.__main__ import main
+sys.argv = ["answerx", *ARGS]
 main()
 """
 
 
-@pytest.mark.parametrize("loading", ["uvicorn", "fastapi"])
-def test_a_sigterm_while_serve_is_starting_exits_0(child_env: dict[str, str], loading: str) -> None:
-    # The probe saw -15 for a SIGTERM within 0.3 s of the start: it came before the
-    # handler; now the handler is set before uvicorn and FastAPI are even imported.
-    done = subprocess.run(
-        [sys.executable, "-c", _SIGTERM_DURING_IMPORT, loading, str(free_port())],
-        env=child_env,
+def _sigterm_while_loading(env: dict[str, str], loading: str, *args: str) -> Any:
+    return subprocess.run(
+        [sys.executable, "-c", _SIGTERM_DURING_IMPORT, loading, *args],
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
 
+
+# answerx.cli: the first thing the command imports (the whole CLI, ~1 s); then typer,
+# then what `serve` itself loads.
+@pytest.mark.parametrize("loading", ["answerx.cli", "typer", "uvicorn", "fastapi"])
+def test_a_sigterm_while_serve_is_starting_exits_0(child_env: dict[str, str], loading: str) -> None:
+    # The probe saw -15 for a SIGTERM within 0.3 s of the start: it came before any
+    # handler. The entry point now holds SIGTERM from its first line, and serve takes it.
+    done = _sigterm_while_loading(child_env, loading, "serve", "--port", str(free_port()))
+
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Uvicorn running on" not in done.stdout + done.stderr
+
+
+def test_other_commands_still_die_of_a_sigterm_that_came_while_loading(
+    child_env: dict[str, str],
+) -> None:
+    # Held, not swallowed: a batch command asked to stop must not look successful.
+    done = _sigterm_while_loading(child_env, "answerx.cli", "extract", "The answer is 4.")
+
+    assert done.returncode == -signal.SIGTERM, done.stdout + done.stderr
+    assert "4" not in done.stdout

@@ -197,3 +197,16 @@ def test_clean_answer_is_idempotent_on_every_short_control_punctuation_digit_str
 def test_a_control_character_before_trailing_punctuation_is_stripped_once_and_for_all() -> None:
     assert clean_answer("0\x0c.") == clean_answer("0\x0c") == "0"
     assert clean_answer("42\x0b;") == "42"
+
+
+def test_candidates_the_fast_path_returns_as_they_are_are_left_unchanged_by_every_step() -> None:
+    # clean_answer returns digits ("42", "٣") and bare choice letters ("(B)", "J)") at once;
+    # the full cleaning loop must agree, for every Unicode digit and every form it skips.
+    from answerx.extraction.cleaning import _BARE_LETTERS, _clean
+
+    digits = [chr(c) for c in range(0x110000) if chr(c).isdigit()]
+    skipped = [*digits, *(a + b for a in digits[:80] for b in digits[:80]), "2873", "0007"]
+    skipped += sorted(_BARE_LETTERS)
+    changed = [s for s in skipped if _clean(s) != s]
+    assert not changed, changed[:20]
+    assert all(clean_answer(s) == s for s in skipped)

@@ -120,3 +120,38 @@ def test_json_answer_span_points_inside_the_string() -> None:
     start, end = result.span
     assert FENCED[start:end] == "72"
     assert FENCED[start - 1] == '"' and FENCED[end] == '"'
+
+
+# Pieces a JSON answer key is made of, and near-misses of it.
+_KEY_PIECES = ['"answer"', "'answer'", '"final_answer"', "'final answer'", '"', "'", "answer",
+               "final_", "final ", ":", " ", "x"]  # fmt: skip
+
+
+@pytest.mark.parametrize("probes", [1, 2, 64])
+def test_json_keys_found_from_the_end_are_exactly_the_key_pattern_matches(
+    probes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rule finds its keys with rfind from the end (fast on a long reasoning string),
+    # and after `probes` hits leaves the rest to the regex; every string of up to four
+    # pieces, whole and in windows, gives the regex's keys either way.
+    from itertools import product
+
+    from answerx.extraction import rules
+    from answerx.extraction.rules import _JSON_KEY, _MAX_TRIES, _last_json_keys
+
+    monkeypatch.setattr(rules, "_MAX_KEY_PROBES", probes)
+    for n in range(1, 5):
+        for pieces in product(_KEY_PIECES, repeat=n):
+            text = "".join(pieces)
+            for lo, hi in ((0, len(text)), (1, len(text)), (0, len(text) - 1)):
+                expected = [m.span() for m in _JSON_KEY.finditer(text, lo, hi)]
+                assert _last_json_keys(text, lo, hi) == expected[::-1][:_MAX_TRIES], (text, lo, hi)
+    many = '{"answer": 1}, the answer, ' * (_MAX_TRIES + 6)  # the last _MAX_TRIES keys count
+    expected = [m.span() for m in _JSON_KEY.finditer(many)]
+    assert _last_json_keys(many, 0, len(many)) == expected[::-1][:_MAX_TRIES]
+
+
+def test_a_json_key_before_many_answer_words_is_still_found() -> None:
+    raw = '{"reasoning": "...", "answer": "42"}\n' + "the answer is unclear. " * 5000
+    result = extract(raw, "numeric", fallback="never")
+    assert (result.answer, result.method) == ("42", "json_answer")

@@ -294,3 +294,40 @@ def test_rambling_into_a_new_question_is_cut_off(raw: str, answer: str, method: 
     assert (result.answer, result.method) == (answer, method)
     assert result.span is not None
     assert result.span[1] <= raw.index("Q")  # found before the new question
+
+
+# A chat model answers, then recites its answers to the few-shot questions it was shown
+# (seen in MMLU-Pro's Qwen1.5 outputs): the recap's letters answer other questions.
+RECAP_LIST = """PEST stands for Political, Economic, Social and Technological. The answer is (I).
+
+Now that I have considered all the options and their relevance to the questions, I can provide \
+the final answer for each question.
+Answer:
+1. The answer is (F).
+2. The answer is (D).
+3. The answer is (A)."""
+
+RECAP_LINE = """The dimensions they use are customer participation and environmental acquisition. \
+The answer is (D).
+
+Now that I have provided the answers to the questions, I can combine them to form my final answer.
+Answer: The answer is (F). Business ethics management, Decentralized, Email marketing."""
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [pytest.param(RECAP_LIST, id="numbered-recap"), pytest.param(RECAP_LINE, id="one-line-recap")],
+)
+def test_a_recap_of_the_few_shot_answers_is_cut_off(raw: str) -> None:
+    result = extract(raw, MC)
+    assert result.method == "final_answer_phrase"
+    assert result.answer == raw[raw.index("The answer is (") + 15]  # the first statement
+    assert result.span is not None and result.span[1] < raw.index("Now that")
+
+
+def test_now_that_about_one_question_keeps_the_later_answer() -> None:
+    raw = (
+        "At first (A) looked right.\n"
+        "Now that I have checked the units, only one option fits.\nThe answer is (C)."
+    )
+    assert extract(raw, MC).answer == "C"

@@ -21,8 +21,19 @@ SRC = Path(__file__).parents[2] / "src" / "answerx"
 #: ``__main__`` are façades on top that nothing imports.
 LAYERS: dict[str, int] = {
     **dict.fromkeys(
-        ["errors", "yamlsafe", "yamlerrors", "didyoumean", "resources", "_version", "home"], 0
+        [
+            "errors",
+            "yamlsafe",
+            "yamlerrors",
+            "didyoumean",
+            "resources",
+            "_version",
+            "home",
+            "earlysignals",
+        ],
+        0,
     ),
+    "callinfo": 0,  # CallInfo below errors.py, so ProviderError.call_info has its type
     **dict.fromkeys(["extraction", "retrieval", "local"], 1),  # local: the bundled model server
     **dict.fromkeys(["grading", "examples"], 2),
     "structured": 3,

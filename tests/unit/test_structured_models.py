@@ -17,7 +17,6 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from answerx.errors import ConfigError
 from answerx.structured import (
-    APPROACHES,
     REASONING_EXTRACTION_MODELS,
     AnswerSpec,
     AnyReasoningExtraction,
@@ -31,6 +30,9 @@ from answerx.structured import (
 
 PROMPT = Path(__file__).resolve().parents[2] / "prompts" / "extraction.txt"
 BACKSPACE = "\x08"  # what json.loads makes of the "\b" in an unescaped "\boxed"
+
+#: The approaches with an extraction model, in order.
+APPROACHES = get_args(Approach)
 
 
 def answer(value: object, context: dict[str, Any] | None = None) -> str:

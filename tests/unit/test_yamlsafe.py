@@ -189,12 +189,12 @@ def test_answerx_run_refuses_a_self_referencing_config_with_its_line(
 
 
 def test_a_bomb_in_a_set_value_is_kept_as_text_not_expanded() -> None:
-    from answerx.cli.experiments import _parse_set
+    from answerx.cli.options import parse_set
 
     flow = "{" + BILLION_LAUGHS.strip().replace("\n", ", ") + "}"  # the bomb on one line
     tracemalloc.start()
     try:
-        overrides = _parse_set([f"description={flow}", "budget.max_calls=4"])
+        overrides = parse_set([f"description={flow}", "budget.max_calls=4"])
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

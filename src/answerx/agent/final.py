@@ -24,9 +24,8 @@ async variants) returning ``(text, CallInfo)``, such as
 :class:`answerx.structured.InstructorClientManager`; ``kw`` goes to the provider
 (``max_tokens``, …), except ``temperature``, which is always 0 (the manager
 itself leaves it out where a provider's SDK takes none). Two user messages
-in a row (a tool result, then the final prompt) are accepted by
-OpenAI-compatible servers and Cohere; Anthropic joins consecutive turns of one
-role.
+in a row (a tool result, then the final prompt) are accepted by every provider
+API answerx has an adapter for (some join consecutive turns of one role).
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.agent.termination import StepLimitReached, Termination
 from answerx.errors import ConfigError, ProviderError
-from answerx.extraction import Extraction, extract
+from answerx.extraction import AnswerSpec, Extraction, extract
 from answerx.resources import prompt_template
 from answerx.structured.callinfo import CallInfo
 
@@ -109,6 +108,7 @@ def final_attempt(
     task: str = "auto",
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    spec: AnswerSpec | None = None,
     reason: Termination = Termination.EXCEED_CALLS,
     prompt_dir: str | Path | None = None,
     **kw: Any,
@@ -118,8 +118,12 @@ def final_attempt(
     ``reason`` is why the loop stopped (``exceed available llm calls``,
     ``timeout`` or ``answer not found``); it becomes the termination when the
     reply holds no answer. The call is one beyond the budget: that is the point.
+    The item's answer shape is ``spec`` (an :class:`~answerx.extraction.AnswerSpec`) or,
+    for convenience, ``task``/``choices``/``numbers``.
     """
-    last = _LastCall.final_attempt(messages, reason, prompt_dir, task, choices, numbers)
+    last = _LastCall.final_attempt(
+        messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
+    )
     try:
         text, info = manager.complete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
@@ -134,12 +138,15 @@ async def afinal_attempt(
     task: str = "auto",
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    spec: AnswerSpec | None = None,
     reason: Termination = Termination.EXCEED_CALLS,
     prompt_dir: str | Path | None = None,
     **kw: Any,
 ) -> FinalAnswer:
     """Async :func:`final_attempt`."""
-    last = _LastCall.final_attempt(messages, reason, prompt_dir, task, choices, numbers)
+    last = _LastCall.final_attempt(
+        messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
+    )
     try:
         text, info = await manager.acomplete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
@@ -154,11 +161,14 @@ def force_answer(
     task: str = "auto",
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    spec: AnswerSpec | None = None,
     prompt_dir: str | Path | None = None,
     **kw: Any,
 ) -> FinalAnswer:
     """The context limit is reached: ask for the most likely answer in an ``<answer>`` block."""
-    last = _LastCall.force_answer(messages, prompt_dir, task, choices, numbers)
+    last = _LastCall.force_answer(
+        messages, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
+    )
     try:
         text, info = manager.complete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
@@ -173,11 +183,14 @@ async def aforce_answer(
     task: str = "auto",
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    spec: AnswerSpec | None = None,
     prompt_dir: str | Path | None = None,
     **kw: Any,
 ) -> FinalAnswer:
     """Async :func:`force_answer`."""
-    last = _LastCall.force_answer(messages, prompt_dir, task, choices, numbers)
+    last = _LastCall.force_answer(
+        messages, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
+    )
     try:
         text, info = await manager.acomplete_text(last.request, **_at_temperature_zero(kw))
     except ProviderError as exc:
@@ -197,6 +210,10 @@ def raise_if_unanswered(final: FinalAnswer) -> FinalAnswer:
 
 
 # --------------------------------------------------------------------------- helpers
+def _extract(text: str, spec: AnswerSpec) -> Extraction:
+    return extract(text, spec.task, choices=spec.choices, numbers=spec.numbers)
+
+
 def _at_temperature_zero(kw: dict[str, Any]) -> dict[str, Any]:
     """``kw`` at temperature 0: the last word should not depend on sampling luck."""
     return {**kw, "temperature": 0}
@@ -213,9 +230,7 @@ class _LastCall:
     prompt: str
     request: list[dict[str, Any]]
     reason: Termination
-    task: str
-    choices: Sequence[str] | None
-    numbers: Sequence[int | float] | None
+    spec: AnswerSpec
 
     @classmethod
     def final_attempt(
@@ -223,32 +238,28 @@ class _LastCall:
         messages: Messages,
         reason: Termination,
         prompt_dir: str | Path | None,
-        task: str,
-        choices: Sequence[str] | None,
-        numbers: Sequence[int | float] | None,
+        spec: AnswerSpec,
     ) -> _LastCall:
         if reason not in FINAL_ATTEMPT_REASONS:
             valid = ", ".join(repr(str(r)) for r in sorted(FINAL_ATTEMPT_REASONS))
             raise ConfigError(f"a final attempt is made for {valid}, not {str(reason)!r}")
         prompt, request = _request("final_attempt", messages, prompt_dir)
-        return cls(False, prompt, request, reason, task, choices, numbers)
+        return cls(False, prompt, request, reason, spec)
 
     @classmethod
     def force_answer(
         cls,
         messages: Messages,
         prompt_dir: str | Path | None,
-        task: str,
-        choices: Sequence[str] | None,
-        numbers: Sequence[int | float] | None,
+        spec: AnswerSpec,
     ) -> _LastCall:
         prompt, request = _request("force_answer", messages, prompt_dir)
         reason = Termination.TOKEN_LIMIT_FORMAT_ERROR
-        return cls(True, prompt, request, reason, task, choices, numbers)
+        return cls(True, prompt, request, reason, spec)
 
     def read(self, text: str, info: CallInfo) -> FinalAnswer:
         """The answer of the reply ``text`` (every deterministic rule reads it)."""
-        extraction = extract(text, self.task, choices=self.choices, numbers=self.numbers)
+        extraction = _extract(text, self.spec)
         prediction: str | None
         if not self.forced:
             prediction = extraction.answer
@@ -267,9 +278,9 @@ class _LastCall:
         log.warning("final call failed: %s", exc)  # ProviderError messages are already redacted
         return FinalAnswer(
             prediction=None, text="",
-            extraction=extract("", self.task, choices=self.choices, numbers=self.numbers),
+            extraction=_extract("", self.spec),
             termination=self.reason,
-            info=exc.call_info if isinstance(exc.call_info, CallInfo) else None,
+            info=exc.call_info,
             prompt=self.prompt, error=str(exc),
         )  # fmt: skip
 

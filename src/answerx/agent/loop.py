@@ -62,7 +62,7 @@ from answerx.agent.final import (
 from answerx.agent.records import AgentRecord
 from answerx.agent.termination import Termination
 from answerx.errors import ConfigError
-from answerx.extraction import extract
+from answerx.extraction import AnswerSpec, extract
 from answerx.structured.callinfo import CallInfo
 
 __all__ = ["AsyncStep", "Step", "StepOutcome", "StepResult", "arun_agent_loop", "run_agent_loop"]
@@ -123,8 +123,9 @@ def run_agent_loop(
     >>> record.prediction, record.termination                          # doctest: +SKIP
     ('Frank Herbert', 'answer')
     """
-    run = _Run(messages, budget, task, choices, numbers, result_mode, prompt_dir, question,
-               answer, answer_methods, clock, kw)  # fmt: skip
+    spec = AnswerSpec.for_item(task, choices, numbers)
+    run = _Run(messages, budget, spec, result_mode, prompt_dir, question, answer,
+               answer_methods, clock, kw)  # fmt: skip
     while True:
         ending = run.ending()
         if ending is None:
@@ -160,8 +161,9 @@ async def arun_agent_loop(
     **kw: Any,
 ) -> AgentRecord:
     """Async :func:`run_agent_loop`; ``step`` may be a plain or an async function."""
-    run = _Run(messages, budget, task, choices, numbers, result_mode, prompt_dir, question,
-               answer, answer_methods, clock, kw)  # fmt: skip
+    spec = AnswerSpec.for_item(task, choices, numbers)
+    run = _Run(messages, budget, spec, result_mode, prompt_dir, question, answer,
+               answer_methods, clock, kw)  # fmt: skip
     while True:
         ending = run.ending()
         if ending is None:
@@ -191,9 +193,7 @@ class _Run:
         self,
         messages: Messages,
         budget: Budget,
-        task: str,
-        choices: Sequence[str] | None,
-        numbers: Sequence[int | float] | None,
+        spec: AnswerSpec,
         result_mode: bool,
         prompt_dir: str | Path | None,
         question: str | None,
@@ -208,7 +208,7 @@ class _Run:
             )
         self.messages: list[dict[str, Any]] = list(messages)
         self.tracker = BudgetTracker(budget, clock=clock)
-        self.task, self.choices, self.numbers = task, choices, numbers
+        self.spec = spec
         self.result_mode, self.prompt_dir = result_mode, prompt_dir
         self.question = question if question is not None else _first_user_text(messages)
         self.answer = answer
@@ -236,14 +236,14 @@ class _Run:
 
     def final_kw(self) -> dict[str, Any]:
         return {
-            "task": self.task, "choices": self.choices, "numbers": self.numbers,
-            "prompt_dir": self.prompt_dir, **self.kw,
+            "spec": self.spec, "prompt_dir": self.prompt_dir, **self.kw,
         }  # fmt: skip
 
     def take_reply(self, reply: str, info: CallInfo) -> AgentRecord | None:
         self.tracker.record(info)
         self.messages.append({"role": "assistant", "content": reply})
-        found = extract(reply, self.task, choices=self.choices, numbers=self.numbers)
+        spec = self.spec
+        found = extract(reply, spec.task, choices=spec.choices, numbers=spec.numbers)
         if found.answer is not None and found.method in self.answer_methods:
             return self._record(found.answer, Termination.ANSWER, final_attempt=False)
         return None

@@ -46,7 +46,7 @@ from answerx.agent.termination import Termination
 from answerx.errors import ConfigError, InputError, ProviderError
 from answerx.resources import prompt_template
 from answerx.retrieval.base import Passage, Retriever
-from answerx.structured.callinfo import CallInfo, Usage
+from answerx.structured.callinfo import Usage
 
 __all__ = [
     "ActionName",
@@ -637,7 +637,7 @@ def write_survey(
         try:
             reply, info = manager.complete_text([{"role": "user", "content": prompt}], **options)
         except ProviderError as exc:
-            if isinstance(exc.call_info, CallInfo):
+            if exc.call_info is not None:
                 tracker.record(exc.call_info)
             raise
         tracker.record(info)

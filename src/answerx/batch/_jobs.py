@@ -3,18 +3,29 @@
 Module-level functions and frozen dataclasses only: everything here pickles,
 so the same job runs in the calling process or in a pool's worker.
 
-A job is either raw JSONL lines (parsed here, in the worker, so that JSON
-decoding is spread over the cores too and every field of a record survives as
-it was) or an Arrow ``RecordBatch`` (from CSV or Parquet). Its result is the
-output already encoded for the writer (JSON bytes, an Arrow table, or plain
-rows for an Arrow writer), plus what the summary needs.
+A job is either a block of raw JSONL lines (parsed here, in the worker, so
+that JSON decoding is spread over the cores too and every field of a record
+survives as it was) or an Arrow ``RecordBatch`` (from CSV or Parquet). Its
+result is the output already encoded for the writer (JSON bytes or an Arrow
+table), plus what the summary needs.
+
+Between processes, the bulk of a job and of its result travels through a file
+of the run's spool directory (shared memory where there is one, see
+:func:`spool`), not through the pool's pipe: the coordinator writes an Arrow
+batch once, the worker maps it without a copy, and neither side pickles,
+pipes and unpickles megabytes per batch, which is what kept two workers from
+scaling.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -44,19 +55,25 @@ __all__ = [
     "Done",
     "Job",
     "Settings",
+    "Spooled",
     "annotate_batch",
     "ignore_sigint",
     "merge_columns",
     "needed_columns",
     "run_job",
-    "to_ipc",
+    "spool",
+    "unspool",
 ]
 
-Payload = Literal["jsonl", "json", "columns", "rows"]
+Payload = Literal["jsonl", "json", "columns", "records"]
 """What a job returns: JSONL bytes; JSON-array items joined by ",\\n"; only the
 added columns and which rows to keep (Arrow in and out: the caller already holds
-the input columns, so the long outputs never travel back); or plain dict rows
-(JSONL input bound for an Arrow writer)."""
+the input columns, so the long outputs never travel back); or the records as an
+Arrow table (JSONL input bound for an Arrow writer)."""
+
+SPOOL_MIN = 1 << 16
+"""Results smaller than this (bytes) go back through the pool's pipe; larger ones
+through a spool file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,29 +98,60 @@ class Settings:
 
 
 @dataclass(frozen=True, slots=True)
+class Spooled:
+    """A payload left in a file of the run's spool directory; whoever reads it
+    (:func:`unspool`) deletes the file."""
+
+    path: str
+    arrow: bool
+    """An Arrow IPC stream (a table), else plain bytes."""
+
+
+@dataclass(frozen=True, slots=True)
 class Job:
     """One batch: ``first`` is the 1-based number of its first line (JSONL) or row.
 
-    ``batch`` is a RecordBatch, or its Arrow IPC bytes (:func:`to_ipc`) on the way
-    to another process.
+    ``lines`` is a block of whole JSONL lines; ``batch`` an Arrow batch. Either
+    may be :class:`Spooled` on the way to another process. ``spool`` is the
+    directory where the worker leaves a large result (None: return it).
     """
 
     first: int
-    lines: Sequence[bytes] | None = None
-    batch: pa.RecordBatch | pa.Buffer | None = None
+    lines: bytes | Spooled | None = None
+    batch: pa.RecordBatch | pa.Table | Spooled | None = None
+    spool: str | None = None
 
 
-def to_ipc(batch: pa.RecordBatch) -> pa.Buffer:
-    """``batch`` as Arrow IPC stream bytes, for a worker process.
+def spool(value: bytes | pa.Table | pa.RecordBatch, directory: str) -> Spooled:
+    """Write ``value`` (bytes, or Arrow data as an IPC stream) to a new file in ``directory``."""
+    fd, path = tempfile.mkstemp(dir=directory)
+    if isinstance(value, bytes):
+        with open(fd, "wb") as f:
+            f.write(value)
+        return Spooled(path, arrow=False)
+    os.close(fd)
+    with pa.OSFile(path, "wb") as sink, ipc.new_stream(sink, value.schema) as writer:
+        writer.write(value)
+    return Spooled(path, arrow=True)
 
-    Pickling a RecordBatch that is a slice (of a CSV block, of a resumed batch)
-    pickles every buffer it points into, the whole block; IPC writes just the
-    slice, and is five times cheaper than pickle besides.
+
+def unspool(value: Any) -> Any:
+    """``value``, read back (and its file deleted) when it is :class:`Spooled`.
+
+    Arrow data is memory-mapped, not copied: the table's buffers keep the
+    mapping alive after the file is gone.
     """
-    sink = pa.BufferOutputStream()
-    with ipc.new_stream(sink, batch.schema) as writer:
-        writer.write_batch(batch)
-    return sink.getvalue()
+    if not isinstance(value, Spooled):
+        return value
+    try:
+        if value.arrow:
+            with pa.memory_map(value.path) as source:
+                return ipc.open_stream(source).read_all()
+        return Path(value.path).read_bytes()
+    finally:
+        # A mapped file that cannot go yet (not POSIX) is left to the run's cleanup.
+        with contextlib.suppress(OSError):
+            os.unlink(value.path)
 
 
 @dataclass(slots=True)
@@ -114,6 +162,11 @@ class Done:
     written: int = 0
     malformed: list[MalformedLine] = field(default_factory=list)
     by_method: dict[str, int] = field(default_factory=dict)
+    by_reason: dict[str, int] = field(default_factory=dict)
+    """Verify mode: records written, by verdict reason."""
+    correct: int = 0
+    judged: int = 0
+    """Verify mode: records judged correct, and judged at all (a readable gold)."""
     replaced: list[str] = field(default_factory=list)
     nonfinite: int = 0
     last: int | None = None
@@ -130,20 +183,41 @@ def ignore_sigint() -> None:
 def run_job(job: Job, settings: Settings) -> Done:
     """Run one batch (see the module docstring)."""
     if job.lines is not None:
-        return _run_lines(job.lines, job.first, settings)
-    batch = job.batch
-    if isinstance(batch, pa.Buffer):
-        batch = ipc.open_stream(batch).read_next_batch()
-    assert batch is not None
-    return _run_batch(batch, job.first, settings)
+        done = _run_lines(unspool(job.lines), job.first, settings)
+    else:
+        batch = unspool(job.batch)
+        assert batch is not None
+        done = _run_batch(batch, job.first, settings)
+    if job.spool is not None:
+        done.payload = _spool_result(done.payload, job.spool)
+    return done
+
+
+def _spool_result(payload: Any, directory: str) -> Any:
+    if isinstance(payload, bytes) and len(payload) >= SPOOL_MIN:
+        return spool(payload, directory)
+    if isinstance(payload, pa.Table) and payload.nbytes >= SPOOL_MIN:
+        return spool(payload, directory)
+    if isinstance(payload, tuple):  # "columns": (rows to keep, added columns)
+        keep, added = payload
+        return keep, _spool_result(added, directory)
+    return payload
 
 
 # --------------------------------------------------------------------------- JSONL lines
-def _run_lines(lines: Sequence[bytes], first: int, s: Settings) -> Done:
+def split_lines(block: bytes) -> list[bytes]:
+    """A block of whole lines as its lines, as iterating over a binary file gives them."""
+    lines = block.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()  # the block ended with a newline
+    return lines
+
+
+def _run_lines(block: bytes, first: int, s: Settings) -> Done:
     done = Done()
     encoded: list[str] = []
     rows: list[dict[str, Any]] = []
-    for line_no, raw in enumerate(lines, start=first):
+    for line_no, raw in enumerate(split_lines(block), start=first):
         if not raw.strip():
             continue  # blank lines (a trailing newline, spacing) are not records
         done.read += 1
@@ -154,6 +228,7 @@ def _run_lines(lines: Sequence[bytes], first: int, s: Settings) -> Done:
             if s.mode == "verify":
                 out = _verified_record(record, s, (task, choices, numbers, finish), done.replaced)
                 method = out[s.prefix + "method"]
+                _count_verdict(done, out[s.prefix + "reason"], out[s.prefix + "correct"])
             else:
                 extraction = _extract_guarded(record[s.field], task, choices, numbers, finish)
                 _note_replaced(record, s.prefix, ADDED_FIELDS, done.replaced)
@@ -166,14 +241,26 @@ def _run_lines(lines: Sequence[bytes], first: int, s: Settings) -> Done:
         done.last = line_no
         if method is not None:
             done.by_method[method] = done.by_method.get(method, 0) + 1
-        if s.payload == "rows":
+        if s.payload == "records":
             rows.append(out)
         else:
             text, nulled = dumps_record(out)
             done.nonfinite += nulled
             encoded.append(text)
-    done.payload = rows if s.payload == "rows" else _join(encoded, s.payload)
+    done.payload = _records_table(rows) if s.payload == "records" else _join(encoded, s.payload)
     return done
+
+
+def _records_table(rows: list[dict[str, Any]]) -> pa.Table | None:
+    if not rows:
+        return None
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(
+            f"the records of a JSONL batch do not make one table ({exc}); "
+            "write JSONL, or give every record the same field types"
+        ) from None
 
 
 def _extract_guarded(
@@ -230,6 +317,18 @@ def _verified_record(
     return record
 
 
+def _count_verdict(done: Done, reason: str, correct: bool | None) -> None:
+    done.by_reason[reason] = done.by_reason.get(reason, 0) + 1
+    if correct is not None:
+        done.judged += 1
+        done.correct += bool(correct)
+
+
+def _value_counts(column: pa.ChunkedArray) -> dict[str, int]:
+    counts = pc.value_counts(column).to_pylist()
+    return {c["values"]: c["counts"] for c in counts if c["values"] is not None}
+
+
 def _note_replaced(
     record: dict[str, Any], prefix: str, names: Sequence[str], replaced: list[str]
 ) -> None:
@@ -284,8 +383,8 @@ def annotate_batch(data: pa.Table, s: Settings) -> pa.Table:
     return out
 
 
-def _run_batch(batch: pa.RecordBatch, first: int, s: Settings) -> Done:
-    data = pa.Table.from_batches([batch])
+def _run_batch(batch: pa.RecordBatch | pa.Table, first: int, s: Settings) -> Done:
+    data = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
     done = Done(read=data.num_rows)
     done.replaced = [name for name in s.added if name in data.column_names]
     out = annotate_batch(data, s)
@@ -304,8 +403,12 @@ def _run_batch(batch: pa.RecordBatch, first: int, s: Settings) -> Done:
     done.written = out.num_rows
     if done.written:
         done.last = first + max(i for i, k in enumerate(keep) if k)
-        counts = pc.value_counts(out.column(s.prefix + "method")).to_pylist()
-        done.by_method = {c["values"]: c["counts"] for c in counts if c["values"] is not None}
+        done.by_method = _value_counts(out.column(s.prefix + "method"))
+        if s.mode == "verify":
+            done.by_reason = _value_counts(out.column(s.prefix + "reason"))
+            correct = out.column(s.prefix + "correct")
+            done.judged = len(correct) - correct.null_count
+            done.correct = int(pc.sum(correct.cast(pa.int64())).as_py() or 0)
     if s.payload in ("jsonl", "json"):
         encoded = []
         for row in out.to_pylist():
@@ -326,10 +429,11 @@ def needed_columns(names: Sequence[str], s: Settings) -> list[str]:
     return [name for name in names if name in wanted]
 
 
-def merge_columns(batch: pa.RecordBatch, payload: tuple[list[bool] | None, pa.Table]) -> pa.Table:
-    """``batch`` with a "columns" job's added columns (replacing same-named ones), less
-    the rows the job found malformed."""
+def merge_columns(batch: pa.RecordBatch, payload: tuple[list[bool] | None, Any]) -> pa.Table:
+    """``batch`` with a "columns" job's added columns (replacing same-named ones, read
+    back when spooled), less the rows the job found malformed."""
     keep, added = payload
+    added = unspool(added)
     table = pa.Table.from_batches([batch])
     for i, name in enumerate(added.column_names):
         column = added.column(i)

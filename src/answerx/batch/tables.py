@@ -108,25 +108,24 @@ def extract_table(
 ) -> pa.Table:
     """``table`` with the extraction of each row's ``column`` added as flat columns.
 
-        Added (each named ``prefix + name``, replacing an input column of that name):
-        ``answer``, ``method``, ``confidence``, ``valid``, ``unfinished``,
-        ``span_start``, ``span_end`` and ``error`` (why a row has no result; null
-        when it has one, or when its output is null).
+    Added (each named ``prefix + name``, replacing an input column of that name):
+    ``answer``, ``method``, ``confidence``, ``valid``, ``unfinished``,
+    ``span_start``, ``span_end`` and ``error`` (why a row has no result; null
+    when it has one, or when its output is null).
 
-        ``task`` is a task name (one for every row) or the name of a column of
-        task names (a null there means ``"auto"``). ``choices`` and ``numbers``
-        name list columns (or JSON-list strings, as CSV holds them) for multiple
-        choice and Game of 24; ``finish_reason`` names a column of the provider's
-        finish reasons (``"length"`` marks a cut-off output ``unfinished``).
+    ``task`` is a task name (one for every row) or the name of a column of
+    task names (a null there means ``"auto"``). ``choices`` and ``numbers``
+    name list columns (or JSON-list strings, as CSV holds them) for multiple
+    choice and Game of 24; ``finish_reason`` names a column of the provider's
+    finish reasons (``"length"`` marks a cut-off output ``unfinished``).
 
-        >>> import pyarrow as pa
-    import pyarrow.compute as pc
-        >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
-        >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
-        (['4', None], ['final_answer_phrase', None])
+    >>> import pyarrow as pa
+    >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
+    >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
+    (['4', None], ['final_answer_phrase', None])
 
-        Raises :class:`~answerx.errors.ConfigError` for a missing column or an
-        unknown task name: a mistake in the call, not in a row.
+    Raises :class:`~answerx.errors.ConfigError` for a missing column or an
+    unknown task name: a mistake in the call, not in a row.
     """
     data = as_table(table)
     options = RowOptions.of(data, column, task, choices, numbers, finish_reason)

@@ -1,21 +1,29 @@
 """The ``answerx`` command.
 
-One module per noun or verb, each a thin layer over one library function:
-``extract`` (:mod:`answerx.cli.extract`) today; ``run``, ``runs``, ``report``,
-``serve`` and ``model`` join as sub-apps (``app.add_typer(runs.app, name="runs")``).
-Shared exit codes and the error boundary live in :mod:`answerx.cli._common`.
+One module per noun or verb, each a thin layer over one library function. Nouns
+are groups of verbs, as in ``llm``: ``runs list|show|export|delete|recover|score|report``,
+``model serve|status``, ``approaches list``, ``index build|search``,
+``reward-func write``. ``answerx --help`` lists the commands in panels by purpose.
+Options every command spells the same way live in :mod:`answerx.cli.options`;
+exit codes and the error boundary in :mod:`answerx.cli._common`.
+
+Commands that moved into a group keep their old name for one release, hidden,
+with a deprecation note on stderr (``answerx score`` -> ``answerx runs score``).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import functools
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
+from answerx import earlysignals
 from answerx._version import __version__
 from answerx.cli import index, model
 from answerx.cli._common import EXIT_CODES_HELP, ExitCode
-from answerx.cli.ask import approaches_command, ask_command
+from answerx.cli.ask import approaches_app, ask_command
 from answerx.cli.demo import demo_command
 from answerx.cli.experiments import (
     RUN_HELP,
@@ -26,13 +34,14 @@ from answerx.cli.experiments import (
 )
 from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
+from answerx.cli.options import note_deprecated
 from answerx.cli.serve import HELP as SERVE_HELP
 from answerx.cli.serve import serve_command
 from answerx.cli.survey import survey_command
 from answerx.cli.verify import HELP as VERIFY_HELP
 from answerx.cli.verify import reward_func_app, verify_command
 
-__all__ = ["ExitCode", "app", "main"]
+__all__ = ["PANELS", "ExitCode", "app", "main"]
 
 app = typer.Typer(
     name="answerx",
@@ -43,6 +52,20 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
+_ANSWERS = "Extract and verify answers"
+_REASON = "Reason and search"
+_EXPERIMENTS = "Experiments"
+_SERVE = "Serve"
+_START = "Get started"
+#: The panels of ``answerx --help``, in order, and the commands in each.
+PANELS: dict[str, tuple[str, ...]] = {
+    _ANSWERS: ("extract", "verify", "reward-func"),
+    _REASON: ("ask", "approaches", "index", "survey"),
+    _EXPERIMENTS: ("run", "runs"),
+    _SERVE: ("serve", "model"),
+    _START: ("demo",),
+}
+
 
 def _print_version(value: bool) -> None:
     if value:
@@ -50,8 +73,14 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+#: Commands that stop gracefully on SIGTERM (status 0) and so take one that came while
+#: the command was loading (answerx.earlysignals); every other command dies of it.
+_GRACEFUL_ON_SIGTERM = frozenset({"serve"})
+
+
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -60,22 +89,39 @@ def _root(
     ] = False,
 ) -> None:
     """answerx: the clean final answer out of LLM reasoning output, and how it was found."""
+    if ctx.invoked_subcommand not in _GRACEFUL_ON_SIGTERM:
+        earlysignals.release()
 
 
-app.command("extract", help=EXTRACT_HELP)(extract_command)
-app.add_typer(model.app, name="model")
-app.command("demo")(demo_command)
-app.command("run", help=RUN_HELP)(run_command)
-app.add_typer(runs_app, name="runs")
-app.command("score")(score_command)
-app.command("report")(report_command)
-app.command("serve", help=SERVE_HELP)(serve_command)
-app.command("ask")(ask_command)
-app.command("approaches")(approaches_command)
-app.add_typer(index.app, name="index")
-app.command("survey")(survey_command)
-app.command("verify", help=VERIFY_HELP)(verify_command)
-app.add_typer(reward_func_app, name="reward-func")
+def _moved(command: Callable[..., Any], old: str, new: str) -> Callable[..., Any]:
+    """``command`` under its old name: the same options, and a deprecation note first."""
+
+    @functools.wraps(command)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        note_deprecated(old, new)
+        return command(*args, **kwargs)
+
+    return alias
+
+
+app.command("extract", help=EXTRACT_HELP, rich_help_panel=_ANSWERS)(extract_command)
+app.command("verify", help=VERIFY_HELP, rich_help_panel=_ANSWERS)(verify_command)
+app.add_typer(reward_func_app, name="reward-func", rich_help_panel=_ANSWERS)
+app.command("ask", rich_help_panel=_REASON)(ask_command)
+app.add_typer(approaches_app, name="approaches", rich_help_panel=_REASON)
+app.add_typer(index.app, name="index", rich_help_panel=_REASON)
+app.command("survey", rich_help_panel=_REASON)(survey_command)
+app.command("run", help=RUN_HELP, rich_help_panel=_EXPERIMENTS)(run_command)
+app.add_typer(runs_app, name="runs", rich_help_panel=_EXPERIMENTS)
+app.command(
+    "serve", help=SERVE_HELP, short_help="Serve the HTTP API (FastAPI on uvicorn).",
+    rich_help_panel=_SERVE,
+)(serve_command)  # fmt: skip
+app.add_typer(model.app, name="model", rich_help_panel=_SERVE)
+app.command("demo", rich_help_panel=_START)(demo_command)
+# Moved into `runs`; kept for one release.
+app.command("score", hidden=True)(_moved(score_command, "answerx score", "answerx runs score"))
+app.command("report", hidden=True)(_moved(report_command, "answerx report", "answerx runs report"))
 
 
 def main() -> None:

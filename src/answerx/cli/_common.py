@@ -142,16 +142,17 @@ def parse_choices(values: list[str] | None) -> list[str] | None:
     return values
 
 
-def parse_numbers(value: str | None) -> list[int | float] | None:
-    """``--numbers``: ``'4,9,10,13'``, ``'4 9 10 13'`` or a JSON list; None when not given.
-    Anything else exits with a usage error."""
-    if value is None:
+def parse_numbers(values: list[str] | str | None) -> list[int | float] | None:
+    """``--numbers``: ``'4,9,10,13'``, ``'4 9 10 13'``, a JSON list, or the option repeated
+    (``-n 4 -n 9``); None when not given. Anything else exits with a usage error."""
+    if not values:
         return None
-    parts = value.strip().strip("[]").replace(",", " ").split()
+    text = values if isinstance(values, str) else " ".join(values)
+    parts = text.replace("[", " ").replace("]", " ").replace(",", " ").split()
     try:
         return [float(p) if "." in p else int(p) for p in parts] or None
     except ValueError:
-        fail(f"--numbers: expected numbers like '4,9,10,13', got {value!r}", ExitCode.USAGE)
+        fail(f"--numbers: expected numbers like '4,9,10,13', got {text!r}", ExitCode.USAGE)
 
 
 def _silence_stdout() -> None:

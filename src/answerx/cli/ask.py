@@ -1,4 +1,4 @@
-"""``answerx ask`` and ``answerx approaches``: one question through one reasoning approach.
+"""``answerx ask`` and ``answerx approaches list``: one question through one reasoning approach.
 
 Thin on purpose: :func:`answerx.reasoning.get_approach` and ``execute`` do the
 work; this module parses options and prints. The reasoning package (Instructor,
@@ -7,10 +7,9 @@ the provider SDKs) is imported only when a command runs, so the CLI starts fast.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -26,56 +25,61 @@ from answerx.cli._common import (
     stderr,
     stdout,
 )
+from answerx.cli.options import (
+    ChoicesOption,
+    Format,
+    ModelOption,
+    NumbersOption,
+    OldJsonOption,
+    ProviderOption,
+    RowsFormatOption,
+    approach_names,
+    format_option,
+    format_or_old_json,
+    name_option,
+    note_deprecated,
+    parse_set,
+    print_rows,
+    set_option,
+    strategy_names,
+    task_option,
+)
 
 if TYPE_CHECKING:
     from answerx.reasoning import StandardResponse
 
-__all__ = ["approaches_command", "ask_command"]
+__all__ = ["approaches_app", "approaches_list", "ask_command"]
 
 
 def ask_command(
     question: Annotated[str, typer.Argument(help="The question ('-' reads it from stdin).")],
     approach: Annotated[
-        str, typer.Option("--approach", "-a", help="Reasoning approach (see: answerx approaches).")
-    ] = "chain_of_thought",
-    provider: Annotated[
-        str, typer.Option("--provider", "-p", help="Provider (default: the bundled local model).")
-    ] = "local",
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model", "-m", help="Model name (default: the provider's).", show_default=False
+        str,
+        name_option(
+            "--approach",
+            "-a",
+            kind="approach",
+            names=approach_names,
+            metavar="APPROACH",
+            help="Reasoning approach (answerx approaches list).",
         ),
-    ] = None,
+    ] = "chain_of_thought",
+    provider: ProviderOption = "local",
+    model: ModelOption = None,
     strategy: Annotated[
         str,
-        typer.Option(
+        name_option(
             "--strategy",
+            kind="strategy",
+            names=strategy_names,
+            metavar="STRATEGY",
             help="structured: one structured call per answer; two_stage: free text, rules, "
             "then an LLM extraction only if the rules are unsure.",
         ),
     ] = "structured",
-    task: Annotated[
-        str,
-        typer.Option(
-            "--task", "-t", help="auto, math, numeric, multiple_choice, boolean, game24 or text."
-        ),
-    ] = "auto",
-    choices: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--choices",
-            "-c",
-            show_default=False,
-            help="Option texts for multiple choice, in order (A, B, …): repeat it, or a JSON list.",
-        ),
-    ] = None,
-    numbers: Annotated[
-        str | None,
-        typer.Option(
-            "--numbers", "-n", show_default=False, help="Game of 24 numbers: '4,9,10,13'."
-        ),
-    ] = None,
+    task: Annotated[str, task_option()] = "auto",
+    choices: ChoicesOption = None,
+    numbers: NumbersOption = None,
     prompt_dir: Annotated[
         Path | None,
         typer.Option(
@@ -86,11 +90,9 @@ def ask_command(
     ] = None,
     setting: Annotated[
         list[str] | None,
-        typer.Option(
-            "--set",
-            show_default=False,
-            help="An approach setting KEY=VALUE (VALUE read as JSON if it parses), e.g. "
-            "--set multi_call=true --set rounds=2. Repeatable.",
+        set_option(
+            help="An approach setting KEY=VALUE, VALUE read as YAML, e.g. "
+            "--set multi_call=true --set rounds=2. Repeatable."
         ),
     ] = None,
     max_calls: Annotated[
@@ -101,9 +103,15 @@ def ask_command(
         float | None,
         typer.Option("--time-limit", min=0.001, show_default=False, help="Budget: seconds."),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the whole StandardResponse as JSON.")
-    ] = False,
+    fmt: Annotated[
+        Format,
+        format_option(
+            Format.table,
+            Format.json,
+            help="table: the reasoning, the answer and its cost; json: the whole StandardResponse.",
+        ),
+    ] = Format.table,
+    as_json: OldJsonOption = False,
     index: Annotated[
         Path | None,
         typer.Option(
@@ -115,6 +123,7 @@ def ask_command(
     ] = None,
 ) -> None:
     """Answer QUESTION with a reasoning approach; show the reasoning, the answer and its cost."""
+    fmt = format_or_old_json(fmt, as_json)
     with command_boundary():
         from answerx.agent import Budget  # heavy imports: only when the command runs
         from answerx.reasoning import get_approach
@@ -134,42 +143,46 @@ def ask_command(
             retriever = open_index(str(index))
         reasoning = get_approach(
             approach, manager, strategy=strategy, task=task, prompt_dir=prompt_dir,
-            budget=budget, retriever=retriever, **_parse_settings(setting),
+            budget=budget, retriever=retriever, **parse_set(setting),
         )  # fmt: skip
         if manager.spec.autostart and manager.base_url is None:
             stderr().print(f"{provider}/{manager.model}: starting the local model …")
         response = reasoning.execute(
             text, choices=parse_choices(choices), numbers=parse_numbers(numbers)
         )
-        if as_json:
+        if fmt is Format.json:
             sys.stdout.write(response.model_dump_json(indent=2) + "\n")
         else:
             _print_response(response)
 
 
-def approaches_command() -> None:
-    """List the reasoning approaches, one line each."""
+approaches_app = typer.Typer(
+    help="The reasoning approaches answerx ask and experiments run.",
+    invoke_without_command=True,
+)
+
+
+@approaches_app.callback()
+def _approaches(ctx: typer.Context) -> None:
+    # `answerx approaches` alone was the listing before the noun groups: kept for a release.
+    if ctx.invoked_subcommand is None:
+        note_deprecated("answerx approaches", "answerx approaches list")
+        approaches_list(Format.table)
+
+
+@approaches_app.command("list")
+def approaches_list(
+    fmt: RowsFormatOption = Format.table,
+) -> None:
+    """The reasoning approaches: name, whether it searches (needs --index), what it does."""
     with command_boundary():
-        from answerx.reasoning import APPROACH_DESCRIPTIONS  # heavy: only when asked
+        from answerx.reasoning import APPROACH_DESCRIPTIONS, SEARCH_APPROACHES  # heavy
 
-        width = max(map(len, APPROACH_DESCRIPTIONS))
-        out = stdout()
-        for name, description in APPROACH_DESCRIPTIONS.items():
-            out.print(f"{name:<{width}}  {description}", markup=False)
-
-
-def _parse_settings(items: list[str] | None) -> dict[str, Any]:
-    settings: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            fail(f"--set: expected KEY=VALUE, got {item!r}", ExitCode.USAGE)
-        try:
-            value: Any = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw  # a plain string
-        settings[key.strip()] = value
-    return settings
+        rows = [
+            {"approach": name, "searches": name in SEARCH_APPROACHES, "description": description}
+            for name, description in APPROACH_DESCRIPTIONS.items()
+        ]
+        print_rows(rows, ("approach", "searches", "description"), fmt)
 
 
 def _print_response(response: StandardResponse) -> None:

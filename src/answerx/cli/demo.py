@@ -26,6 +26,7 @@ import typer
 from rich.table import Table
 
 from answerx.cli._common import command_boundary, stderr, stdout
+from answerx.cli.options import ModelOption, ProviderOption
 from answerx.errors import AnswerxError
 from answerx.examples import Example, load_examples
 from answerx.extraction import Extraction, extract
@@ -63,10 +64,8 @@ _STAGES = {
 
 
 def demo_command(
-    provider: Annotated[
-        str, typer.Option(help="Provider of the LLM parts (default: the bundled model).")
-    ] = "local",
-    model: Annotated[str | None, typer.Option(help="Model name (default: the provider's).")] = None,
+    provider: ProviderOption = "local",
+    model: ModelOption = None,
     questions: Annotated[
         int, typer.Option(min=0, help="How many bundled questions the reasoning part asks.")
     ] = 4,

@@ -1,4 +1,4 @@
-"""``answerx run``, ``answerx runs``, ``answerx score`` and ``answerx report``.
+"""``answerx run`` and ``answerx runs list|show|export|delete|recover|score|report``.
 
 Thin layers over :mod:`answerx.experiments`; the library modules are imported
 inside the commands so that ``answerx --help`` stays fast.
@@ -14,14 +14,23 @@ import typer
 from rich.markup import escape
 
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
+from answerx.cli.options import (
+    DbOption,
+    Format,
+    RowsFormatOption,
+    deprecated_option,
+    experiment_approach_names,
+    format_option,
+    list_option,
+    note_deprecated,
+    parse_set,
+    print_rows,
+    set_option,
+    strategy_names,
+)
 from answerx.home import default_db, default_report_dir
 
 __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
-
-DB_OPTION = typer.Option(
-    "--db", help="The results store (SQLite).", show_default="$ANSWERX_HOME/answerx.db"
-)
-DbPath = Annotated[Path | None, DB_OPTION]
 
 
 def _store(db: Path | None) -> Any:
@@ -38,10 +47,13 @@ RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/
 CONFIG is a YAML file (see config/experiments/example.yaml). Options override
 its keys; --set KEY=VALUE overrides any key, nested ones too (--set
 budget.max_tokens=20000, --set rate_limits.openai.requests_per_minute=60).
+List options (--dataset, --approaches, --strategies, --target) repeat or take
+comma-separated values.
 Every finished item is stored at once in the results store ($ANSWERX_HOME/answerx.db,
 runs/answerx.db by default); Ctrl-C stops gracefully, and --resume RUN_ID (or --resume last)
 continues a run, skipping what it finished. At the end the report is printed
-and written (report.md, report.json, PNG plots) under output.report_dir/RUN_ID.
+and written (report.md, report.json, PNG plots) under --out-dir/RUN_ID
+(output.report_dir).
 """
 
 _SETTINGS = "Run settings (override the config)"
@@ -60,10 +72,11 @@ def run_command(
     ] = None,
     dataset: Annotated[
         list[str] | None,
-        typer.Option(
+        list_option(
             "--dataset",
             help="A bundled sample, a .jsonl/.csv/.parquet file, or a cached Hugging Face "
-            "dataset as hf:NAME:CONFIG@SPLIT (repeatable; replaces the config's datasets).",
+            "dataset as hf:NAME:CONFIG@SPLIT (replaces the config's datasets).",
+            metavar="DATASET",
             rich_help_panel=_SETTINGS,
         ),
     ] = None,
@@ -72,22 +85,33 @@ def run_command(
         typer.Option(help="Only the first N items per dataset.", rich_help_panel=_SETTINGS),
     ] = None,
     approaches: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma-separated approaches (replaces the config's).", rich_help_panel=_SETTINGS
+        list[str] | None,
+        list_option(
+            "--approaches",
+            help="Approaches (replaces the config's; answerx approaches list).",
+            names=experiment_approach_names,
+            kind="approach",
+            metavar="APPROACH",
+            rich_help_panel=_SETTINGS,
         ),
     ] = None,
     strategies: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma-separated strategies: structured, two_stage.", rich_help_panel=_SETTINGS
+        list[str] | None,
+        list_option(
+            "--strategies",
+            help="Strategies (replaces the config's; the shell completes them).",
+            names=strategy_names,
+            kind="strategy",
+            metavar="STRATEGY",
+            rich_help_panel=_SETTINGS,
         ),
     ] = None,
     target: Annotated[
         list[str] | None,
-        typer.Option(
+        list_option(
             "--target",
-            help="provider or provider/model (repeatable; replaces the config's targets).",
+            help="provider or provider/model (replaces the config's targets).",
+            metavar="TARGET",
             rich_help_panel=_SETTINGS,
         ),
     ] = None,
@@ -153,14 +177,7 @@ def run_command(
             help="Budget: seconds per question (budget.time_limit_s).", rich_help_panel=_SETTINGS
         ),
     ] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            help="KEY=VALUE: any config key, dotted for nested ones; VALUE is YAML (repeatable).",
-            rich_help_panel=_SETTINGS,
-        ),
-    ] = None,
+    set_: Annotated[list[str] | None, set_option(rich_help_panel=_SETTINGS)] = None,
     no_cache: Annotated[
         bool,
         typer.Option(
@@ -173,12 +190,16 @@ def run_command(
         Path | None,
         typer.Option("--db", help="The results store (SQLite).", rich_help_panel=_OUTPUT),
     ] = None,
-    report_dir: Annotated[
+    out_dir: Annotated[
         Path | None,
         typer.Option(
-            help="Where the report and plots go (a folder per run).", rich_help_panel=_OUTPUT
+            "--out-dir",
+            help="Where the report and plots go (a folder per run in it).",
+            show_default="output.report_dir",
+            rich_help_panel=_OUTPUT,
         ),
     ] = None,
+    report_dir: Annotated[Path | None, deprecated_option("--report-dir", "--out-dir")] = None,
     report: Annotated[
         bool,
         typer.Option(
@@ -194,6 +215,9 @@ def run_command(
     from answerx.experiments.config import load_config
     from answerx.experiments.runner import run_experiment
 
+    if report_dir is not None:
+        note_deprecated("--report-dir", "--out-dir")
+        out_dir = out_dir or report_dir
     if target and (provider or base_url):
         fail("give either --target or --provider/--base-url, not both", ExitCode.USAGE)
     flags: dict[str, Any] = {
@@ -217,10 +241,10 @@ def run_command(
         "budget.time_limit_s": time_limit,
         "cache": False if no_cache else None,
         "db": str(db) if db else None,
-        "report_dir": str(report_dir) if report_dir else None,
+        "report_dir": str(out_dir) if out_dir else None,
     }
     # A flag given explicitly wins over a --set of the same key.
-    overrides = {**_parse_set(set_ or ()), **{k: v for k, v in flags.items() if v is not None}}
+    overrides = {**parse_set(set_), **{k: v for k, v in flags.items() if v is not None}}
     err = stderr()
     started: list[str] = []  # the run's id, once the runner has created or resumed it
     with command_boundary():
@@ -293,37 +317,26 @@ def resume_command(ctx: typer.Context, run_id: str) -> str:
     return shlex.join(words)
 
 
-def _parse_set(pairs: Iterable[str]) -> dict[str, Any]:
-    """``--set KEY=VALUE`` options as overrides; each VALUE is read as YAML (``4``, ``true``),
-    within the limits of :mod:`answerx.yamlsafe` (no alias bombs on the command line either)."""
-    from answerx.errors import ConfigError
-    from answerx.yamlsafe import load_yaml_text
-
-    overrides: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key.strip():
-            fail(f"--set {pair!r}: expected KEY=VALUE (e.g. budget.max_calls=4)", ExitCode.USAGE)
-        try:
-            value = load_yaml_text(text, source=f"--set {key.strip()}")[0] if text.strip() else None
-        except ConfigError:
-            value = text  # not YAML ("a: b: c"), or past a limit: the text as it is
-        overrides[key.strip()] = value
-    return overrides
-
-
 def _report(
-    db: Path, run_id: str, *, compare: Iterable[str] = (), out: Path | None, markdown: bool = False
+    db: Path,
+    run_id: str,
+    *,
+    compare: Iterable[str] = (),
+    out: Path | None,
+    fmt: Format = Format.table,
 ) -> None:
-    """Print the report of ``run_id`` (tables or Markdown) and write its files under ``out``."""
+    """Print the report of ``run_id`` (tables, Markdown or JSON) and write its files under
+    ``out``."""
     from answerx.experiments.render import render_markdown, render_terminal
     from answerx.experiments.report import report_from_store
     from answerx.experiments.report_files import write_report
 
     with _store(db) as store:
         report = report_from_store(store, run_id, compare=list(compare))
-    if markdown:
+    if fmt is Format.markdown:
         typer.echo(render_markdown(report))
+    elif fmt is Format.json:
+        typer.echo(report.model_dump_json(indent=2))
     else:
         render_terminal(report, stdout())
     if out is not None:
@@ -334,30 +347,44 @@ def _report(
 def report_command(
     run_id: Annotated[str, typer.Argument(help="The run to report (an id or its prefix).")],
     compare: Annotated[
-        list[str] | None, typer.Option("--compare", help="Runs to compare with (repeatable).")
+        list[str] | None,
+        list_option("--compare", help="Runs to compare with.", metavar="RUN_ID"),
     ] = None,
-    out: Annotated[
+    out_dir: Annotated[
         Path | None,
         typer.Option(
-            "--out",
-            help="Write report.md, report.json and PNG plots in OUT/RUN_ID.",
+            "--out-dir",
+            help="Write report.md, report.json and PNG plots in OUT_DIR/RUN_ID.",
             show_default="$ANSWERX_HOME/reports",
         ),
     ] = None,
-    markdown: Annotated[
-        bool, typer.Option("--markdown", help="Print Markdown instead of tables.")
-    ] = False,
-    db: DbPath = None,
+    fmt: Annotated[
+        Format,
+        format_option(
+            Format.table,
+            Format.markdown,
+            Format.json,
+            help="Print tables, Markdown, or the report's data as JSON.",
+        ),
+    ] = Format.table,
+    out: Annotated[Path | None, deprecated_option("--out", "--out-dir")] = None,
+    markdown: Annotated[bool, deprecated_option("--markdown", "--format markdown")] = False,
+    db: DbOption = None,
 ) -> None:
     """Accuracy with 95% intervals, paired comparisons (McNemar), terminations, methods, cost."""
+    if out is not None:
+        note_deprecated("--out", "--out-dir")
+    if markdown:
+        note_deprecated("--markdown", "--format markdown")
+        fmt = Format.markdown
     with command_boundary():
-        out = out or default_report_dir()
-        _report(db or default_db(), run_id, compare=compare or (), out=out, markdown=markdown)
+        out_dir = out_dir or out or default_report_dir()
+        _report(db or default_db(), run_id, compare=compare or (), out=out_dir, fmt=fmt)
 
 
 def score_command(
     run_id: Annotated[str, typer.Argument(help="The run to (re-)score.")],
-    db: DbPath = None,
+    db: DbOption = None,
 ) -> None:
     """Re-score a stored run with the current scoring rules (no model is called)."""
     from answerx.experiments.scoring import score_run
@@ -370,35 +397,40 @@ def score_command(
     stderr().print(f"run {run.run_id}: {len(items)} items, {correct}/{len(scored)} correct")
 
 
-runs_app = typer.Typer(help="List, show, export and delete stored runs.", no_args_is_help=True)
+runs_app = typer.Typer(
+    help="The stored runs: list, show, export, delete, recover, score and report them.",
+    no_args_is_help=True,
+)
+_RUN_COLUMNS = ("run", "name", "status", "items", "started", "finished", "answerx")
+_TIME = "%Y-%m-%d %H:%M:%S"
 
 
 @runs_app.command("list")
-def runs_list(db: DbPath = None) -> None:
+def runs_list(
+    fmt: RowsFormatOption = Format.table,
+    db: DbOption = None,
+) -> None:
     """The stored runs, newest first."""
-    from rich.table import Table
-
     with command_boundary(), _store(db) as store:
-        table = Table(header_style="bold")
-        for column in ("run", "name", "status", "items", "started", "finished", "answerx"):
-            table.add_column(column)
-        for run in store.list_runs():
-            table.add_row(
-                run.run_id,
-                run.name,
-                run.status,
-                str(store.count_items(run.run_id)),
-                run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-                run.finished_at.strftime("%Y-%m-%d %H:%M:%S") if run.finished_at else "",
-                run.answerx_version,
-            )
-    stdout().print(table)
+        rows = [
+            {
+                "run": run.run_id,
+                "name": run.name,
+                "status": run.status,
+                "items": store.count_items(run.run_id),
+                "started": run.started_at.strftime(_TIME),
+                "finished": run.finished_at.strftime(_TIME) if run.finished_at else None,
+                "answerx": run.answerx_version,
+            }
+            for run in store.list_runs()
+        ]
+    print_rows(rows, _RUN_COLUMNS, fmt)
 
 
 @runs_app.command("show")
 def runs_show(
     run_id: Annotated[str, typer.Argument(help="A run id or its prefix.")],
-    db: DbPath = None,
+    db: DbOption = None,
 ) -> None:
     """A run's record and configuration, as JSON."""
     with command_boundary(), _store(db) as store:
@@ -412,7 +444,7 @@ def runs_show(
 def runs_export(
     run_id: Annotated[str, typer.Argument(help="A run id or its prefix.")],
     path: Annotated[Path, typer.Argument(help="Output file: .csv, .jsonl or .parquet.")],
-    db: DbPath = None,
+    db: DbOption = None,
 ) -> None:
     """Export a run's items to CSV, JSONL or Parquet (chosen by the file's suffix)."""
     with command_boundary(), _store(db) as store:
@@ -425,7 +457,7 @@ def runs_export(
 def runs_delete(
     run_id: Annotated[str, typer.Argument(help="A run id (exact).")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
-    db: DbPath = None,
+    db: DbOption = None,
 ) -> None:
     """Delete a run and its items."""
     with command_boundary(), _store(db) as store:
@@ -441,7 +473,7 @@ def runs_delete(
 @runs_app.command("recover")
 def runs_recover(
     out: Annotated[Path, typer.Argument(help="The new store to write (must not exist).")],
-    db: DbPath = None,
+    db: DbOption = None,
 ) -> None:
     """Save every run and item that can still be read from a damaged store into a new one.
 
@@ -474,3 +506,7 @@ def runs_recover(
             else "; nothing was lost"
         )
     )
+
+
+runs_app.command("score")(score_command)
+runs_app.command("report")(report_command)

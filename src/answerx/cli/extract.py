@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from enum import StrEnum
-from typing import IO, Annotated, Any
+from typing import IO, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -47,8 +47,22 @@ from answerx.cli._common import (
     stderr,
     stdout,
 )
+from answerx.cli.options import (
+    ChoicesOption,
+    FieldOption,
+    FileOption,
+    Format,
+    NumbersOption,
+    OutFileOption,
+    PrefixOption,
+    QuietOption,
+    WorkersOption,
+    format_option,
+    note_deprecated,
+    task_option,
+)
 from answerx.examples import open_examples
-from answerx.extraction import TASKS, Extraction, extract
+from answerx.extraction import Extraction, extract
 from answerx.extraction.files import (
     ExtractedRecord,
     FileSummary,
@@ -63,14 +77,9 @@ MAX_WARNINGS = 100  # malformed-line warnings printed; later ones are only count
 _PROGRESS_EVERY = 128  # lines between progress-bar updates (an update costs microseconds)
 
 
-class OutputFormat(StrEnum):
-    """How results are printed."""
-
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-    parquet = "parquet"
+#: How results are printed: the forms of the CLI's one :class:`~answerx.cli.options.Format`
+#: that extract has (table, json, jsonl, csv, parquet).
+OutputFormat = Format
 
 
 class InputFormat(StrEnum):
@@ -107,7 +116,7 @@ Ctrl-C stops after the batch in progress: --out is left a valid file holding
 every record up to that batch, and --resume continues it.
 
 --engine ray runs the file on a Ray cluster (pip install 'answerx\\[ray]';
---address auto or ray://HOST:10001) and writes Parquet.
+--address auto or ray://HOST:10001) and writes Parquet files into --out-dir.
 
 --examples runs over the example outputs bundled with answerx (a table by default).
 
@@ -122,74 +131,38 @@ def extract_command(
             help="The raw output to extract from; '-' reads it from stdin.", show_default=False
         ),
     ] = None,
-    file: Annotated[
+    file: FileOption = None,
+    out: OutFileOption = None,
+    out_dir: Annotated[
         str | None,
         typer.Option(
-            "--file",
-            "-f",
-            help="JSONL, CSV or Parquet file of outputs to stream ('-' = stdin, JSONL).",
+            "--out-dir",
             show_default=False,
-        ),
-    ] = None,
-    out: Annotated[
-        str | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Where file results go ('-' or omitted = stdout).",
-            show_default=False,
+            help="--engine ray: the directory (or s3:// prefix) the Parquet files go to.",
         ),
     ] = None,
     examples: Annotated[
         bool, typer.Option("--examples", help="Run over the bundled example outputs.")
     ] = False,
-    field: Annotated[
-        str, typer.Option("--field", help="Input field that holds the raw output (files).")
-    ] = "raw_output",
-    task: Annotated[
-        str,
-        typer.Option(
-            "--task",
-            "-t",
-            help=f"One of: {', '.join(TASKS)}. In a file, a record's own 'task' field wins.",
-        ),
-    ] = "auto",
-    choices: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--choices",
-            "-c",
-            show_default=False,
-            help="Option texts for multiple choice, in order (A, B, …): repeat the "
-            "option, or give one JSON list. Single text only.",
-        ),
-    ] = None,
-    numbers: Annotated[
-        str | None,
-        typer.Option(
-            "--numbers",
-            "-n",
-            show_default=False,
-            help="Game of 24 numbers: '4,9,10,13', '4 9 10 13' or a JSON list. Single text only.",
-        ),
-    ] = None,
+    field: FieldOption = "raw_output",
+    task: Annotated[str, task_option(extra=" In a file, a record's own 'task' field wins.")] = (
+        "auto"
+    ),
+    choices: ChoicesOption = None,
+    numbers: NumbersOption = None,
     fmt: Annotated[
         OutputFormat | None,
-        typer.Option(
-            "--format",
-            show_default=False,
-            help="table, json, jsonl, csv or parquet. Default: a single text: table on a "
-            "terminal, else json; --file: --out's extension, else jsonl; --examples: table.",
+        format_option(
+            Format.table,
+            Format.json,
+            Format.jsonl,
+            Format.csv,
+            Format.parquet,
+            help="Default: a single text: table on a terminal, else json; --file: --out's "
+            "extension, else jsonl; --examples: table.",
         ),
     ] = None,
-    prefix: Annotated[
-        str,
-        typer.Option(
-            "--prefix",
-            help="Prefix for the added field names (files), e.g. "
-            "'extracted_' to keep an input 'answer' field.",
-        ),
-    ] = "",
+    prefix: PrefixOption = "",
     progress: Annotated[
         bool | None,
         typer.Option(
@@ -198,19 +171,8 @@ def extract_command(
             help="Progress bar on stderr for files. Default: when stderr is a terminal.",
         ),
     ] = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress bar and no closing summary.")
-    ] = False,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-w",
-            min=1,
-            show_default=False,
-            help="Worker processes for --file. Default: every core.",
-        ),
-    ] = None,
+    quiet: QuietOption = False,
+    workers: WorkersOption = None,
     batch_size: Annotated[
         int, typer.Option("--batch-size", min=1, help="Records per batch (--file).")
     ] = 1024,
@@ -242,6 +204,8 @@ def extract_command(
     """Extract the final answer from LLM output (the full help is :data:`HELP`)."""
     with command_boundary():
         check_task(task)  # ConfigError -> exit 2 with the valid names, before any I/O
+        if out_dir is not None and engine is not Engine.ray:
+            fail("--out-dir is for --engine ray; a local run writes one --out file", ExitCode.USAGE)
         if sum((text is not None, file is not None, examples)) != 1:
             fail("give exactly one of: TEXT, '-' (stdin), --file PATH, --examples", ExitCode.USAGE)
         if text is not None:
@@ -278,10 +242,13 @@ def extract_command(
                     "--resume, --input-format and --format are for local runs",
                     ExitCode.USAGE,
                 )
+            if out is not None and out_dir is None:
+                # --out named the directory before --out-dir existed: kept for a release.
+                note_deprecated("--out DIRECTORY with --engine ray", "--out-dir")
             errors = run_ray_cli(
                 "extract",
                 file,
-                out,
+                out_dir or out,
                 address=address,
                 field=field,
                 task=task,
@@ -387,7 +354,11 @@ def _run_batch(
     resume: bool,
     progress: bool,
     quiet: bool,
+    mode: Literal["extract", "verify"] = "extract",
+    gold: str = "gold",
 ) -> BatchSummary:
+    """A --file run through :func:`run_file` (``answerx extract`` and ``answerx verify``):
+    progress bar, malformed-row warnings, Ctrl-C to stop after the batch in progress."""
     show_bar = progress and not quiet
     err = stderr(force_terminal=show_bar)
     to_stdout = out is None or out == "-"
@@ -418,6 +389,8 @@ def _run_batch(
             return run_file(
                 src,
                 dst,
+                mode=mode,
+                gold=gold,
                 in_format=in_fmt,
                 out_format=str(fmt),
                 workers=workers,
@@ -510,7 +483,10 @@ def _print_interrupted(
     kind = {"json": "a valid JSON array (closed)", "parquet": "a valid Parquet file"}.get(
         str(fmt), f"valid {str(fmt).upper()}, every record whole"
     )
-    err.print(f"{escape(where)} is {kind}, with {summary.written:,} records")
+    if str(fmt) == "parquet" and where != "the output" and not os.path.exists(where):
+        err.print(f"{escape(where)} was not written: no batch was done")
+    else:
+        err.print(f"{escape(where)} is {kind}, with {summary.written:,} records")
     if out is not None and out != "-" and file not in (None, "-"):
         argv = [a for a in sys.argv[1:] if a != "--resume"]
         command = shlex.join(["answerx", *argv, "--resume"]) if argv else "… --resume"

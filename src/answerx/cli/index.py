@@ -5,7 +5,6 @@ Thin: :mod:`answerx.retrieval` does the work; this module parses options and pri
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +13,14 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
+from answerx.cli.options import (
+    Format,
+    OldJsonOption,
+    RowsFormatOption,
+    format_or_old_json,
+    note_deprecated,
+    print_rows,
+)
 
 __all__ = ["app"]
 
@@ -23,8 +30,13 @@ app = typer.Typer(help='Build and query a BM25 index of a JSONL corpus ({"id", "
 @app.command("build")
 def build(
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="The index to write (a file; bm25s: a folder).")
-    ],
+        Path | None,
+        typer.Option("--out", "-o", show_default=False, help="The index file to write (fts5)."),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out-dir", show_default=False, help="The index folder to write (bm25s)."),
+    ] = None,
     corpus: Annotated[
         Path | None,
         typer.Argument(
@@ -38,7 +50,8 @@ def build(
         bool, typer.Option("--bundled", help="Index the bundled fictional corpus instead.")
     ] = False,
 ) -> None:
-    """Index CORPUS (or --bundled) into OUT, replaced only once the new index is complete."""
+    """Index CORPUS (or --bundled) into --out (or --out-dir for bm25s), replaced only once the
+    new index is complete."""
     with command_boundary():
         from answerx.retrieval import build_bm25s_index, build_index, bundled_corpus_path
 
@@ -48,6 +61,13 @@ def build(
 
         if engine not in ("fts5", "bm25s"):
             fail(f"--engine: expected fts5 or bm25s, got {engine!r}", ExitCode.USAGE)
+        if engine == "fts5" and out_dir is not None:
+            fail("--engine fts5 writes one file: give --out FILE", ExitCode.USAGE)
+        if engine == "bm25s" and out is not None and out_dir is None:
+            note_deprecated("--out FOLDER with --engine bm25s", "--out-dir")  # kept a release
+        out = out_dir or out
+        if out is None:
+            fail("give --out FILE (fts5) or --out-dir FOLDER (bm25s)", ExitCode.USAGE)
         if not corpus.is_file():
             fail(f"{corpus}: no such corpus file", ExitCode.IO)
         total = _count_lines(corpus)
@@ -70,25 +90,24 @@ def search(
     index: Annotated[Path, typer.Argument(help="An index built with answerx index build.")],
     query: Annotated[str, typer.Argument(help="The query (any text).")],
     k: Annotated[int, typer.Option("-k", min=1, help="Passages to return.")] = 5,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON passage a line.")] = False,
+    fmt: RowsFormatOption = Format.table,
+    as_json: OldJsonOption = False,
 ) -> None:
     """The K best passages of INDEX for QUERY, best first."""
+    fmt = format_or_old_json(fmt, as_json, Format.jsonl)
     with command_boundary():
         from answerx.retrieval import open_index
 
         if not index.exists():
             fail(f"{index}: no such index (build one with: answerx index build)", ExitCode.IO)
         passages = open_index(str(index)).search(query, k)
-        if as_json:
-            for passage in passages:
-                sys.stdout.write(passage.model_dump_json() + "\n")
+        if not passages and fmt is Format.table:
+            stdout().print("no passage matches")
             return
-        out = stdout()
-        if not passages:
-            out.print("no passage matches")
-        for rank, passage in enumerate(passages, start=1):
-            out.print(f"[bold]{rank}. {escape(passage.id)}[/]  score {passage.score:.3f}")
-            out.print(escape(passage.contents), soft_wrap=True)
+        rows = [p.model_dump(mode="json") for p in passages]
+        if fmt in (Format.table, Format.markdown):
+            rows = [{**row, "score": f"{row['score']:.3f}"} for row in rows]
+        print_rows(rows, ("id", "score", "contents"), fmt)
 
 
 def _count_lines(path: Path) -> int:

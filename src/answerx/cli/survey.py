@@ -13,6 +13,14 @@ from typing import Annotated, Any
 import typer
 
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr
+from answerx.cli.options import (
+    Format,
+    ModelOption,
+    OldJsonOption,
+    ProviderOption,
+    format_option,
+    format_or_old_json,
+)
 
 __all__ = ["survey_command"]
 
@@ -22,12 +30,8 @@ def survey_command(
     index: Annotated[
         Path, typer.Option("--index", help="An index built with answerx index build.")
     ],
-    provider: Annotated[
-        str, typer.Option("--provider", "-p", help="Provider (default: the bundled local model).")
-    ] = "local",
-    model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Model name.", show_default=False)
-    ] = None,
+    provider: ProviderOption = "local",
+    model: ModelOption = None,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Steps at most.")] = 140,
     max_extend_steps: Annotated[
         int, typer.Option("--max-extend-steps", min=0, help="Plan extensions tried at most.")
@@ -46,11 +50,18 @@ def survey_command(
         Path | None,
         typer.Option("--out", "-o", show_default=False, help="Write the Markdown here."),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the whole result as JSON.")
-    ] = False,
+    fmt: Annotated[
+        Format,
+        format_option(
+            Format.markdown,
+            Format.json,
+            help="markdown: the survey; json: the whole result (survey, steps, trace).",
+        ),
+    ] = Format.markdown,
+    as_json: OldJsonOption = False,
 ) -> None:
     """Write a survey on INSTRUCTION from the passages of INDEX (SurveyCPM's state machine)."""
+    fmt = format_or_old_json(fmt, as_json)
     with command_boundary():
         from answerx.agent import Budget
         from answerx.agent.survey import write_survey
@@ -71,7 +82,7 @@ def survey_command(
         )  # fmt: skip
         if out is not None:
             out.write_text(result.markdown + "\n", encoding="utf-8")
-        if as_json:
+        if fmt is Format.json:
             sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         else:
             sys.stdout.write(result.markdown + "\n")

@@ -1,23 +1,26 @@
 """``answerx verify``: is the answer in an output right? One text, a file, or a dataset's golds.
 
 Thin on purpose: the verdicts are :func:`answerx.verify` / :func:`answerx.verify_batch`'s;
-this module reads records, prints, and sums up. ``answerx reward-func write`` writes
-the OpenRLHF reward-function file (:mod:`answerx.integrations.openrlhf`).
+files go through :func:`answerx.batch.run_file` in verify mode, the machinery of
+``answerx extract --file`` (JSONL, CSV, Parquet; every core; Ctrl-C and --resume;
+--engine ray); this module parses options, prints, and sums up. ``answerx
+reward-func write`` writes the OpenRLHF reward-function file
+(:mod:`answerx.integrations.openrlhf`).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
+from answerx.batch.files import BatchSummary, format_of
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
@@ -28,31 +31,49 @@ from answerx.cli._common import (
     stderr,
     stdout,
 )
+from answerx.cli.extract import Engine, InputFormat, _print_interrupted, _run_batch
+from answerx.cli.options import (
+    ChoicesOption,
+    FieldOption,
+    FileOption,
+    Format,
+    NumbersOption,
+    OldJsonOption,
+    OutFileOption,
+    PrefixOption,
+    QuietOption,
+    WorkersOption,
+    format_option,
+    format_or_old_json,
+    task_option,
+)
 from answerx.errors import InputError
-from answerx.extraction import TASKS
-from answerx.extraction.files import json_line_writer
 from answerx.grading import REASONS, Verdict, verify, verify_batch
-from answerx.grading.tasks import check_task
 
 __all__ = ["HELP", "reward_func_app", "verify_command"]
 
-_CHUNK = 512  # records verified per verify_batch call: bounded memory on any file size
-MAX_WARNINGS = 100
 
 HELP = f"""Check the final answer of LLM output against a gold answer.
 
 A single TEXT (or '-' for stdin) with --gold prints the verdict:
 correct, reason (equivalent, different, no_answer, unfinished,
 malformed_answer, unreadable_gold, timeout), how (the predicate that
-decided) and the answer.
+decided) and the answer: a table on a terminal, JSON otherwise
+(--format table|json chooses).
 
---file reads JSONL or Parquet records (--field: the raw output,
---gold-field: the gold answer; a record's own 'task', 'choices',
-'numbers' and 'finish_reason' are used) and writes each back with
-correct, reason, how and answer added: JSONL to stdout or --out,
-Parquet when --out ends in .parquet. A closing summary on stderr
-gives the accuracy with its 95 % Wilson interval and the count of
-each reason. --workers N verifies in N processes.
+--file reads JSONL, CSV or Parquet records (format from the extension,
+or --input-format; --field: the raw output, --gold-field: the gold
+answer; a record's own 'task', 'choices', 'numbers' and
+'finish_reason' are used) in batches across --workers processes
+(default: every core) and writes each back with correct, reason, how,
+answer and the extraction's fields added: to --out in the format its
+extension names (.jsonl, .json, .csv, .parquet; JSONL on stdout).
+Malformed records are reported on stderr with their line (JSONL) or
+row number, skipped and counted. A closing summary on
+stderr gives the accuracy with its 95 % Wilson interval and the count
+of each reason. Ctrl-C stops after the batch in progress, leaving
+--out valid; --resume continues it. --engine ray runs the file on a
+Ray cluster (pip install 'answerx\\[ray]') and writes Parquet.
 
 --self-check DATASET (a file, a bundled sample or hf:NAME) writes
 each gold answer the way a model would (\\boxed{{gold}}, "The answer
@@ -72,50 +93,21 @@ def verify_command(
         str | None,
         typer.Option("--gold", "-g", help="The gold answer (single text).", show_default=False),
     ] = None,
-    file: Annotated[
-        str | None,
-        typer.Option("--file", "-f", help="JSONL or Parquet file of records.", show_default=False),
-    ] = None,
-    out: Annotated[
-        str | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Where file results go (.parquet or JSONL; '-' = stdout).",
-            show_default=False,
-        ),
-    ] = None,
+    file: FileOption = None,
+    out: OutFileOption = None,
     self_check: Annotated[
         str | None,
         typer.Option(
             "--self-check", help="Check that a data set's golds verify.", show_default=False
         ),
     ] = None,
-    field_name: Annotated[
-        str, typer.Option("--field", help="Record field with the raw output (files).")
-    ] = "raw_output",
+    field_name: FieldOption = "raw_output",
     gold_field: Annotated[
         str, typer.Option("--gold-field", help="Record field with the gold answer (files).")
     ] = "gold",
-    task: Annotated[
-        str,
-        typer.Option("--task", "-t", help=f"One of: {', '.join(TASKS)}; a record's own wins."),
-    ] = "auto",
-    choices: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--choices",
-            "-c",
-            show_default=False,
-            help="Option texts for multiple choice, in order (single text).",
-        ),
-    ] = None,
-    numbers: Annotated[
-        str | None,
-        typer.Option(
-            "--numbers", "-n", show_default=False, help="Game of 24 numbers (single text)."
-        ),
-    ] = None,
+    task: Annotated[str, task_option(extra=" In a file, a record's own 'task' wins.")] = "auto",
+    choices: ChoicesOption = None,
+    numbers: NumbersOption = None,
     finish_reason: Annotated[
         str | None,
         typer.Option(
@@ -124,19 +116,59 @@ def verify_command(
             help="The provider's finish reason ('length' = cut off; single text).",
         ),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option("--workers", "-w", min=1, show_default=False, help="Processes (files)."),
+    workers: WorkersOption = None,
+    prefix: PrefixOption = "",
+    fmt: Annotated[
+        Format | None,
+        format_option(
+            Format.table,
+            Format.json,
+            help="A single text or --self-check: table or json. Default: table on a "
+            "terminal, else json (--self-check: table).",
+        ),
     ] = None,
-    prefix: Annotated[
-        str, typer.Option("--prefix", help="Prefix for the added field names (files).")
-    ] = "",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (single text).")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No closing summary.")] = False,
+    quiet: QuietOption = False,
+    old_json: OldJsonOption = False,
+    input_format: Annotated[
+        InputFormat | None,
+        typer.Option(
+            "--input-format",
+            show_default=False,
+            help="jsonl, csv or parquet. Default: from --file's extension (else jsonl).",
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=1, help="Records per batch (files).")
+    ] = 1024,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue an interrupted --file run into the same --out."),
+    ] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            show_default=False,
+            help="Progress bar on stderr for files. Default: when stderr is a terminal.",
+        ),
+    ] = None,
+    engine: Annotated[
+        Engine, typer.Option("--engine", help="local (this machine's cores) or ray (files).")
+    ] = Engine.local,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            show_default=False,
+            help="Ray cluster for --engine ray: 'auto', 'ray://HOST:10001'. Default: "
+            "RAY_ADDRESS, else a local cluster.",
+        ),
+    ] = None,
 ) -> None:
     """Check answers against gold answers (the full help is :data:`HELP`)."""  # fmt: skip
+    fmt = format_or_old_json(fmt, old_json)
+    as_json = fmt is Format.json
     with command_boundary():
-        check_task(task)
         if sum((text is not None, file is not None, self_check is not None)) != 1:
             fail("give exactly one of: TEXT, '-' (stdin), --file PATH, --self-check DATASET",
                  ExitCode.USAGE)  # fmt: skip
@@ -153,16 +185,36 @@ def verify_command(
                 raw, gold, task, choices=parse_choices(choices), numbers=parse_numbers(numbers),
                 finish_reason=finish_reason,
             )  # fmt: skip
-            _print_single(verdict, as_json or not sys.stdout.isatty())
+            _print_single(verdict, as_json or (fmt is None and not sys.stdout.isatty()))
             return
         if gold is not None or choices or numbers or finish_reason:
             fail("--gold/--choices/--numbers/--finish-reason are for a single text; in a file, "
                  "use --gold-field and each record's fields", ExitCode.USAGE)  # fmt: skip
+        if fmt is not None:
+            fail("--format is for a single text or --self-check; a file's output format "
+                 "follows --out's extension", ExitCode.USAGE)  # fmt: skip
         assert file is not None
-        summary = _run_file(file, out, field_name, gold_field, task, workers, prefix)
+        options = _FileOptions(field_name, gold_field, task, prefix, workers, batch_size, quiet)
+        if engine is Engine.ray:
+            if resume or input_format is not None:
+                fail("--engine ray reads Parquet/JSONL by extension and writes Parquet; "
+                     "--resume and --input-format are for local runs",
+                     ExitCode.USAGE)  # fmt: skip
+            summary = _run_ray(file, out, address, options)
+        else:
+            show_progress = (not quiet and sys.stderr.isatty()) if progress is None else progress
+            summary = _run_batch(
+                file, out, examples=False, field=field_name, task=task, prefix=prefix,
+                fmt=_out_format(out), input_format=input_format, workers=workers,
+                batch_size=batch_size, resume=resume, progress=show_progress, quiet=quiet,
+                mode="verify", gold=gold_field,
+            )  # fmt: skip
         if not quiet:
-            _print_summary(summary)
-    if summary.malformed:
+            _print_summary(summary, "row" if format_of(file) in ("csv", "parquet") else "line")
+        if summary.interrupted:
+            _print_interrupted(summary, file, out, _out_format(out))
+            raise typer.Exit(int(ExitCode.INTERRUPTED))
+    if summary.malformed_count:
         raise typer.Exit(int(ExitCode.MALFORMED))
 
 
@@ -186,130 +238,40 @@ def _print_single(verdict: Verdict, as_json: bool) -> None:
 
 
 # --------------------------------------------------------------------------- files
-@dataclass
-class _Summary:
-    reasons: Counter[str] = field(default_factory=Counter)
-    correct: int = 0
-    judged: int = 0
-    malformed: int = 0
-
-    def add(self, verdict: Verdict) -> None:
-        self.reasons[verdict.reason] += 1
-        if verdict.correct is not None:
-            self.judged += 1
-            self.correct += verdict.correct
+def _out_format(out: str | None) -> Format:
+    """A file's output format: --out's extension (.jsonl, .json, .csv, .parquet), else JSONL."""
+    return Format(format_of(out, "jsonl"))
 
 
-def _records(path: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
-    """(line or row number, record), or (number, error message) for a malformed line."""
-    if path.endswith(".parquet"):
-        import pyarrow.parquet as pq
-
-        n = 0
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=_CHUNK):
-            for record in batch.to_pylist():
-                n += 1
-                yield n, record
-        return
-    stream: IO[str] = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
-    with stream:
-        for n, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield n, f"not JSON: {exc.msg}"
-                continue
-            yield n, record if isinstance(record, dict) else "not a JSON object"
+@dataclass(frozen=True)
+class _FileOptions:
+    field: str
+    gold: str
+    task: str
+    prefix: str
+    workers: int | None
+    batch_size: int
+    quiet: bool
 
 
-def _chunks(
-    records: Iterator[tuple[int, dict[str, Any] | str]], summary: _Summary
-) -> Iterator[list[dict[str, Any]]]:
-    chunk: list[dict[str, Any]] = []
-    for n, record in records:
-        if isinstance(record, str):
-            summary.malformed += 1
-            if summary.malformed <= MAX_WARNINGS:
-                stderr().print(f"line {n}: {record}; skipped", markup=False)
-            continue
-        chunk.append(record)
-        if len(chunk) >= _CHUNK:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+def _run_ray(file: str, out: str | None, address: str | None, o: _FileOptions) -> BatchSummary:
+    """``--engine ray``: the run, then the summary read back from the Parquet it wrote."""
+    from answerx.integrations.ray import read_summary, run_ray_cli
+
+    run_ray_cli(
+        "verify", file, out, address=address, field=o.field, gold=o.gold, task=o.task,
+        prefix=o.prefix, batch_size=o.batch_size, workers=o.workers, quiet=o.quiet,
+    )  # fmt: skip
+    assert out is not None  # run_ray_cli refuses a run without --out
+    return read_summary(out, o.prefix, mode="verify")
 
 
-def _verdicts(
-    chunk: Sequence[dict[str, Any]], field_name: str, gold_field: str, task: str,
-    workers: int | None,
-) -> list[Verdict]:  # fmt: skip
-    tasks = [str(r["task"]) if r.get("task") in TASKS else task for r in chunk]
-    return verify_batch(
-        [r.get(field_name) for r in chunk],
-        [r.get(gold_field) for r in chunk],
-        task=tasks,
-        choices=[_list_or_none(r.get("choices")) for r in chunk],
-        numbers=[_list_or_none(r.get("numbers")) for r in chunk],
-        finish_reasons=[_str_or_none(r.get("finish_reason")) for r in chunk],
-        workers=workers,
-    )
-
-
-def _list_or_none(value: Any) -> list[Any] | None:
-    return list(value) if isinstance(value, list | tuple) and value else None
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _run_file(
-    path: str, out: str | None, field_name: str, gold_field: str, task: str,
-    workers: int | None, prefix: str,
-) -> _Summary:  # fmt: skip
-    if path != "-" and not Path(path).is_file():
-        raise FileNotFoundError(2, "no such file", path)
-    summary = _Summary()
-    names = {k: f"{prefix}{k}" for k in ("correct", "reason", "how", "answer")}
-    to_parquet = out is not None and out.endswith(".parquet")
-    rows: list[dict[str, Any]] = []
-    to_stdout = out is None or out == "-" or to_parquet
-    sink: IO[str] = sys.stdout if to_stdout else open(str(out), "w", encoding="utf-8")  # noqa: SIM115
-    try:
-        write = json_line_writer(sink)
-        for chunk in _chunks(_records(path), summary):
-            for record, verdict in zip(
-                chunk, _verdicts(chunk, field_name, gold_field, task, workers), strict=True
-            ):
-                summary.add(verdict)
-                record = {**record, names["correct"]: verdict.correct,
-                          names["reason"]: verdict.reason, names["how"]: verdict.how,
-                          names["answer"]: verdict.answer}  # fmt: skip
-                if to_parquet:
-                    rows.append(record)
-                else:
-                    write(record)
-    finally:
-        if sink is not sys.stdout:
-            sink.close()
-    if to_parquet:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        assert out is not None
-        pq.write_table(pa.Table.from_pylist(rows), out)
-    return summary
-
-
-def _print_summary(summary: _Summary) -> None:
+def _print_summary(summary: BatchSummary, unit: str) -> None:
     # Imported here: answerx.experiments loads the provider SDKs, which `verify` never needs.
     from answerx.experiments.stats import wilson_interval
 
     console = stderr()
-    total = sum(summary.reasons.values())
+    total = sum(summary.by_reason.values())
     if summary.judged:
         low, high = wilson_interval(summary.correct, summary.judged)
         console.print(
@@ -319,10 +281,21 @@ def _print_summary(summary: _Summary) -> None:
         )
     else:
         console.print(f"{total} items: none could be judged (no readable gold)", markup=False)
-    counts = ", ".join(f"{r} {summary.reasons[r]}" for r in REASONS if summary.reasons[r])
+    counts = ", ".join(f"{r} {summary.by_reason[r]}" for r in REASONS if summary.by_reason.get(r))
     console.print(f"by reason: {counts or 'none'}", markup=False)
-    if summary.malformed:
-        console.print(f"{summary.malformed} malformed lines skipped", markup=False)
+    if summary.malformed_count:
+        console.print(f"{summary.malformed_count} malformed {unit}s skipped", markup=False)
+    for name in summary.replaced_fields:
+        console.print(
+            f"[yellow]warning:[/] input field {escape(name)!r} was replaced; "
+            "use --prefix to keep it"
+        )
+    if summary.nonfinite_nulled:
+        console.print(
+            f"note: {summary.nonfinite_nulled:,} records held NaN or Infinity, which JSON "
+            "cannot hold: written as null",
+            markup=False,
+        )
 
 
 # --------------------------------------------------------------------------- self-check
@@ -397,16 +370,13 @@ reward_func_app = typer.Typer(
 @reward_func_app.command("write")
 def write_reward_func(
     path: Annotated[Path, typer.Argument(help="The .py file to write (e.g. reward_func.py).")],
-    task: Annotated[
-        str, typer.Option("--task", "-t", help=f"One of: {', '.join(TASKS)}.")
-    ] = "auto",
+    task: Annotated[str, task_option()] = "auto",
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write the reward-function file OpenRLHF loads with --remote_rm_url PATH."""
     from answerx.integrations.openrlhf import reward_file
 
     with command_boundary():
-        check_task(task)
         if path.exists() and not force:
             raise InputError(f"{path} exists; --force overwrites it")
         path.write_text(reward_file(path.name, task), encoding="utf-8")

@@ -11,10 +11,10 @@ variable: the runner sets one per item, and every call made while answering that
 item (including concurrent ones from ``asyncio.gather``, which copy the context)
 adds to it, failed calls included: their attempts used tokens too.
 
-The run's ``seed`` goes to every call of a provider whose API takes one (OpenAI
-and OpenAI-compatible servers, Cohere), as ``seed + repetition``: a repeated
-item at temperature > 0 is a different, reproducible sample, not the same one
-again. Anthropic's API has no seed; it is not sent there.
+The run's ``seed`` goes to every call of a provider whose API takes one (its SDK
+adapter's ``takes_seed``), as ``seed + repetition``: a repeated item at
+temperature > 0 is a different, reproducible sample, not the same one again.
+Where the API has no seed, none is sent.
 """
 
 from __future__ import annotations
@@ -35,13 +35,10 @@ from answerx.experiments.cache import ResponseCache, cache_key
 from answerx.structured.callinfo import CallInfo, Usage
 from answerx.structured.manager import InstructorClientManager, Messages
 
-__all__ = ["SEED_SDKS", "ItemTally", "ProviderLimits", "RunClientManager", "current_tally"]
+__all__ = ["ItemTally", "ProviderLimits", "RunClientManager", "current_tally"]
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
-
-#: The SDKs whose chat call takes a ``seed`` (the provider's ``sdk`` in config/providers.yaml).
-SEED_SDKS = frozenset({"openai", "cohere"})
 
 
 @dataclass
@@ -133,7 +130,7 @@ class RunClientManager(InstructorClientManager):
         super().__init__(provider, model, **kwargs)
         self.cache = cache
         self.limits = limits or ProviderLimits()
-        self.seed = seed if self.spec.sdk in SEED_SDKS else None
+        self.seed = seed if self.adapter.takes_seed else None
 
     # ------------------------------------------------------------------ structured
     def create(self, messages: Messages, response_model: type[T], **kw: Any) -> tuple[T, CallInfo]:
@@ -263,5 +260,5 @@ def _paid(call: Callable[..., R], *args: Any, **kw: Any) -> R:
 
 def _count_failure(error: ProviderError) -> None:
     # A failed call's attempts were paid for: the manager hands their usage on the error.
-    if isinstance(error.call_info, CallInfo):
+    if error.call_info is not None:
         _count(error.call_info, hit=False)

@@ -10,8 +10,12 @@ overrides and :mod:`answerx.yamlerrors` formats the errors (``apply_overrides``,
 ``OVERRIDE_KEYS``, ``read_yaml``, ``format_validation_error`` and ``suggest``
 stay importable from here).
 
-Relative paths (dataset files, the output database, the prompt directory) are
-relative to the directory answerx runs in, not to the YAML file.
+Relative paths (dataset files, the output database, the prompt directory, the
+index) are relative to the directory answerx runs in, not to the YAML file.
+
+The search approaches (``search_r1``, ``r1_searcher``, ``search_o1``, ``ircot``,
+``iter_retgen``) read from ``index:``, an index written by ``answerx index build``
+(an FTS5 file or a bm25s folder) or ``bundled`` (the bundled fictional corpus).
 
 >>> config = config_from_dict({"datasets": [{"sample": "arithmetic"}], "approaches": ["none"]})
 >>> config.targets[0].provider, config.output.db.as_posix()
@@ -25,11 +29,12 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -43,8 +48,10 @@ from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
 from answerx.home import default_db, default_report_dir
-from answerx.structured.models import APPROACHES as APPROACH_NAMES
-from answerx.structured.providers import SDK_MODES, ModeName, load_providers
+from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
+from answerx.reasoning.response import ApproachName as ReasoningApproachName
+from answerx.reasoning.response import Strategy
+from answerx.structured.providers import ModeName, load_providers
 from answerx.yamlerrors import (
     YamlPath,
     dotted,
@@ -71,7 +78,6 @@ __all__ = [
     "suggest",
 ]
 
-Strategy = Literal["structured", "two_stage"]
 _STRUCTURED: Strategy = "structured"
 
 
@@ -82,19 +88,16 @@ def _known_provider(name: str) -> str:
     return name
 
 
-def _known_approach(name: str) -> str:
-    if name not in APPROACH_NAMES:
-        hint = suggest(name, APPROACH_NAMES)
-        raise ValueError(
-            f"unknown approach {name!r}"
-            + (f" (did you mean {hint!r}?)" if hint else "")
-            + f"; valid approaches: {', '.join(APPROACH_NAMES)}"
-        )
-    return name
-
-
 ProviderName = Annotated[str, AfterValidator(_known_provider)]
-ApproachName = Annotated[str, Field(min_length=1), AfterValidator(_known_approach)]
+
+
+def _approach_name(value: Any) -> Any:
+    # UnknownName is a ValueError: pydantic reports it at the key's file:line, with the
+    # did-you-mean, before the Literal would report its bare list.
+    return check_approach(value) if isinstance(value, str) else value
+
+
+ApproachName = Annotated[ReasoningApproachName, BeforeValidator(_approach_name)]
 
 
 class TargetSpec(BaseModel):
@@ -132,12 +135,12 @@ class TargetSpec(BaseModel):
     @model_validator(mode="after")
     def _modes_fit_sdk(self) -> TargetSpec:
         if self.modes is not None:
-            sdk = load_providers()[self.provider].sdk
-            bad = [m for m in self.modes if m not in SDK_MODES[sdk]]
+            spec = load_providers()[self.provider]
+            bad = [m for m in self.modes if m not in spec.adapter.modes]
             if bad:
                 raise ValueError(
                     f"modes {bad} are not available with provider {self.provider!r} "
-                    f"({sdk} SDK); use some of {sorted(SDK_MODES[sdk])}"
+                    f"({spec.sdk} SDK); use some of {sorted(spec.adapter.modes)}"
                 )
         return self
 
@@ -181,6 +184,12 @@ class ExperimentConfig(BaseModel):
     name: str = Field(default="experiment", min_length=1)
     description: str = ""
     datasets: list[DatasetSpec] = Field(min_length=1)
+    # Before approaches, so that their validator sees it.
+    index: Literal["bundled"] | Path | None = Field(
+        default=None,
+        description="The search approaches' retriever: an index built with answerx index "
+        "build, or 'bundled' (the bundled corpus).",
+    )
     approaches: list[ApproachName] = Field(min_length=1)
     strategies: list[Strategy] = Field(default_factory=lambda: [_STRUCTURED], min_length=1)
     targets: list[TargetSpec] = Field(
@@ -196,8 +205,8 @@ class ExperimentConfig(BaseModel):
     seed: int | None = Field(
         default=None,
         ge=0,
-        description="Sent as seed + repetition to providers that take one (OpenAI-compatible, "
-        "Cohere; not Anthropic); None sends none. Providers promise best-effort determinism.",
+        description="Sent as seed + repetition to providers whose API takes one (the SDK "
+        "adapter's takes_seed); None sends none. Providers promise best-effort determinism.",
     )
     concurrency: int = Field(default=8, ge=1, description="Items in flight at once, overall.")
     provider_concurrency: dict[ProviderName, Annotated[int, Field(ge=1)]] = Field(
@@ -229,6 +238,17 @@ class ExperimentConfig(BaseModel):
         repeated = _repeated(names)
         if repeated:
             raise ValueError(f"listed more than once: {', '.join(repeated)}")
+        return names
+
+    @field_validator("approaches")
+    @classmethod
+    def _search_approaches_need_an_index(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        searching = [name for name in names if name in SEARCH_APPROACHES]
+        if searching and "index" in info.data and info.data["index"] is None:
+            raise ValueError(
+                f"{', '.join(searching)} {'search' if len(searching) > 1 else 'searches'}: "
+                "add index: (a path to an index built with answerx index build, or bundled)"
+            )
         return names
 
     @field_validator("targets")
@@ -301,14 +321,20 @@ HASH_EXCLUDED_KEYS: frozenset[str] = frozenset(
 )
 
 
+# Keys newer than some stored runs: left out of the hash while None (their old meaning).
+_HASHED_WHEN_SET: frozenset[str] = frozenset({"index"})
+
+
 def config_hash(config: ExperimentConfig) -> str:
     """sha256 (hex) of the canonical JSON of the result-determining settings.
 
     Canonical: keys sorted, no whitespace, defaults included, and the keys in
     :data:`HASH_EXCLUDED_KEYS` left out. Two configs with the same hash ask the
-    same questions of the same models in the same way.
+    same questions of the same models in the same way. Keys added after runs were
+    stored (``index``) count only when set, so those runs still resume.
     """
-    data = config.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS))
+    unset = {key for key in _HASHED_WHEN_SET if getattr(config, key) is None}
+    data = config.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | unset)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -348,10 +374,7 @@ def _check_approach_settings(
     """Each approach's settings against that approach's own settings model.
 
     A separate step, after the config is valid, so its errors keep their lines;
-    the reasoning package is imported here only (it sits above configuration).
     """
-    from answerx.reasoning import APPROACHES
-
     details = []
     for name, settings in config.approach_settings.items():
         model = APPROACHES[name].settings_model
@@ -397,4 +420,26 @@ def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None) ->
             raise ConfigError(
                 f"{where}: {dotted(key)}: dataset file {str(dataset.path)!r} does not exist"
             )
+    _check_index(config, path, lines)
     return config
+
+
+#: ``index:`` naming the bundled corpus rather than a file.
+BUNDLED_INDEX: Final = "bundled"
+
+
+def _check_index(config: ExperimentConfig, path: str | Path, lines: Mapping[YamlPath, int]) -> None:
+    """The index must exist when a search approach will read it (as the dataset files)."""
+    index = config.index
+    if index is None or index == BUNDLED_INDEX or index.exists():
+        return
+    if not any(name in SEARCH_APPROACHES for name in config.approaches):
+        return  # not read by this run (approaches overridden on the command line)
+    key = ("index",)
+    where = f"{path}:{line_of(key, lines)}" if key in lines else f"{path} (override)"
+    hint = suggest(str(index), [BUNDLED_INDEX])
+    also = f" (did you mean {hint!r}?)" if hint else ""
+    raise ConfigError(
+        f"{where}: index: no index at {str(index)!r}{also}; build one with: answerx index "
+        f"build CORPUS.jsonl --out {index}, or write index: {BUNDLED_INDEX}"
+    )

@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from answerx.errors import ConfigError, InputError, UnknownName
 from answerx.extraction.models import TASKS, Task
+from answerx.extraction.spec import AnswerSpec
 
 __all__ = [
     "DatasetItem",
@@ -179,6 +180,11 @@ class DatasetItem(BaseModel):
         """``dataset/id``: unique across the datasets of a run (ids are unique per dataset,
         dataset names per run), so it is the ``item_id`` to store."""
         return f"{self.dataset}/{self.id}"
+
+    @property
+    def spec(self) -> AnswerSpec:
+        """The shape of this item's answer: its task, choices and numbers as one value."""
+        return AnswerSpec.for_item(self.task, self.choices, self.numbers)
 
 
 def _suffix_format(path: Path) -> DatasetFormat | None:

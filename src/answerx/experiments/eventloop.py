@@ -46,7 +46,7 @@ def _write_bytes_code() -> CodeType | None:
     """The code of aiohttp's ``ClientRequest.write_bytes``: how its task is recognised."""
     try:
         from aiohttp.client_reqrep import ClientRequest
-    except ImportError:  # pragma: no cover - aiohttp comes with openai[aiohttp]
+    except ImportError:  # pragma: no cover - aiohttp comes with the SDKs' aiohttp extra
         return None
     return getattr(getattr(ClientRequest, "write_bytes", None), "__code__", None)
 

@@ -37,6 +37,7 @@ OVERRIDE_KEYS: Mapping[str, str] = {
     "db": "the SQLite results store (output.db)",
     "report_dir": "where reports go (output.report_dir)",
     "prompt_dir": "a folder of prompt templates overriding the bundled ones",
+    "index": "the search approaches' index: a path (answerx index build) or bundled",
 }
 _LIST_KEYS = ("datasets", "approaches", "strategies", "targets")
 _SIMPLE_KEYS = (
@@ -48,6 +49,7 @@ _SIMPLE_KEYS = (
     "concurrency",
     "cache",
     "prompt_dir",
+    "index",
 )
 _Put = Callable[[tuple[str, ...], Any], None]
 

@@ -13,12 +13,24 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.agent.termination import Termination
 from answerx.extraction.models import Method, Task
-from answerx.reasoning.response import Stage, Strategy
-from answerx.structured.models import Approach
+from answerx.reasoning.response import ApproachName, Stage, Strategy
 
-__all__ = ["ItemKey", "ItemRecord", "RunRecord", "RunStatus"]
+__all__ = ["ItemKey", "ItemRecord", "RunRecord", "RunStatus", "ScoreMethod"]
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
+#: How scoring judged an item (``answerx.experiments.scoring``), as the store keeps it.
+ScoreMethod = Literal[
+    "math_verify",
+    "math_verify_timeout",
+    "numeric",
+    "choice_letter",
+    "choice_text",
+    "boolean",
+    "text",
+    "game24",
+    "no_answer",
+    "no_gold",
+]
 
 
 class RunRecord(BaseModel):
@@ -47,7 +59,7 @@ class ItemRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     run_id: str
-    approach: Approach
+    approach: ApproachName
     strategy: Strategy
     provider: str
     model: str
@@ -81,7 +93,7 @@ class ItemRecord(BaseModel):
     error: str | None = Field(default=None, description="Why the item failed (no secrets).")
     cached: bool = Field(default=False, description="Served from the response cache.")
     correct: bool | None = Field(default=None, description="Set by scoring; None if unscored.")
-    score_method: str | None = None
+    score_method: ScoreMethod | None = None
     finished_at: datetime | None = None
 
     @property

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,7 +39,13 @@ from answerx.agent.termination import StepLimitReached
 from answerx.errors import AnswerxError, ConfigError, RunNotFound, StoreError, redact
 from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ItemTally, ProviderLimits, RunClientManager, current_tally
-from answerx.experiments.config import ExperimentConfig, TargetSpec, config_hash, load_config
+from answerx.experiments.config import (
+    BUNDLED_INDEX,
+    ExperimentConfig,
+    TargetSpec,
+    config_hash,
+    load_config,
+)
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
@@ -48,6 +55,9 @@ from answerx.experiments.scoring import score
 from answerx.experiments.store import ResultStore
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
+from answerx.reasoning.registry import SEARCH_APPROACHES
+from answerx.reasoning.response import ApproachName, Strategy
+from answerx.retrieval import Bm25sIndex, Index, Retriever, bundled_index, open_index
 
 __all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment"]
 
@@ -60,7 +70,7 @@ class RunSummary(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     run_id: str
-    status: str
+    status: RunStatus
     db: str
     total: int
     skipped: int
@@ -81,8 +91,8 @@ class Unit:
 
     item: DatasetItem
     target: TargetSpec
-    approach: str
-    strategy: str
+    approach: ApproachName
+    strategy: Strategy
     repetition: int
 
     @property
@@ -163,8 +173,10 @@ class _Run:
         cache: ResponseCache | None,
         prices: PriceTable,
         make_manager: ManagerFactory | None,
+        retriever: Retriever | None = None,
     ) -> None:
         self.config = config
+        self.retriever = retriever  # one per run, shared by every search approach
         self.run = run
         self.store = store
         self.cache = cache
@@ -230,6 +242,7 @@ class _Run:
                 prompt_dir=self.config.prompt_dir,
                 budget=self._budget,
                 result_mode=True,
+                retriever=self.retriever if unit.approach in SEARCH_APPROACHES else None,
                 **settings,
             )
         return self._approaches[key]
@@ -246,9 +259,7 @@ class _Run:
         try:
             approach = self.approach(unit)
             item = unit.item
-            response = await approach.aexecute(
-                item.question, choices=item.choices, numbers=item.numbers
-            )
+            response = await approach.aexecute(item.question, spec=item.spec)
         except StepLimitReached as exc:
             termination = str(exc.termination)
         except (ConfigError, StoreError):
@@ -364,6 +375,24 @@ def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:
     return store.resume_run(run.run_id)
 
 
+def open_retriever(config: ExperimentConfig, resources: contextlib.ExitStack) -> Retriever | None:
+    """The run's retriever, opened once (None when no approach of the run searches).
+
+    ``index: bundled`` builds the bundled corpus into a temporary file (milliseconds)
+    that lives as long as ``resources``; an index file is opened read-only.
+    """
+    if config.index is None or not any(a in SEARCH_APPROACHES for a in config.approaches):
+        return None
+    if config.index == BUNDLED_INDEX:
+        folder = resources.enter_context(tempfile.TemporaryDirectory(prefix="answerx-index-"))
+        index: Index | Bm25sIndex = bundled_index(Path(folder) / "bundled.db")
+    else:
+        index = open_index(str(config.index))
+    if isinstance(index, Index):  # an FTS5 file: its connection; bm25s holds no file open
+        resources.callback(index.close)
+    return index
+
+
 async def arun_experiment(
     config: ExperimentConfig,
     *,
@@ -392,6 +421,8 @@ async def arun_experiment(
         if config.cache:
             cache = ResponseCache(Path(config.output.db).with_name("cache.db"))
             resources.callback(cache.close)
+        # Opened before the run is recorded: an unreadable index stops it with nothing stored.
+        retriever = open_retriever(config, resources)
         digest = config_hash(config)
         if resume:
             record = _resolve_resume(store, resume, digest)
@@ -405,8 +436,9 @@ async def arun_experiment(
         skipped = sum(u.key in done for u in plan_units(config, items)) if done else 0
         todo = (u for u in plan_units(config, items) if u.key not in done)
         runner = _Run(
-            config, record, store, cache=cache, prices=load_prices(), make_manager=make_manager
-        )
+            config, record, store, cache=cache, prices=load_prices(), make_manager=make_manager,
+            retriever=retriever,
+        )  # fmt: skip
         if progress and console is not None:
             console.print(
                 f"run [bold]{record.run_id}[/] ({escape(config.name)}): {total} answers to get"

@@ -11,11 +11,11 @@ text, Game of 24) are :func:`answerx.grading.grade`'s.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from answerx.experiments.records import ItemKey, ItemRecord
+from answerx.experiments.records import ItemKey, ItemRecord, ScoreMethod
 from answerx.grading import Verdict, check_game24, grade, infer_task, normalize_text
 from answerx.grading.tasks import check_task
 
@@ -35,18 +35,6 @@ __all__ = [
     "score_run",
 ]
 
-ScoreMethod = Literal[
-    "math_verify",
-    "math_verify_timeout",
-    "numeric",
-    "choice_letter",
-    "choice_text",
-    "boolean",
-    "text",
-    "game24",
-    "no_answer",
-    "no_gold",
-]
 SCORE_METHODS: tuple[str, ...] = get_args(ScoreMethod)
 
 #: Seconds math-verify may spend on one item (its own default).

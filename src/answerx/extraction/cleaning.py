@@ -113,6 +113,10 @@ _WHITESPACE = "".join(chr(c) for c in range(0x3000 + 1) if chr(c).isspace())
 _DELIMITERS = "$*_`'\"" + _WHITESPACE
 _WRAPPER_STARTS = frozenset(left[0] for left, _ in _WRAPPERS)
 _TEXT_COMMANDS = ("boxed", "fbox", "text", "textbf", "textit", "textrm", "mathrm", "mathbf")
+# Choice letters as models write them: the loop below leaves each one as it is.
+_BARE_LETTERS = frozenset(
+    form.format(letter) for letter in "ABCDEFGHIJ" for form in ("{}", "({})", "{})", "({}")
+)
 _MAX_ROUNDS = 12  # cleaning is a fixpoint loop; bounded so it is always linear
 
 
@@ -124,11 +128,22 @@ def clean_answer(text: str) -> str:
     >>> clean_answer("The final answer is $\\\\boxed{4}$.")
     '4'
     """
+    if text.isdigit() or text in _BARE_LETTERS:
+        return text  # already clean ("42", "(B)"): the usual candidate, and no step changes it
+    return _clean(text)
+
+
+def _clean(text: str) -> str:
+    """:func:`clean_answer` without its fast path for already clean candidates."""
     s = repair_json_latex(text).strip()  # repaired first: strip() would eat a "\f" of "\frac"
+    # A round only removes characters from s: once it is printable (no control
+    # character, the usual case) no later round has anything to repair.
+    controls = not s.isprintable()
     for _ in range(_MAX_ROUNDS):
         # Repaired every round: stripping a wrapper or a trailing phrase can leave a
         # control character followed by a command's tail where none was before.
-        s = repair_json_latex(s)
+        if controls:
+            s = repair_json_latex(s)
         before = s
         if "hope" in s:
             s = _TRAILING_POLITENESS.sub("", s)

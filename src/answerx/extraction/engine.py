@@ -13,7 +13,7 @@ from answerx.extraction.finish import unfinished_reason
 from answerx.extraction.models import FALLBACKS, TASKS, Extraction, Fallback, Task
 from answerx.extraction.regions import answer_regions
 from answerx.extraction.rules import FALLBACK_TIER, RULES, Found, Rule, fallback_rules
-from answerx.extraction.tasks import Acceptor, check_task, make_acceptor
+from answerx.extraction.tasks import Acceptor, check_task, make_acceptors
 
 __all__ = ["extract"]
 
@@ -56,8 +56,10 @@ def extract(
     if not isinstance(raw_output, str):
         raise InputError(f"raw_output must be a string, not {type(raw_output).__name__}")
     task = check_task(task)
-    choices = _checked_choices(choices)
-    numbers = _checked_numbers(numbers)
+    if choices is not None:
+        choices = _checked_choices(choices)
+    if numbers is not None:
+        numbers = _checked_numbers(numbers)
     if finish_reason is not None and not isinstance(finish_reason, str):
         raise InputError(
             f"finish_reason must be a string or None, not {type(finish_reason).__name__}"
@@ -73,8 +75,7 @@ def extract(
         given = _GAME24_INPUT.search(raw_output)
         if given:
             task, numbers = "game24", [int(n) for n in given.group(1).split()]
-    stated = make_acceptor(task, choices, numbers, stated=True)
-    strict = make_acceptor(task, choices, numbers)
+    stated, strict = make_acceptors(task, choices, numbers)
     rules = RULES if fallback == "never" else _RULES_FOR[task]
 
     lower = ascii_lower(raw_output)
@@ -102,7 +103,7 @@ def extract(
             log.debug(
                 "extracted %r via %s from candidate %r", found.answer, rule.name, found.candidate
             )
-        return Extraction(
+        result = Extraction(
             answer=found.answer,
             method=rule.name,
             confidence=round(confidence, 4),
@@ -111,10 +112,18 @@ def extract(
             span=(found.start, found.end),
             reasoning=raw_output[: found.marker_start] + raw_output[found.marker_end :],
             raw_output=raw_output,
-            valid=found.problem is None,
-            problem=found.problem,
-            unfinished=why is not None,
+            valid=True,
         )
+        if found.problem is None and why is None:
+            # The usual case: problem and unfinished keep their defaults (a default
+            # costs nothing, a passed value is validated).
+            return result
+        verdict = {
+            "valid": found.problem is None,
+            "problem": found.problem,
+            "unfinished": why is not None,
+        }
+        return result.model_copy(update=verdict)  # our own values: nothing to revalidate
     why = unfinished_reason(raw_output, lower, finish_reason)
     return _nothing(raw_output, task, None, unfinished=why is not None)
 
@@ -141,8 +150,16 @@ def _checked_choices(choices: object) -> Sequence[str] | None:
     """``choices`` as given when it is a sequence of strings (or None); else InputError."""
     if choices is None:
         return None
-    if type(choices) is list and len(choices) <= 10 and set(map(type, choices)) <= {str}:
-        return choices  # the usual case, checked fast (an ABC isinstance is slow)
+    if type(choices) is list and len(choices) <= len(_LETTERS):
+        # The usual case, checked fast: str.join type-checks every item in C (a loop of
+        # isinstance calls cost more than the rest of the setup); its TypeError falls
+        # through to the checks below, which name the bad option.
+        try:
+            "".join(choices)
+        except TypeError:
+            pass
+        else:
+            return choices
     if isinstance(choices, str | bytes) or not isinstance(choices, Sequence):
         raise InputError(
             f"choices must be a list of option texts (strings), not {type(choices).__name__}"

@@ -99,7 +99,7 @@ def unfinished_reason(
 
 
 def _open_structure(text: str, lower: str, answer_end: int | None = None) -> str | None:
-    if "think" in lower:
+    if "<" in lower and "think" in lower:  # "<" first: one memchr, most outputs have none
         opened = _last_think_open(lower)
         if opened != -1 and _THINK_CLOSE.search(lower, opened) is None:
             return "unclosed <think>"
@@ -108,7 +108,9 @@ def _open_structure(text: str, lower: str, answer_end: int | None = None) -> str
     # token), so a long reasoning string costs one regex step.
     # Only what starts after a stated answer can leave it unfinished: search there.
     after = 0 if answer_end is None else answer_end
-    start = max(text.rfind('{"', after), text.rfind("{\n", after), text.rfind('{ "', after))
+    start = -1
+    if text.find("{", after) != -1:  # one memchr spares most texts the three rfinds
+        start = max(text.rfind('{"', after), text.rfind("{\n", after), text.rfind('{ "', after))
     if start != -1:
         for _ in range(_MAX_JSON_TRIES):
             if start == -1 or _JSON_OPEN.match(text, start):

@@ -18,13 +18,17 @@ _THINK_AT_START = re.compile(r"\s*<\s*think\s*>")
 # A base model that answered and then went on with a new few-shot item.
 # (Not IGNORECASE: a pattern starting with a literal "\n" is scanned much faster.)
 _NEW_QUESTION = re.compile(r"\n[ \t]*(?:Question|QUESTION|question|Q)[ \t]*:")
+# A chat model that answered, then recites its answers to all the few-shot questions
+# ("Now that I have provided the answers to the questions, ... 1. The answer is (F).
+# 2. ..."): the recap's letters answer other questions, so the answer ends before it.
+_RECAP = re.compile(r"\n[ \t]*Now that (?:I|we)(?: have|'ve) [^\n]{0,160}?\bquestions\b")
 
 
 class Region(NamedTuple):
     lo: int
     hi: int
     factor: float = 1.0  # confidence multiplier (answers from inside <think> are weaker)
-    cut: bool = False  # ends where a new few-shot "Question:" starts
+    cut: bool = False  # ends where a new few-shot "Question:" (or a recap of them) starts
 
 
 def answer_regions(text: str, lower: str) -> list[Region]:
@@ -32,14 +36,25 @@ def answer_regions(text: str, lower: str) -> list[Region]:
 
     ``lower`` is ``text`` lowercased with every index unchanged."""
     lo, hi, factor = 0, len(text), 1.0
-    if "think" in lower:
+    # Every think tag has a "<": one memchr for it spares most outputs the slower
+    # substring scan for "think".
+    if "<" in lower and "think" in lower:
         lo, hi, factor = _outside_think(text, lower)
     regions = []
+    # Cheap tests first; a one-character test is a memchr, far faster than a substring
+    # scan, and rules most outputs out before it.
     cut = (
         _NEW_QUESTION.search(text, lo, hi)
-        if ("uestion" in text or "UESTION" in text or "\nQ" in text)
+        if (
+            "uestion" in text
+            or ("U" in text and "UESTION" in text)
+            or ("Q" in text and "\nQ" in text)
+        )
         else None
     )
+    recap = _RECAP.search(text, lo, hi) if "N" in text and "Now that" in text else None
+    if recap is not None and (cut is None or recap.start() < cut.start()):
+        cut = recap
     if cut is not None and text[lo : cut.start()].strip():
         regions.append(Region(lo, cut.start(), factor, cut=True))
     regions.append(Region(lo, hi, factor))

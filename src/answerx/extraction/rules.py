@@ -152,8 +152,8 @@ def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> F
 # --------------------------------------------------------------------------- \boxed{}
 def boxed(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last complete ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces allowed)."""
-    if "\\boxed" not in text and "\\fbox" not in text:
-        return None
+    if "\\" not in text or ("\\boxed" not in text and "\\fbox" not in text):
+        return None  # a backslash's memchr first: many outputs have none
     for marker, c0, c1 in islice(find_boxes(text, lo, hi), _MAX_BOX_TRIES):
         got = accept(text[c0:c1])
         if got:
@@ -204,13 +204,60 @@ def decode_json_string(body: str) -> str:
     return _JSON_ESCAPE.sub(one, body)
 
 
+def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """(start, end) of the last :data:`_JSON_KEY` matches in ``lower[lo:hi]``, last first.
+
+    Found from the end with ``rfind("answer")`` and checked around each hit: the
+    same matches as ``_JSON_KEY.finditer`` (two keys can never overlap: a key's only
+    quotes are its own two), but a scan of the whole text with a pattern that starts
+    with a character class was most of a JSON output's extraction time. A text with
+    many "answer"s that are no key is left to the regex after a few, so the worst
+    case stays one scan at C speed."""
+    found: list[tuple[int, int]] = []
+    end = hi
+    for _ in range(_MAX_KEY_PROBES):
+        if len(found) >= _MAX_TRIES:
+            return found
+        at = lower.rfind("answer", lo, end)
+        if at == -1:
+            return found
+        end = at  # "answer" cannot overlap itself: the next hit ends before this one
+        quote = lower[at + 6 : at + 7]
+        if at + 7 > hi or quote not in ('"', "'"):
+            continue
+        if at > lo and lower[at - 1] == quote:
+            start = at - 1
+        elif (
+            at - 7 >= lo
+            and lower[at - 7] == quote
+            and (lower.startswith("final_", at - 6) or lower.startswith("final ", at - 6))
+        ):
+            start = at - 7
+        else:
+            continue
+        tail = _JSON_KEY_TAIL.match(lower, at + 7, hi)
+        if tail is not None:
+            found.append((start, tail.end()))
+    # The keys whose "answer" starts before `end` (every hit from `end` on was checked).
+    rest = [
+        m.span()
+        for m in _JSON_KEY.finditer(lower, lo, hi)
+        if m.start() + (1 if lower.startswith("answer", m.start() + 1) else 7) < end
+    ]
+    return (found + rest[::-1])[:_MAX_TRIES]
+
+
+_MAX_KEY_PROBES = 64
+_JSON_KEY_TAIL = re.compile(r"\s*:\s*")
+
+
 def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last ``"answer": …`` (or ``"final_answer"``) field of a JSON object."""
-    if 'answer"' not in lower and "answer'" not in lower:
-        return None  # cheap test: no quoted "answer" key anywhere
-    keys = list(_JSON_KEY.finditer(lower, lo, hi))
-    for key in reversed(keys[-_MAX_TRIES:]):
-        v = key.end()
+    # Cheap test: no quoted "answer" key anywhere (a quote's memchr first: most prose
+    # has no double quote, and a substring scan costs more).
+    if not (('"' in lower and 'answer"' in lower) or ("'" in lower and "answer'" in lower)):
+        return None
+    for key_start, v in _last_json_keys(lower, lo, hi):
         limit = min(hi, v + _JSON_VALUE_WINDOW)
         if text.startswith('"', v):
             body = _JSON_STRING_BODY.match(text, v + 1, limit)
@@ -220,7 +267,7 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
             raw, c0, c1, m_end = decode_json_string(text[v + 1 : end]), v + 1, end, end + 1
             if not clean_answer(raw):
                 # "" or the prompt's "___" placeholder: the model stated no answer.
-                return Found("", "", raw, c0, c1, key.start(), m_end)
+                return Found("", "", raw, c0, c1, key_start, m_end)
         elif text.startswith("[", v):
             close = text.find("]", v, limit)
             if close == -1:
@@ -237,7 +284,7 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
         got = accept(raw)
         if got:
             return Found(
-                got.answer, got.task, text[c0:c1], c0, c1, key.start(), m_end, problem=got.problem
+                got.answer, got.task, text[c0:c1], c0, c1, key_start, m_end, problem=got.problem
             )
     return None
 
@@ -348,7 +395,7 @@ def _phrase_head(lower: str, lo: int, at: int) -> int:
 def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """(marker position, answer start) of the last phrase markers, last first."""
     found: list[tuple[int, int]] = []
-    if "####" in text:
+    if "#" in text and "####" in text:  # "#": one memchr, cheaper than the scan
         found.extend((m.start(), m.end()) for m in _GSM8K_MARK.finditer(text, lo, hi))
     end = hi
     while len(found) < _MAX_TRIES * 2:
@@ -365,7 +412,7 @@ def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, 
 
 def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """ "The (final) answer is X", "Answer: X", "#### X", or a final "A: X" line."""
-    last_line = _last_line(text, lo, hi) if "A:" in text else None
+    last_line = _last_line(text, lo, hi) if "A" in text and "A:" in text else None
     if last_line is not None and "A:" in text[last_line[0] : last_line[0] + 8]:
         m = _FINAL_A_LINE.match(text, last_line[0], last_line[1])
         if m:

@@ -26,7 +26,7 @@ from answerx.extraction.game24 import as_expression, expression_problem, stated_
 from answerx.extraction.models import TASKS, Task
 from answerx.extraction.numbers import canonical_number, read_european, single_number
 
-__all__ = ["Accepted", "Acceptor", "check_task", "letter_of", "make_acceptor"]
+__all__ = ["Accepted", "Acceptor", "check_task", "letter_of", "make_acceptor", "make_acceptors"]
 
 
 class Accepted(NamedTuple):
@@ -41,6 +41,9 @@ class Accepted(NamedTuple):
 Acceptor = Callable[[str], Accepted | None]
 
 _LETTERS = "ABCDEFGHIJ"
+# Made once (an Accepted is immutable): building one per candidate was a measurable
+# share of a multiple-choice extraction.
+_CHOICE_ANSWERS = {letter: Accepted(letter, "multiple_choice") for letter in _LETTERS}
 # A choice letter as an answer: "B", "(B)", "B)", "B.", "[B]", "(B) the text",
 # "B: text", "Option B". Never "A" followed by a word ("A bit more..."): that is prose.
 _LETTER = re.compile(
@@ -114,6 +117,20 @@ def make_acceptor(
     return lambda candidate: accept(candidate, choices, numbers)
 
 
+def make_acceptors(
+    task: str,
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+) -> tuple[Acceptor, Acceptor]:
+    """``(stated, strict)``: both acceptors of :func:`make_acceptor` for ``task``, in
+    one call (``extract`` needs both for every output)."""
+    stated, strict = _STATED[check_task(task)], _ACCEPTORS[task]
+    return (
+        lambda candidate: stated(candidate, choices, numbers),
+        lambda candidate: strict(candidate, choices, numbers),
+    )
+
+
 def _cleaned(candidate: str) -> str | None:
     s = clean_answer(candidate)
     return s if s and len(s) <= _MAX_ANSWER_CHARS else None
@@ -157,14 +174,14 @@ def _stated_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Acc
 def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     letter = letter_of(s, choices) if s else None
-    return Accepted(letter, "multiple_choice") if letter else None
+    return _CHOICE_ANSWERS[letter] if letter else None
 
 
 def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     letter = letter_of(s, choices) if s else None
     if letter:
-        return Accepted(letter, "multiple_choice")
+        return _CHOICE_ANSWERS[letter]
     if not s or len(s) > 12:
         return None
     m = _ANY_LETTER.match(s)

@@ -16,6 +16,12 @@ Each batch goes through :func:`answerx.batch.extract_table` (or
 row is kept: a row that cannot be read has null results and its reason in the
 ``error`` column, since a distributed job has no terminal to report it on.
 
+JSONL is read as raw lines (:func:`read_dataset`) and parsed in the actors
+with the local file mode's own parser, so a line that is not a JSON record
+never stops the job: nothing of it is written but its error row, with
+``error`` = ``"FILE, line N: why"`` (its other columns null), which
+``--engine ray`` reports and counts as the local run reports a malformed line.
+
 :func:`run_ray_cli` is ``answerx extract|verify --engine ray``. Ray is the
 optional extra ``answerx[ray]``; it is imported only when used.
 """
@@ -23,19 +29,35 @@ optional extra ``answerx[ray]``; it is imported only when used.
 from __future__ import annotations
 
 import glob
+import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 import pyarrow as pa
 
-from answerx.batch._jobs import Settings, annotate_batch
-from answerx.batch.tables import extract_table, verify_table
-from answerx.errors import ConfigError
+from answerx.batch._jobs import Settings, annotate_batch, split_lines
+from answerx.batch.files import BatchSummary
+from answerx.batch.tables import ERROR_COLUMN, extract_table, verify_table
+from answerx.errors import AnswerxError, ConfigError
 from answerx.extraction import extract
+from answerx.extraction.files import parse_record
 from answerx.extraction.tasks import check_task
 
-__all__ = ["Extractor", "Verifier", "read_dataset", "run_ray", "run_ray_cli"]
+__all__ = [
+    "LINE_COLUMNS",
+    "Extractor",
+    "Verifier",
+    "read_dataset",
+    "read_summary",
+    "run_ray",
+    "run_ray_cli",
+]
+
+LINE_COLUMNS = ("__answerx_path", "__answerx_line", "__answerx_text")
+"""The columns of a JSONL dataset read as raw lines: file, 1-based line number, bytes."""
+_LINES_PER_BLOCK = 4096
 
 
 class Extractor:
@@ -73,7 +95,7 @@ class Extractor:
                 numbers_field=self.numbers or "numbers",
                 prefix=self.prefix,
             )
-            return annotate_batch(batch, settings)
+            return _annotate_file_batch(batch, settings)
         return extract_table(
             batch,
             column=self.column,
@@ -116,7 +138,7 @@ class Verifier:
                 numbers_field=self.numbers or "numbers",
                 prefix=self.prefix,
             )
-            return annotate_batch(batch, settings)
+            return _annotate_file_batch(batch, settings)
         return verify_table(
             batch,
             output=self.output,
@@ -128,9 +150,113 @@ class Verifier:
         )
 
 
+def _annotate_file_batch(batch: pa.Table, s: Settings) -> pa.Table:
+    """The file mode's columns for a batch of records, or of raw JSONL lines."""
+    if batch.column_names == list(LINE_COLUMNS):
+        batch, unreadable = _parse_lines(batch, s)
+        out = annotate_batch(batch, s)
+        if any(unreadable):
+            name = s.prefix + ERROR_COLUMN
+            errors = [
+                why if why is not None else error
+                for why, error in zip(unreadable, out.column(name).to_pylist(), strict=True)
+            ]
+            out = out.set_column(out.column_names.index(name), name, pa.array(errors, pa.string()))
+        return out
+    return annotate_batch(batch, s)
+
+
+def _parse_lines(batch: pa.Table, s: Settings) -> tuple[pa.Table, list[str | None]]:
+    """Raw JSONL lines as a table of their records (by the local file mode's parser),
+    and for each line why it cannot be read (None when it can)."""
+    records: list[dict[str, Any]] = []
+    unreadable: list[str | None] = []
+    paths, lines, texts = (batch.column(name).to_pylist() for name in LINE_COLUMNS)
+    for path, line, text in zip(paths, lines, texts, strict=True):
+        try:
+            record, _ = parse_record(
+                text, line, s.field, s.task, s.task_field, s.choices_field, s.numbers_field
+            )
+            if s.mode == "verify" and record.get(s.gold) is None:
+                raise ConfigError(f"no {s.gold!r} field")
+        except AnswerxError as exc:
+            records.append({})
+            unreadable.append(f"{os.path.basename(path)}, line {line}: {exc}")
+            continue
+        records.append(record)
+        unreadable.append(None)
+    names: dict[str, None] = dict.fromkeys([s.field] + ([s.gold] if s.mode == "verify" else []))
+    for record in records:
+        names.update(dict.fromkeys(record))
+    columns = {name: _column([r.get(name) for r in records]) for name in names}
+    return pa.table(columns) if records else pa.table({s.field: pa.array([], pa.string())}), (
+        unreadable
+    )
+
+
+def _column(values: list[Any]) -> pa.Array:
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        # Records disagree on the field's type (72 here, "72" there): as text, since a
+        # Parquet column has one type and one odd record must not stop the job.
+        return pa.array(
+            [v if v is None or isinstance(v, str) else json.dumps(v) for v in values],
+            pa.string(),
+        )
+
+
+def _jsonl_lines_datasource(paths: list[str]) -> Any:
+    """A Ray Data source of the raw lines of JSONL files (see :data:`LINE_COLUMNS`)."""
+    from ray.data.datasource import FileBasedDatasource
+
+    class JsonlLines(FileBasedDatasource):  # type: ignore[misc]
+        # A file is read by one task, from its start: line numbers are exact.
+        def _read_stream(self, f: Any, path: str) -> Iterator[pa.Table]:
+            line, rest = 0, b""
+            pending: list[bytes] = []
+            numbers: list[int] = []
+            while True:
+                chunk = f.read(1 << 22)
+                if chunk:
+                    data = rest + chunk
+                    cut = data.rfind(b"\n") + 1
+                    block, rest = data[:cut], data[cut:]
+                else:
+                    block, rest = rest, b""
+                for raw in split_lines(block):
+                    line += 1
+                    if raw.strip():  # blank lines are not records, as in the local mode
+                        pending.append(raw)
+                        numbers.append(line)
+                    if len(pending) >= _LINES_PER_BLOCK:
+                        yield _lines_table(path, numbers, pending)
+                        pending, numbers = [], []
+                if not chunk:
+                    break
+            if pending:
+                yield _lines_table(path, numbers, pending)
+
+    return JsonlLines(paths)
+
+
+def _lines_table(path: str, numbers: list[int], lines: list[bytes]) -> pa.Table:
+    return pa.table(
+        {
+            LINE_COLUMNS[0]: pa.array([path] * len(lines), pa.string()),
+            LINE_COLUMNS[1]: pa.array(numbers, pa.int64()),
+            LINE_COLUMNS[2]: pa.array(lines, pa.binary()),
+        }
+    )
+
+
 def read_dataset(paths: str | list[str]) -> Any:
     """A Ray dataset of Parquet or JSONL files: paths, globs, directories or URIs
-    (``s3://…``, ``gs://…``), comma-separated in one string or as a list."""
+    (``s3://…``, ``gs://…``), comma-separated in one string or as a list.
+
+    JSONL comes as raw lines (:data:`LINE_COLUMNS`), parsed by :class:`Extractor`
+    and :class:`Verifier` in file mode, so that one bad line cannot stop the job.
+    """
     import ray.data
 
     items = [p.strip() for p in paths.split(",")] if isinstance(paths, str) else list(paths)
@@ -147,7 +273,7 @@ def read_dataset(paths: str | list[str]) -> Any:
     if len(kinds) != 1:
         raise ConfigError("give Parquet files or JSONL files, not both")
     if kinds == {"jsonl"}:
-        return ray.data.read_json(expanded, lines=True)
+        return ray.data.read_datasource(_jsonl_lines_datasource(expanded))
     return ray.data.read_parquet(expanded)
 
 
@@ -212,7 +338,7 @@ def run_ray_cli(
     except ImportError:
         raise ConfigError("--engine ray needs Ray: pip install 'answerx[ray]'") from None
     if out is None or out == "-":
-        raise ConfigError("--engine ray writes Parquet files: give --out DIRECTORY")
+        raise ConfigError("--engine ray writes Parquet files: give --out-dir DIRECTORY")
     check_task(task)
     address = address or os.environ.get("RAY_ADDRESS")
     if ray.is_initialized():
@@ -235,26 +361,66 @@ def run_ray_cli(
     return _report(out, prefix, quiet)
 
 
-def _report(out: str, prefix: str, quiet: bool) -> int:
-    from rich.console import Console
-
+def read_summary(
+    out: str, prefix: str = "", mode: Literal["extract", "verify"] = "extract"
+) -> BatchSummary:
+    """What a run wrote under ``out``, summed up from its Parquet files: rows with an
+    error count as malformed (their reasons are in the files: Ray does not know row
+    numbers, so ``malformed`` stays empty), the rest by method (and, for verify, by
+    reason and correct). Empty for a remote ``out`` (``s3://…``)."""
+    summary = BatchSummary()
     if "://" in out or not Path(out).exists():
-        return 0  # a remote filesystem: Ray wrote it; reading it back is the user's call
+        return summary  # a remote filesystem: Ray wrote it; reading it back is the user's call
+    import pyarrow.compute as pc
     import pyarrow.dataset as pads
 
-    column = prefix + "error"
-    table = pads.dataset(out, format="parquet").to_table(columns=[column])
-    errors = [e for e in table.column(column).to_pylist() if e is not None]
-    if not quiet:
+    names = ["error", "method"] + (["correct", "reason"] if mode == "verify" else [])
+    dataset = pads.dataset(out, format="parquet")
+    table = dataset.to_table(columns=[prefix + name for name in names])
+    error = table.column(prefix + "error")
+    bad = table.filter(pc.is_valid(error)).column(prefix + "error").to_pylist()
+    good = table.filter(pc.is_null(error))
+    summary.read, summary.written = table.num_rows, good.num_rows
+    summary.consumed = table.num_rows
+    summary.malformed_count = len(bad)
+    summary.by_method = _counts(good.column(prefix + "method"))
+    if mode == "verify":
+        summary.by_reason = _counts(good.column(prefix + "reason"))
+        correct = good.column(prefix + "correct")
+        summary.judged = len(correct) - correct.null_count
+        summary.correct = int(pc.sum(correct.cast(pa.int64())).as_py() or 0)
+    return summary
+
+
+def _counts(column: Any) -> dict[str, int]:
+    import pyarrow.compute as pc
+
+    pairs = pc.value_counts(column).to_pylist()
+    return {p["values"]: p["counts"] for p in pairs if p["values"] is not None}
+
+
+def _report(out: str, prefix: str, quiet: bool) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+
+    summary = read_summary(out, prefix)
+    if not quiet and ("://" not in out and Path(out).exists()):
+        import pyarrow.compute as pc
+        import pyarrow.dataset as pads
+
+        column = prefix + ERROR_COLUMN
+        errors = pads.dataset(out, format="parquet").to_table(
+            columns=[column], filter=pc.is_valid(pc.field(column))
+        )
         err = Console(stderr=True, highlight=False)
         err.print(
-            f"read {table.num_rows:,} · written {table.num_rows:,} · "
-            f"with an error {len(errors):,} (kept, reason in {column!r})"
+            f"read {summary.read:,} · written {summary.read:,} · with an error "
+            f"{summary.malformed_count:,} (kept, reason in {prefix + ERROR_COLUMN!r})"
         )
-        for reason in errors[:10]:
-            err.print(f"[yellow]warning:[/] row skipped by extraction: {reason}")
-        err.print(f"Parquet files in {out}")
-    return len(errors)
+        for reason in errors.column(column).to_pylist()[:10]:
+            err.print(f"[yellow]warning:[/] row skipped by extraction: {escape(reason)}")
+        err.print(f"Parquet files in {escape(out)}")
+    return summary.malformed_count
 
 
 def _kind(path: str) -> str:

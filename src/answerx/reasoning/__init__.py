@@ -12,10 +12,17 @@ from answerx.reasoning.registry import (
     APPROACH_DESCRIPTIONS,
     APPROACHES,
     SEARCH_APPROACHES,
+    check_approach,
     get_approach,
 )
-from answerx.reasoning.response import ResponseMetadata, Stage, StandardResponse, Strategy
-from answerx.reasoning.settings import MARKER_CONFIDENCE, ApproachSettings
+from answerx.reasoning.response import (
+    ApproachName,
+    ResponseMetadata,
+    Stage,
+    StandardResponse,
+    Strategy,
+)
+from answerx.reasoning.settings import MARKER_CONFIDENCE, ApproachOptions, ApproachSettings
 
 __all__ = [
     "APPROACHES",
@@ -23,11 +30,14 @@ __all__ = [
     "MARKER_CONFIDENCE",
     "SEARCH_APPROACHES",
     "STRATEGIES",
+    "ApproachName",
+    "ApproachOptions",
     "ApproachSettings",
     "BaseReasoning",
     "ResponseMetadata",
     "Stage",
     "StandardResponse",
     "Strategy",
+    "check_approach",
     "get_approach",
 ]

@@ -7,19 +7,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Final, Generic, TypeVar, cast, get_args
+from typing import Any, ClassVar, Final, Generic, TypeVar, Unpack, cast, get_args
 
 from answerx.agent.budget import Budget, BudgetTracker
 from answerx.agent.final import raise_if_unanswered
 from answerx.agent.termination import Termination
-from answerx.errors import ConfigError, InputError
+from answerx.errors import InputError, UnknownName
+from answerx.extraction.spec import AnswerSpec
 from answerx.extraction.tasks import check_task
 from answerx.reasoning.calls import ReasoningManager, aperform_batch, perform_batch
 from answerx.reasoning.engine import Answer, Outcome, Run, Steps, adrive, drive, governed
 from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import ResponseMetadata, StandardResponse, Strategy
-from answerx.reasoning.settings import ApproachSettings, parse_settings
-from answerx.structured.models import AnswerSpec, get_extraction_model
+from answerx.reasoning.settings import ApproachOptions, ApproachSettings, parse_settings
+from answerx.structured.models import get_extraction_model
 
 __all__ = ["STRATEGIES", "BaseReasoning"]
 
@@ -54,34 +55,29 @@ class BaseReasoning(ABC, Generic[S]):
         settings: the approach's own settings (see ``settings_model``).
     """
 
-    #: The approach's name, as in ``answerx.structured.APPROACHES``.
+    #: The approach's name, a key of ``answerx.reasoning.APPROACHES``.
     name: ClassVar[str]
     #: One line for ``answerx approaches``.
     description: ClassVar[str]
     #: The settings this approach accepts.
     settings_model: type[ApproachSettings] = ApproachSettings
+    #: The approach whose structured model reads this one's answers (None: its own name).
+    extraction_approach: ClassVar[str | None] = None
 
-    def __init__(
-        self,
-        manager: ReasoningManager,
-        *,
-        strategy: str = "structured",
-        task: str = "auto",
-        prompt_dir: str | Path | None = None,
-        budget: Budget | None = None,
-        result_mode: bool = False,
-        **settings: Any,
-    ) -> None:
+    def __init__(self, manager: ReasoningManager, **options: Unpack[ApproachOptions]) -> None:
+        given: dict[str, Any] = dict(options)
+        strategy = given.pop("strategy", "structured")
         if strategy not in STRATEGIES:
-            raise ConfigError(f"unknown strategy {strategy!r}; valid strategies: "
-                              f"{', '.join(STRATEGIES)}")  # fmt: skip
+            raise UnknownName("strategy", str(strategy), STRATEGIES, listed="valid strategies")
+        budget = given.pop("budget", None)
         self.manager = manager
         self.strategy = cast(Strategy, strategy)
-        self.task = check_task(task)
-        self.prompt_dir = prompt_dir
+        self.task = check_task(given.pop("task", "auto"))
+        self.prompt_dir: str | Path | None = given.pop("prompt_dir", None)
         self.budget = budget if budget is not None else Budget()
-        self.result_mode = result_mode
-        self.settings: S = cast(S, parse_settings(self.name, self.settings_model, settings))
+        self.result_mode = bool(given.pop("result_mode", False))
+        # What is left are the approach's settings.
+        self.settings: S = cast(S, parse_settings(self.name, self.settings_model, given))
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.manager!r}, strategy={self.strategy!r}, "
@@ -98,13 +94,16 @@ class BaseReasoning(ABC, Generic[S]):
         *,
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        spec: AnswerSpec | None = None,
     ) -> StandardResponse:
         """Answer ``question`` with the manager's sync methods.
 
-        Needs no event loop, so it also works inside a running one (a notebook);
-        concurrent steps run in threads.
+        The item's answer shape is ``spec`` (an :class:`~answerx.extraction.AnswerSpec`,
+        whose task wins over the approach's) or, for convenience, its ``choices`` or
+        ``numbers`` (with the approach's task). Needs no event loop, so it also works
+        inside a running one (a notebook); concurrent steps run in threads.
         """
-        run, tracker, started = self._start(question, choices, numbers)
+        run, tracker, started = self._start(question, self._spec(spec, choices, numbers))
         steps = governed(run, self.steps(run), tracker)
         outcome = drive(steps, partial(perform_batch, self.manager))
         return self._respond(run, tracker, outcome, time.perf_counter() - started)
@@ -115,37 +114,36 @@ class BaseReasoning(ABC, Generic[S]):
         *,
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        spec: AnswerSpec | None = None,
     ) -> StandardResponse:
         """Async :meth:`execute`: concurrent steps run with ``asyncio.gather``."""
-        run, tracker, started = self._start(question, choices, numbers)
+        run, tracker, started = self._start(question, self._spec(spec, choices, numbers))
         steps = governed(run, self.steps(run), tracker)
         outcome = await adrive(steps, partial(aperform_batch, self.manager))
         return self._respond(run, tracker, outcome, time.perf_counter() - started)
 
+    def prepare(self, run: Run) -> None:
+        """Set up the run's state before the first step (a hook; nothing by default)."""
+
     # ------------------------------------------------------------------ helpers
-    def _start(
+    def _spec(
         self,
-        question: str,
+        spec: AnswerSpec | None,
         choices: Sequence[str] | None,
         numbers: Sequence[int | float] | None,
-    ) -> tuple[Run, BudgetTracker, float]:
+    ) -> AnswerSpec:
+        return AnswerSpec.given(spec, self.task, choices, numbers)
+
+    def _start(self, question: str, spec: AnswerSpec) -> tuple[Run, BudgetTracker, float]:
         if not isinstance(question, str) or not question.strip():
             raise InputError("the question must be a non-empty string")
-        task: str = self.task
-        if task == "auto" and choices:
-            task = "multiple_choice"
-        elif task == "auto" and numbers:
-            task = "game24"
-        spec = AnswerSpec.of(task, choices, numbers)
-        bound = None if spec.task == "auto" else spec.task
         run = Run(
             approach=self.name, strategy=self.strategy, question=question, spec=spec,
             settings=self.settings,
             prompts=PromptBook.for_question(question, spec, self.prompt_dir),
-            response_model=get_extraction_model(
-                self.name, task=bound, choices=spec.choices, numbers=spec.numbers
-            ),
+            response_model=get_extraction_model(self.extraction_approach or self.name, spec=spec),
         )  # fmt: skip
+        self.prepare(run)
         return run, BudgetTracker(self.budget), time.perf_counter()
 
     def _respond(
@@ -173,7 +171,7 @@ class BaseReasoning(ABC, Generic[S]):
             attempts=sum(info.attempts for info in tracker.infos),
             fallbacks=sum(1 for info in tracker.infos if info.fell_back),
             calls=tracker.calls,
-            termination=str(termination),
+            termination=termination,
             **run.extras,
         )
         return StandardResponse(

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from answerx.agent.final import afinal_attempt, aforce_answer, final_attempt, force_answer
 from answerx.agent.termination import Termination
+from answerx.extraction.spec import AnswerSpec
 from answerx.reasoning.sandbox import SandboxMode, arun_python, run_python
 from answerx.structured.callinfo import CallInfo
 from answerx.structured.models import ReasoningExtraction
@@ -126,9 +127,7 @@ class ExtractCall:
     raw_output: str
     approach: str
     question: str
-    task: str | None
-    choices: tuple[str, ...] | None
-    numbers: tuple[int | float, ...] | None
+    spec: AnswerSpec
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -156,9 +155,7 @@ class FinalCall:
     step: str
     messages: tuple[Message, ...]
     reason: Termination
-    task: str
-    choices: tuple[str, ...] | None
-    numbers: tuple[int | float, ...] | None
+    spec: AnswerSpec
     prompt_dir: str | Path | None
     options: Mapping[str, Any] = field(default_factory=dict)
 
@@ -203,10 +200,10 @@ def _call(manager: ReasoningManager, request: Request) -> _Call:
             return _Call(manager.complete_text, manager.acomplete_text, (messages,), {**options})
         case StructuredCall(_, messages, model, options):
             return _Call(manager.create, manager.acreate, (messages, model), {**options})
-        case ExtractCall(_, raw, approach, question, task, choices, numbers, options):
+        case ExtractCall(_, raw, approach, question, spec, options):
             kwargs = {
-                "question": question, "task": task, "choices": choices, "numbers": numbers,
-                **options,
+                "question": question, "task": spec.bound_task, "choices": spec.choices,
+                "numbers": spec.numbers, **options,
             }  # fmt: skip
             return _Call(
                 manager.extract_structured, manager.aextract_structured, (raw, approach), kwargs
@@ -278,9 +275,7 @@ async def aperform_batch(manager: ReasoningManager, batch: Batch) -> list[Settle
 
 def _final_kwargs(request: FinalCall) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
-        "task": request.task,
-        "choices": list(request.choices) if request.choices else None,
-        "numbers": list(request.numbers) if request.numbers else None,
+        "spec": request.spec,
         "prompt_dir": request.prompt_dir,
         **request.options,
     }

@@ -30,6 +30,7 @@ from answerx.agent.final import FinalAnswer
 from answerx.agent.termination import Termination
 from answerx.errors import ProviderError
 from answerx.extraction.models import Extraction
+from answerx.extraction.spec import AnswerSpec
 from answerx.reasoning.calls import (
     Batch,
     CodeRun,
@@ -45,7 +46,7 @@ from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import Stage, Strategy
 from answerx.reasoning.settings import ApproachSettings
 from answerx.structured.callinfo import CallInfo
-from answerx.structured.models import AnswerSpec, ReasoningExtraction
+from answerx.structured.models import ReasoningExtraction
 
 __all__ = [
     "Answer",
@@ -190,8 +191,7 @@ def _final_call(run: Run, reason: Termination) -> FinalCall:
     if len(messages) > 1 and messages[-1].get("role") == "user":
         messages = messages[:-1]
     return FinalCall(
-        step="final attempt", messages=tuple(messages), reason=reason, task=run.task,
-        choices=run.spec.choices, numbers=run.spec.numbers,
+        step="final attempt", messages=tuple(messages), reason=reason, spec=run.spec,
         # The caller's options (max_tokens, …); final_attempt sets temperature 0 itself.
         prompt_dir=run.prompts.prompt_dir, options=run.options,
     )  # fmt: skip
@@ -201,7 +201,7 @@ def _failed_call_info(exc: Exception) -> CallInfo | None:
     """What a failed call used: the manager's ``call_info``; None when no call was made."""
     if not isinstance(exc, ProviderError):
         return None  # not a provider call's failure (a bug, a bad setting)
-    if isinstance(exc.call_info, CallInfo):
+    if exc.call_info is not None:
         return exc.call_info
     # A manager that attaches none (a test double): the call was made, its cost unknown.
     return CallInfo(provider=exc.provider, model=exc.model or "", mode=None, attempts=1)

@@ -44,6 +44,26 @@ _OUTPUT_LINE_CONFIDENCE: Final = next(
 
 
 class ProgramOfThought(SinglePrompt[ProgramSettings]):
+    """``program_of_thought``: the model writes a Python program that computes the answer.
+
+    Stages: one answer step on the ``program_of_thought`` prompt, read per the strategy
+    as in ``chain_of_thought``: by default the answer the model states is the answer and
+    its program is kept, not run. With ``execute_code=True`` the program (the structured
+    ``code`` field or the last fenced block) then runs in :mod:`answerx.reasoning.sandbox`
+    and the last line it prints is the answer (``metadata.stage == "code_execution"``);
+    when the run gives no usable answer, the stated one stands and
+    ``sandbox_termination``/``sandbox_message``/``stated_answer`` say why. Building it
+    with ``execute_code=True`` where the sandbox cannot isolate raises
+    :class:`~answerx.errors.ConfigError` before any call is paid for (unless
+    ``sandbox="unsafe-local"`` asks to run the program without isolation).
+
+    Budget: one call (two with a ``two_stage`` extraction call); the program run is not
+    an LLM call and does not count: ``code_time_limit_s`` and ``code_memory_limit_mb``
+    bound it. A call the budget does not allow is replaced by one final attempt; when
+    that finds nothing, :class:`~answerx.agent.StepLimitReached` (or a response saying
+    why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "program_of_thought"
     description: ClassVar[str] = (
         "Write a Python program for the answer; execute_code=True runs it in the sandbox."

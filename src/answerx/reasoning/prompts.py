@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Final
 
 from answerx.errors import ConfigError
+from answerx.extraction.spec import AnswerSpec
 from answerx.resources import prompt_template
-from answerx.structured.models import AnswerSpec
 
 __all__ = ["LETTERS", "PromptBook", "choices_block"]
 

@@ -26,6 +26,26 @@ __all__ = ["Reflection"]
 
 
 class Reflection(MultiCallReasoning[ReflectionSettings]):
+    """``reflection``: draft an answer, critique it, revise it.
+
+    Default (``multi_call=False``): one prompt that asks for draft, critique and revision
+    in a single reply; one answer step, read per the strategy as in ``chain_of_thought``.
+
+    Multi-call (``multi_call=True``, ``rounds=N``), one conversation: a draft (answer
+    step, ``draft``); then up to N rounds of a critique (free text, ``critique i``) ending
+    in ``<verdict>correct</verdict>``, which stops early, or ``<verdict>revise</verdict>``
+    (also assumed when the verdict is missing), and a revision (answer step, ``revision
+    i``). The answer is the last revision's, or the draft's when the first critique finds
+    nothing. Metadata: ``revisions``, ``stopped_early``.
+
+    Budget: one call by default; multi-call makes at most ``1 + 2·N`` calls, plus one
+    extraction call per answer step when ``two_stage`` needs one. When the budget does
+    not allow the next call, it is not made: one final attempt answers from the
+    conversation so far (``metadata.stage == "final_attempt"``, ``budget_exhausted``
+    naming the limit); when that finds nothing, :class:`~answerx.agent.StepLimitReached`
+    (or a response saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "reflection"
     description: ClassVar[str] = (
         "Draft, critique, revise; multi_call=True makes them separate calls (rounds=N)."

@@ -44,15 +44,13 @@ loop while it searches.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar, Unpack
 
 from pydantic import Field
 
-from answerx.agent.budget import Budget, BudgetTracker
+from answerx.agent.budget import BudgetTracker
 from answerx.agent.final import FinalAnswer
 from answerx.agent.search import (
     SearchO1Lists,
@@ -62,7 +60,7 @@ from answerx.agent.search import (
     merge_passages,
 )
 from answerx.agent.termination import Termination
-from answerx.errors import ConfigError, InputError
+from answerx.errors import ConfigError
 from answerx.extraction.queries import (
     NO_HELPFUL_INFORMATION,
     extract_final_information,
@@ -71,15 +69,12 @@ from answerx.extraction.queries import (
 from answerx.reasoning.base import BaseReasoning
 from answerx.reasoning.calls import FinalCall, Message, ReasoningManager
 from answerx.reasoning.engine import Answer, Outcome, Run, Steps
-from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import StandardResponse
-from answerx.reasoning.settings import ApproachSettings
+from answerx.reasoning.settings import ApproachOptions, ApproachSettings
 from answerx.reasoning.steps import read_reply, text_step
 from answerx.retrieval.base import Passage, Retriever
-from answerx.structured.models import AnswerSpec, get_extraction_model
 
 __all__ = [
-    "SEARCH_APPROACHES",
     "IRCoT",
     "IRCoTSettings",
     "IterRetGen",
@@ -97,9 +92,6 @@ S = TypeVar("S", bound="SearchSettings")
 #: The structured approach whose extraction model reads a search loop's reply when the
 #: rules are unsure: a search trajectory is a chain of thought with retrieved text in it.
 EXTRACTION_APPROACH: Final = "chain_of_thought"
-# The provider option that takes stop sequences, per SDK (the manager passes options
-# through to the SDK as they are).
-_STOP_OPTION: Final = {"openai": "stop", "anthropic": "stop_sequences", "cohere": "stop_sequences"}
 _FINAL_KEY: Final = "_step_limit_final"  # a Run.extras slot, removed before the response
 _SO_THE_ANSWER = re.compile(r"so\s+the\s+answer\s+is", re.IGNORECASE)
 
@@ -146,60 +138,25 @@ class SearchReasoning(BaseReasoning[S]):
 
     #: The query convention of the loop (a format of ``answerx.extraction.queries``).
     query_format: ClassVar[str] = ""
+    # The structured models exist for the structured approaches only.
+    extraction_approach: ClassVar[str | None] = EXTRACTION_APPROACH
     open_tag: ClassVar[str] = ""
     close_tag: ClassVar[str] = ""
 
     def __init__(
-        self,
-        manager: ReasoningManager,
-        *,
-        retriever: Retriever,
-        strategy: str = "structured",
-        task: str = "auto",
-        prompt_dir: str | Path | None = None,
-        budget: Budget | None = None,
-        result_mode: bool = False,
-        **settings: Any,
+        self, manager: ReasoningManager, *, retriever: Retriever, **options: Unpack[ApproachOptions]
     ) -> None:
         if not isinstance(retriever, Retriever):
             raise ConfigError(
                 f"retriever must have search(query, k) and search_many(queries, k), "
                 f"got {type(retriever).__name__}"
             )
-        super().__init__(
-            manager, strategy=strategy, task=task, prompt_dir=prompt_dir, budget=budget,
-            result_mode=result_mode, **settings,
-        )  # fmt: skip
+        super().__init__(manager, **options)
         self.retriever = retriever
 
     # ------------------------------------------------------------------ engine hooks
-    def _start(
-        self,
-        question: str,
-        choices: Sequence[str] | None,
-        numbers: Sequence[int | float] | None,
-    ) -> tuple[Run, BudgetTracker, float]:
-        # As BaseReasoning._start, with the extraction model of EXTRACTION_APPROACH:
-        # the structured models exist for the structured approaches only.
-        if not isinstance(question, str) or not question.strip():
-            raise InputError("the question must be a non-empty string")
-        task: str = self.task
-        if task == "auto" and choices:
-            task = "multiple_choice"
-        elif task == "auto" and numbers:
-            task = "game24"
-        spec = AnswerSpec.of(task, choices, numbers)
-        bound = None if spec.task == "auto" else spec.task
-        run = Run(
-            approach=self.name, strategy=self.strategy, question=question, spec=spec,
-            settings=self.settings,
-            prompts=PromptBook.for_question(question, spec, self.prompt_dir),
-            response_model=get_extraction_model(
-                EXTRACTION_APPROACH, task=bound, choices=spec.choices, numbers=spec.numbers
-            ),
-        )  # fmt: skip
+    def prepare(self, run: Run) -> None:
         run.extras["search"] = {"steps": [], "citations": {}}
-        return run, BudgetTracker(self.budget), time.perf_counter()
 
     def cite(self, run: Run, passages: Sequence[Passage]) -> str:
         """``[n] text`` lines, ``n`` the passage's citation number in the trace."""
@@ -253,8 +210,7 @@ class SearchReasoning(BaseReasoning[S]):
             messages = messages[:-1]  # as the engine's: follow the last reply
         return FinalCall(
             step="final attempt", messages=tuple(messages), reason=Termination.EXCEED_CALLS,
-            task=run.task, choices=run.spec.choices, numbers=run.spec.numbers,
-            prompt_dir=run.prompts.prompt_dir, options=run.options,
+            spec=run.spec, prompt_dir=run.prompts.prompt_dir, options=run.options,
         )  # fmt: skip
 
     def query_of(self, turn: str) -> str | None:
@@ -264,8 +220,9 @@ class SearchReasoning(BaseReasoning[S]):
 
     def _turn_options(self) -> Mapping[str, Any]:
         options = dict(self.settings.call_options())
-        sdk = getattr(getattr(self.manager, "spec", None), "sdk", None)
-        key = _STOP_OPTION.get(sdk) if isinstance(sdk, str) else None
+        # The option that takes stop sequences is the SDK's (the manager passes options
+        # through to it as they are); a manager without an adapter gets none.
+        key = getattr(getattr(self.manager, "adapter", None), "stop_option", None)
         if self.settings.use_stop and key is not None and self.close_tag:
             options[key] = [self.close_tag]
         return options
@@ -291,6 +248,24 @@ def _user(content: str) -> Message:
 
 
 class SearchR1(SearchReasoning[SearchSettings]):
+    """``search_r1`` (Search-R1): the model searches with ``<search>`` tags until it answers.
+
+    Stages, one conversation: each turn is a free-text call stopped at ``</search>``; a
+    query gets the top-k passages back as ``<information>…</information>``; a turn with
+    ``<answer>…</answer>`` ends the loop and is read as ``two_stage`` reads a reply (the
+    rules, then an LLM extraction call only when they are unsure); a turn with neither
+    gets Search-R1's "invalid action" nudge (counted in ``invalid_turns``). Metadata:
+    ``search`` (each step's query, passage ids and citation numbers).
+
+    Budget: every call (each model turn, and an extraction call when the rules are
+    unsure) counts toward the :class:`~answerx.agent.Budget`; retrieval does not. When
+    the budget does not allow the next call, or the loop reaches its own limit
+    (``max_turns``) without an answer, one final attempt answers from the conversation so
+    far (``metadata.stage == "final_attempt"``; ``step_limit`` names the loop's limit);
+    when that finds nothing, :class:`~answerx.agent.StepLimitReached` (or a response
+    saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "search_r1"
     description: ClassVar[str] = (
         "Search-R1: <search> queries, <information> passages, <answer> (needs --index)."
@@ -317,6 +292,23 @@ class SearchR1(SearchReasoning[SearchSettings]):
 
 
 class R1Searcher(SearchReasoning[SearchSettings]):
+    """``r1_searcher`` (R1-Searcher): keyword queries between ``<|begin_of_query|>`` tags.
+
+    Stages, one conversation: each turn is a free-text call stopped at
+    ``<|end_of_query|>``; a query gets the top-k passages back between
+    ``<|begin_of_documents|>`` and ``<|end_of_documents|>``; a turn that asks for nothing
+    or holds ``</answer>`` ends the loop and is read as ``two_stage`` reads a reply.
+    Metadata: ``search``.
+
+    Budget: every call (each model turn, and an extraction call when the rules are
+    unsure) counts toward the :class:`~answerx.agent.Budget`; retrieval does not. When
+    the budget does not allow the next call, or the loop reaches its own limit
+    (``max_turns``) without an answer, one final attempt answers from the conversation so
+    far (``metadata.stage == "final_attempt"``; ``step_limit`` names the loop's limit);
+    when that finds nothing, :class:`~answerx.agent.StepLimitReached` (or a response
+    saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "r1_searcher"
     description: ClassVar[str] = (
         "R1-Searcher: <|begin_of_query|> keywords, <|begin_of_documents|> passages (needs --index)."
@@ -340,6 +332,27 @@ class R1Searcher(SearchReasoning[SearchSettings]):
 
 
 class SearchO1(SearchReasoning[SearchO1Settings]):
+    """``search_o1`` (Search-o1): searches whose passages are condensed before they return.
+
+    Stages: each turn is a free-text call stopped at ``<|end_search_query|>``; a new query
+    is searched, and a separate reason-in-documents call (outside the conversation)
+    condenses the passages into ``**Final Information**``, which goes back between
+    ``<|begin_search_result|>`` and ``<|end_search_result|>``. A repeated query is not
+    searched again, and searches stop at ``max_searches``. A turn without a query ends
+    the loop; its answer (``\\boxed{}``) is read as ``two_stage`` reads a reply.
+    Metadata: ``search`` and ``search_o1`` (the running lists of queries, reasoning and
+    information).
+
+    Budget: every call (each model turn and reason-in-documents call, and an extraction
+    call when the rules are unsure) counts toward the :class:`~answerx.agent.Budget`;
+    retrieval does not. When the budget does not allow the next call, or the loop
+    reaches its own limit (``max_turns``) without an answer, one final attempt answers
+    from the conversation so far (``metadata.stage == "final_attempt"``; ``step_limit``
+    names the loop's limit); when that finds nothing, it raises
+    :class:`~answerx.agent.StepLimitReached` (or returns a response saying why, with
+    ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "search_o1"
     description: ClassVar[str] = (
         "Search-o1: queries, reason-in-documents condensing, \\boxed{} answer (needs --index)."
@@ -397,6 +410,24 @@ def _lists_dump(lists: SearchO1Lists) -> dict[str, list[str]]:
 
 
 class IRCoT(SearchReasoning[IRCoTSettings]):
+    """``ircot`` (IRCoT): retrieval interleaved with chain-of-thought, one sentence at a time.
+
+    Stages: retrieve with the question; then each step is a free-text call that sees the
+    passages so far and the reasoning so far, of whose reply only the first sentence is
+    kept; that sentence is the next query, and its passages join the others (at most
+    ``max_passages``). A reply saying "so the answer is" ends the loop, and the
+    reasoning is read as ``two_stage`` reads a reply. Metadata: ``search``,
+    ``reasoning``.
+
+    Budget: every call (each model turn, and an extraction call when the rules are
+    unsure) counts toward the :class:`~answerx.agent.Budget`; retrieval does not. When
+    the budget does not allow the next call, or the loop reaches its own limit
+    (``max_steps``) without an answer, one final attempt answers from the conversation so
+    far (``metadata.stage == "final_attempt"``; ``step_limit`` names the loop's limit);
+    when that finds nothing, :class:`~answerx.agent.StepLimitReached` (or a response
+    saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "ircot"
     description: ClassVar[str] = (
         "IRCoT: retrieve with each new reasoning sentence, passages accumulate (needs --index)."
@@ -429,6 +460,20 @@ class IRCoT(SearchReasoning[IRCoTSettings]):
 
 
 class IterRetGen(SearchReasoning[IterRetGenSettings]):
+    """``iter_retgen`` (Iter-RetGen): rounds of retrieve, then generate.
+
+    Stages: ``rounds`` rounds, each retrieving with the question plus the previous
+    round's answer, then one free-text call that answers from those passages, read as
+    ``two_stage`` reads a reply; the last round's answer is the prediction. Metadata:
+    ``search``.
+
+    Budget: ``rounds`` calls (plus an extraction call for a round the rules are unsure
+    of); retrieval does not count. When the budget does not allow the next call, one
+    final attempt answers from the conversation so far (``metadata.stage ==
+    "final_attempt"``); when that finds nothing, :class:`~answerx.agent.StepLimitReached`
+    (or a response saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "iter_retgen"
     description: ClassVar[str] = (
         "IterRetGen: rounds of retrieve (question + last answer) then answer (needs --index)."
@@ -447,10 +492,3 @@ class IterRetGen(SearchReasoning[IterRetGenSettings]):
             previous = answer.extraction.answer
         assert answer is not None  # rounds >= 1
         return answer
-
-
-#: The search approaches by name: :func:`answerx.reasoning.get_approach` builds them
-#: with ``retriever=``.
-SEARCH_APPROACHES: Final[Mapping[str, type[SearchReasoning[Any]]]] = {
-    cls.name: cls for cls in (SearchR1, R1Searcher, SearchO1, IRCoT, IterRetGen)
-}

@@ -9,15 +9,21 @@ multi-call variant is refused without ``multi_call=True`` rather than ignored.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final, Literal, Self
+from pathlib import Path
+from typing import Any, ClassVar, Final, Literal, Self, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from answerx.errors import ConfigError
+from answerx.agent.budget import Budget
+from answerx.errors import ConfigError, UnknownName
+from answerx.extraction.models import Task
 from answerx.extraction.rules import RULES
+from answerx.reasoning.response import Strategy
 
 __all__ = [
     "MARKER_CONFIDENCE",
+    "RUN_OPTIONS",
+    "ApproachOptions",
     "ApproachSettings",
     "MultiCallSettings",
     "ProgramSettings",
@@ -134,12 +140,59 @@ class TreeSettings(MultiCallSettings):
     )
 
 
+class ApproachOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`~answerx.reasoning.get_approach` and of every
+    approach's constructor, declared once: how the approach runs (the first five, see
+    :class:`~answerx.reasoning.BaseReasoning`), then every setting of some approach's
+    ``settings_model`` (each approach accepts only its own; others raise
+    :class:`ConfigError`). A test keeps this list equal to the settings models' fields."""
+
+    # Names from a command line or a config file are plain strings: checked on use.
+    strategy: Strategy | str
+    task: Task | str
+    prompt_dir: str | Path | None
+    budget: Budget | None
+    result_mode: bool
+    # ApproachSettings
+    temperature: float | None
+    max_tokens: int | None
+    min_confidence: float
+    # MultiCallSettings and its variants
+    multi_call: bool
+    rounds: int
+    max_questions: int
+    max_points: int
+    thoughts_per_step: int
+    breadth: int
+    depth: int
+    proposal_temperature: float
+    # ProgramSettings
+    execute_code: bool
+    code_time_limit_s: float
+    code_memory_limit_mb: int
+    sandbox: Literal["isolated", "unsafe-local"]
+    # the search loops' settings (answerx.reasoning.search_loops)
+    top_k: int
+    max_turns: int
+    use_stop: bool
+    max_searches: int
+    max_steps: int
+    max_passages: int
+
+
+#: The options of :class:`ApproachOptions` that say how an approach runs, not what it does.
+RUN_OPTIONS: Final = ("strategy", "task", "prompt_dir", "budget", "result_mode")
+
+
 def parse_settings(
     approach: str, model: type[ApproachSettings], settings: Mapping[str, Any]
 ) -> ApproachSettings:
     """``settings`` validated by ``model``; :class:`ConfigError` lists the valid ones."""
     valid = ", ".join(sorted(model.model_fields))
     unknown = sorted(set(settings) - set(model.model_fields))
+    if len(unknown) == 1:
+        listed = f"valid settings of approach {approach!r}"
+        raise UnknownName("setting", unknown[0], sorted(model.model_fields), listed=listed)
     if unknown:
         raise ConfigError(
             f"unknown setting {', '.join(map(repr, unknown))} for approach {approach!r}; "

@@ -26,6 +26,26 @@ __all__ = ["SkeletonOfThought"]
 
 
 class SkeletonOfThought(MultiCallReasoning[SkeletonSettings]):
+    """``skeleton_of_thought``: an outline first, then every point expanded at once.
+
+    Default (``multi_call=False``): one prompt that writes the outline, expands it and
+    answers in one reply; one answer step, read per the strategy as in
+    ``chain_of_thought``.
+
+    Multi-call (``multi_call=True``, ``max_points=N``): a skeleton of at most N numbered
+    points (free text; a reply without numbered lines is one point); one expansion call
+    per point, each seeing the question and the outline, all concurrently (threads in
+    :meth:`execute`, ``asyncio.gather`` in :meth:`aexecute`); then the answer step with
+    the expanded points. Metadata: ``skeleton_points``.
+
+    Budget: one call by default; multi-call makes ``2 + points`` calls (plus a
+    ``two_stage`` extraction call). The expansions start only when the budget has a call
+    left for each of them; otherwise, as for any call the budget does not allow, one
+    final attempt answers (``stage == "final_attempt"``); when that finds nothing,
+    :class:`~answerx.agent.StepLimitReached` (or a response saying why, with
+    ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "skeleton_of_thought"
     description: ClassVar[str] = (
         "Outline, expand each point, answer; multi_call=True expands points concurrently."

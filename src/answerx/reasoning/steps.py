@@ -79,8 +79,7 @@ def read_reply(run: Run, reply: str, sent: Sequence[Message] | None = None) -> S
         return (yield from _forced_answer(run, reply, sent))
     request = ExtractCall(
         step="structured extraction", raw_output=reply, approach=run.approach,
-        question=run.question, task=None if run.task == "auto" else run.task,
-        choices=run.spec.choices, numbers=run.spec.numbers,
+        question=run.question, spec=run.spec,
         # Temperature 0: extraction copies the answer, it does not create one. And the
         # provider's own max_tokens: the copy holds the whole reasoning, which a cap
         # meant for the reasoning steps would cut off.
@@ -107,8 +106,8 @@ def _forced_answer(run: Run, reply: str, sent: Sequence[Message] | None) -> Step
     conversation = list(run.conversation if sent is None else sent)
     request = FinalCall(
         step="forced answer", messages=(*conversation, {"role": "assistant", "content": reply}),
-        reason=Termination.TOKEN_LIMIT_ANSWER, task=run.task, choices=run.spec.choices,
-        numbers=run.spec.numbers, prompt_dir=run.prompts.prompt_dir, options=run.options,
+        reason=Termination.TOKEN_LIMIT_ANSWER, spec=run.spec,
+        prompt_dir=run.prompts.prompt_dir, options=run.options,
     )  # fmt: skip
     [final] = yield (request,)
     run.transcript.append(("forced answer", final.text))

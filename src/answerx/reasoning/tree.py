@@ -41,6 +41,27 @@ class _Node:
 
 
 class TreeOfThought(MultiCallReasoning[TreeSettings]):
+    """``tree_of_thought`` (ToT): a breadth-limited search over model-proposed steps.
+
+    Default (``multi_call=False``): one prompt that explores and compares branches within
+    one reply; one answer step, read per the strategy as in ``chain_of_thought``.
+
+    Multi-call (``multi_call=True``, ``thoughts_per_step=k``, ``breadth=b``, ``depth=d``): a
+    breadth-first search, level by level: k proposed next steps from each kept node
+    (sampled at ``proposal_temperature``, one concurrent batch), each scored by the model
+    from 1 to 10 (``<score>N</score>``, read deterministically; a second concurrent
+    batch); the b best-scored nodes are kept; after d levels (or when no proposal is
+    left), the answer step with the best leaf's steps. Metadata: ``best_path``,
+    ``best_score`` (in [0, 1]), ``thoughts_scored``.
+
+    Budget: one call by default; multi-call makes at most ``d·b·2k + 1`` calls (plus a
+    ``two_stage`` extraction call). Each level's batch starts only when the budget has a
+    call left for all of it; otherwise one final attempt answers from the best path
+    found so far (``stage == "final_attempt"``); when that finds nothing,
+    :class:`~answerx.agent.StepLimitReached` (or a response saying why, with
+    ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "tree_of_thought"
     description: ClassVar[str] = (
         "Explore and score branches of thought; multi_call=True runs a real search."

@@ -29,6 +29,27 @@ __all__ = ["ChainOfVerification"]
 
 
 class ChainOfVerification(MultiCallReasoning[VerificationSettings]):
+    """``chain_of_verification`` (CoVe): check a baseline answer with independent questions.
+
+    Default (``multi_call=False``): one prompt that writes the baseline, the verification
+    questions, their answers and the final answer in one reply; one answer step, read
+    per the strategy as in ``chain_of_thought``.
+
+    Multi-call (``multi_call=True``, ``max_questions=N``): a baseline (free text); a plan
+    of at most N numbered verification questions (free text, same conversation, read
+    deterministically); each question answered in a call of its own without the baseline
+    or the original question in context, all concurrently (one batch); the final answer
+    step, back in the conversation with the questions and answers. Metadata:
+    ``verification_questions``.
+
+    Budget: one call by default; multi-call makes ``3 + N`` calls (plus a ``two_stage``
+    extraction call). The concurrent verification batch starts only when the budget
+    has a call left for every question in it; otherwise, as for any call the budget does
+    not allow, one final attempt answers from the conversation so far (``stage ==
+    "final_attempt"``); when that finds nothing, :class:`~answerx.agent.StepLimitReached`
+    (or a response saying why, with ``result_mode=True``).
+    """
+
     name: ClassVar[str] = "chain_of_verification"
     description: ClassVar[str] = (
         "Answer, then verify with independent questions; multi_call=True makes real calls."

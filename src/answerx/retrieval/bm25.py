@@ -77,19 +77,36 @@ class Bm25sIndex:
         if not tokens or not self._records:
             return []
         with self._lock:
-            docs, scores = self._model.retrieve(
-                [tokens], k=min(k, len(self._records)), show_progress=False, n_threads=1
-            )
+            # get_scores + argpartition rather than bm25s' retrieve: retrieve starts a thread
+            # pool and sorts through it on every call (~14 ms at 100k passages, against
+            # ~0.5 ms for the same scores and ranking done here).
+            scores = self._model.get_scores(tokens)
+        top = _top_k(scores, min(k, len(self._records)))
         return [
-            Passage(id=self._records[int(i)].id, contents=self._records[int(i)].contents,
-                    score=float(s))
-            for i, s in zip(docs[0], scores[0], strict=True)
-            if s > 0  # no query term at all: not a match (FTS5 would not return it)
+            Passage(id=self._records[i].id, contents=self._records[i].contents,
+                    score=float(scores[i]))
+            for i in top
         ]  # fmt: skip
 
     def search_many(self, queries: Sequence[str], k: int = 5) -> list[list[Passage]]:
         """:meth:`search` for each query, in order."""
         return [self.search(query, k) for query in queries]
+
+
+def _top_k(scores: Any, k: int) -> list[int]:
+    """Indices of the ``k`` highest positive scores, best first; ties go to the earlier
+    passage (a passage sharing no term with the query scores 0 and is never a match)."""
+    import numpy as np
+
+    if k < len(scores):
+        cutoff = scores[np.argpartition(-scores, k - 1)[k - 1]]
+        # Every index scoring at least the k-th, so that a tie cut by argpartition goes
+        # to the earlier passage, deterministically; zeros are never candidates.
+        candidates = np.flatnonzero(scores >= cutoff) if cutoff > 0 else np.flatnonzero(scores)
+    else:
+        candidates = np.flatnonzero(scores)
+    order = np.lexsort((candidates, -scores[candidates]))
+    return [int(i) for i in candidates[order][:k]]
 
 
 def build_bm25s_index(

@@ -63,7 +63,6 @@ from answerx.errors import (
 from answerx.service.asgi import JSON, WatchedSend
 from answerx.service.redaction import secrets_in
 from answerx.service.schemas import ErrorResponse
-from answerx.structured.callinfo import CallInfo
 
 __all__ = [
     "ERROR_RESPONSES",
@@ -300,7 +299,7 @@ def _provider_error_response(exc: ProviderError) -> Response:
 def _cost(exc: ProviderError) -> dict[str, Any]:
     """``attempts`` and ``usage`` of the failed call (nothing when the manager gave none)."""
     info = exc.call_info
-    if not isinstance(info, CallInfo):
+    if info is None:
         return {}
     return {"attempts": info.attempts, "usage": info.usage.model_dump()}
 

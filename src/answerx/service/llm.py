@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Final
 
 from answerx.errors import AnswerxError, ConfigError, ProviderError, redact
+from answerx.extraction.spec import AnswerSpec
 from answerx.reasoning.response import StandardResponse
 from answerx.service.errors import ApiError
 from answerx.service.limits import LLMSlots
@@ -21,7 +22,6 @@ from answerx.service.llm_schemas import AskRequest, StructuredRequest, Structure
 from answerx.service.metrics import ServiceMetrics
 from answerx.service.settings import ServiceSettings
 from answerx.structured import InstructorClientManager, ProviderSpec, load_providers
-from answerx.structured.callinfo import CallInfo
 
 __all__ = ["LLMGateway"]
 
@@ -116,7 +116,7 @@ class LLMGateway:
         except ProviderError as exc:
             outcome = type(exc).__name__
             info = exc.call_info
-            if isinstance(info, CallInfo):  # a failed call's tokens are billed all the same
+            if info is not None:  # a failed call's tokens are billed all the same
                 self.metrics.count_tokens(info.provider, info.model, info.usage)
             raise
         except AnswerxError as exc:
@@ -151,9 +151,8 @@ class LLMGateway:
             request.approach, manager, strategy=request.strategy, task=request.task
         )
         async with self._call("ask", request.provider):
-            response = await approach.aexecute(
-                request.question, choices=request.choices, numbers=request.numbers
-            )
+            spec = AnswerSpec.for_item(request.task, request.choices, request.numbers)
+            response = await approach.aexecute(request.question, spec=spec)
         self.metrics.count_tokens(response.provider, response.model, response.usage)
         self.metrics.count_extraction(response.extraction)
         return response

@@ -21,11 +21,13 @@ from answerx.service.schemas import (
     ReadyResponse,
     TasksResponse,
 )
-from answerx.structured import APPROACHES
+from answerx.structured import Approach
 
 __all__ = ["meta_router"]
 
 _STRATEGIES: Final = list(get_args(Strategy))
+# /v1/ask and /v1/extract/structured take these (the search loops need an index).
+_APPROACHES: Final = list(get_args(Approach))
 _METRICS_EXAMPLE: Final = (
     "# HELP answerx_http_requests_total HTTP requests served.\n"
     "# TYPE answerx_http_requests_total counter\n"
@@ -47,7 +49,7 @@ def meta_router(metrics: ServiceMetrics, gateway: LLMGateway) -> APIRouter:
     async def approaches() -> ApproachesResponse:
         """The names ``approach``, ``strategy`` and ``provider`` accept."""
         return ApproachesResponse(
-            approaches=list(APPROACHES),
+            approaches=_APPROACHES,
             strategies=_STRATEGIES,
             providers=gateway.provider_names(),
         )

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, Final
 
+from answerx import earlysignals
 from answerx.errors import ConfigError
 from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.service.settings import ServiceSettings
@@ -178,6 +179,8 @@ def _exit_status_zero_once_stopped() -> Iterator[None]:
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        if earlysignals.take():  # a SIGTERM while the `answerx serve` command was loading
+            raise SystemExit(0)
         yield
     finally:
         for sig, handler in previous.items():

@@ -3,7 +3,6 @@
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
 from answerx.structured.manager import InstructorClientManager
 from answerx.structured.models import (
-    APPROACHES,
     REASONING_EXTRACTION_MODELS,
     AnswerSpec,
     AnyReasoningExtraction,
@@ -25,7 +24,6 @@ from answerx.structured.models import (
 from answerx.structured.providers import ProviderSpec, get_provider, load_providers
 
 __all__ = [
-    "APPROACHES",
     "REASONING_EXTRACTION_MODELS",
     "AnswerSpec",
     "AnyReasoningExtraction",

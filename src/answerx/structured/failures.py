@@ -1,7 +1,7 @@
 """The one seam where SDK and Instructor exceptions become answerx's failure kinds.
 
-openai, anthropic and cohere each raise their own exception classes, and
-Instructor wraps them again; the manager only needs to know what to *do*:
+Each provider SDK raises its own exception classes, and Instructor wraps them
+again; the manager only needs to know what to *do*:
 retry with backoff, try the next mode, or stop with a clear error.
 """
 

@@ -3,8 +3,9 @@
 On every ``create``, Instructor 1.17 redoes work that depends only on the response
 model and the mode: ``reject_async_validators`` walks the model's classes seven
 times, ``prepare_response_model`` runs twice, the mode handler rebuilds the request
-(Cohere builds the model's JSON schema into its prompt every time), usage objects
-are deep-copied, and the Anthropic parser builds a pydantic ``TypeAdapter``. Against
+(one SDK's handler builds the model's JSON schema into its prompt every time), usage
+objects are deep-copied, and one SDK's tool parser builds a pydantic ``TypeAdapter``
+(its adapter offers a shortcut: ``SdkAdapter.first_reply_json``). Against
 a provider that answers in about a millisecond this is +40 % to +120 %.
 
 ``FirstTry`` sends the request Instructor would send for the first attempt and
@@ -140,25 +141,36 @@ class FirstTry:
     what Instructor's ``create`` would raise, unwrapped.
     """
 
-    def __init__(self, func: Callable[..., Any], provider: Any, mode: Mode, defaults: Any) -> None:
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        provider: Any,
+        mode: Mode,
+        defaults: Any,
+        accept: Callable[[Any], str | None] | None = None,
+    ) -> None:
         self._func = func
         self._provider = provider
         self._mode = mode
         self._defaults: dict[str, Any] = dict(defaults or {})
         self._handlers = mode_registry.get_handlers(provider, mode)
         self._frames: dict[tuple[type[BaseModel], Hashable], _Frame | str | None] = {}
-        anthropic_tools = getattr(provider, "value", None) == "anthropic" and mode is Mode.TOOLS
-        self._accept = _anthropic_tool_json if anthropic_tools else None
+        # The adapter's reader of a reply's JSON, where it is faster than Instructor's parser.
+        self._accept = accept
 
     @classmethod
-    def for_client(cls, client: Any) -> FirstTry | None:
-        """The fast first attempt for an Instructor client built by ``from_openai`` & co."""
+    def for_client(
+        cls, client: Any, accept: Callable[[Any], str | None] | None = None
+    ) -> FirstTry | None:
+        """The fast first attempt for an Instructor client built by an adapter's
+        ``instructor_client``; ``accept`` reads the JSON of a reply directly (None when
+        it cannot tell: Instructor's parser then runs)."""
         # functools.wraps in Instructor's patch keeps the SDK call it wraps.
         func = getattr(getattr(client, "create_fn", None), "__wrapped__", None)
         if mode_registry is None or func is None:
             return None
         try:
-            return cls(func, client.provider, client.mode, getattr(client, "kwargs", None))
+            return cls(func, client.provider, client.mode, getattr(client, "kwargs", None), accept)
         except Exception:  # no handlers for this mode: Instructor's full path decides
             return None
 
@@ -345,16 +357,3 @@ def _split(
     )
     outside = json.dumps([frame.kwargs, frame.head, frame.tail], default=repr)
     return None if _MARK in outside else frame
-
-
-def _anthropic_tool_json(response: Any) -> str | None:
-    """The arguments of the one ``tool_use`` block, where Instructor's Anthropic TOOLS parser
-    would validate exactly them; None otherwise (it then runs and raises its own error).
-
-    Hand-written because that parser builds a pydantic ``TypeAdapter`` on every call
-    (~0.1 ms) to check that there is exactly one tool call."""
-    if getattr(response, "stop_reason", None) == "max_tokens":
-        return None
-    content = getattr(response, "content", None) or ()
-    blocks = [c for c in content if getattr(c, "type", None) == "tool_use"]
-    return json.dumps(blocks[0].input) if len(blocks) == 1 else None

@@ -4,8 +4,11 @@ One manager talks to one (provider, model). ``create`` tries the provider's chai
 of Instructor modes in order and moves on only for failures another mode can fix
 (tools or ``response_format`` rejected, no tool call, output still invalid after
 the re-asks). Rate limits, 5xx and timeouts are retried with exponential backoff
-and jitter, honouring ``Retry-After``; 401/403 stop at once with an error that
-names the key's environment variable and never contains the key.
+and jitter, honouring ``Retry-After`` (:mod:`answerx.structured.retries`); 401/403
+stop at once with an error that names the key's environment variable and never
+contains the key. Everything SDK-specific (clients, the Instructor wrapper, reading
+replies, which options the SDK takes) is asked of the provider's adapter
+(:mod:`answerx.structured.adapters`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import asyncio
 import functools
 import inspect
 import logging
-import random
 import threading
 import time
 import weakref
@@ -24,28 +26,12 @@ from typing import Any, Literal, TypeVar, cast
 import instructor
 from instructor.core.hooks import Hooks
 from pydantic import BaseModel, ValidationError
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-)
 
-from answerx.errors import (
-    ConfigError,
-    ProviderAuthError,
-    ProviderError,
-    ProviderRateLimited,
-    ProviderRequestError,
-    ProviderTimeout,
-    ProviderUnavailable,
-    StructuredOutputError,
-    redact,
-)
+from answerx.errors import ConfigError, ProviderError, StructuredOutputError, redact
 from answerx.resources import prompt_template
-from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage, finish_reason_of, usage_of
-from answerx.structured.failures import FALLBACK, TRANSIENT, Failure, classify
+from answerx.structured.adapters import SdkAdapter
+from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
+from answerx.structured.failures import FALLBACK, Failure, classify
 from answerx.structured.fastpath import FirstTry, options_key
 from answerx.structured.grammar import fenced_json_grammar, grammar_model
 from answerx.structured.models import (
@@ -53,14 +39,9 @@ from answerx.structured.models import (
     extraction_prompt_fields,
     get_extraction_model,
 )
-from answerx.structured.providers import (
-    ModeName,
-    ProviderSpec,
-    get_provider,
-    make_sdk_client,
-    unsupported_options,
-)
-from answerx.structured.repairs import CallRepairs, repair_response, repairs_scope
+from answerx.structured.providers import ModeName, ProviderSpec, get_provider
+from answerx.structured.repairs import CallRepairs, repair_texts, repairs_scope
+from answerx.structured.retries import Backoff, provider_error
 
 __all__ = ["InstructorClientManager", "Messages"]
 
@@ -72,7 +53,6 @@ logging.getLogger("instructor").addHandler(logging.NullHandler())
 _log = logging.getLogger("answerx.structured")
 
 T = TypeVar("T", bound=BaseModel)
-R = TypeVar("R")
 Messages = Sequence[dict[str, Any]]
 
 # Instructor is called with strict=False: small local models write raw newlines
@@ -83,13 +63,6 @@ _INSTRUCTOR_MODES: dict[str, instructor.Mode] = {
     "json": instructor.Mode.JSON,
     "json_with_schema": instructor.Mode.JSON,  # + schema in response_format, see _mode_kwargs
     "md_json": instructor.Mode.MD_JSON,
-}
-
-
-_WRAPPERS: dict[str, Callable[..., Any]] = {
-    "openai": instructor.from_openai,
-    "anthropic": instructor.from_anthropic,
-    "cohere": instructor.from_cohere,
 }
 
 
@@ -115,7 +88,8 @@ class _Tally:
     :mod:`answerx.structured.repairs`); plain-text calls keep the text as written.
     """
 
-    def __init__(self, *, repair: bool = False, max_retries: int = 0) -> None:
+    def __init__(self, adapter: SdkAdapter, *, repair: bool = False, max_retries: int = 0) -> None:
+        self._adapter = adapter
         self.requests = 0
         self.usage = Usage()
         self.modes: list[ModeAttempt] = []
@@ -143,13 +117,13 @@ class _Tally:
 
     def on_response(self, response: Any) -> None:
         self.requests += 1
-        self.usage = self.usage + usage_of(response)
-        self.finish_reason = finish_reason_of(response)
+        self.usage = self.usage + self._adapter.usage(response)
+        self.finish_reason = self._adapter.finish_reason(response)
         if self._repair:
             self._replies += 1
             # The reply Instructor parses next is the mode's last chance: no re-ask follows.
             self.record.last_attempt = self._replies > self._max_retries
-            for message in repair_response(response):
+            for message in repair_texts(self._adapter.json_texts(response)):
                 self.record.add(message)
 
     def on_error(self, error: Exception, **_: Any) -> None:
@@ -178,9 +152,9 @@ class InstructorClientManager:
     and re-asks go through Instructor's own loop. ``fast_path=False`` sends every
     attempt through Instructor's ``create``.
 
-    ``async_transport="aiohttp"`` gives the async OpenAI and Anthropic clients the
-    SDKs' own aiohttp transport (``openai[aiohttp]``), which costs less CPU per call
-    than httpx at high concurrency; experiment runs use it. ``await aclose()``
+    ``async_transport="aiohttp"`` gives the async clients their SDK's own aiohttp
+    transport where it has one (the ``aiohttp`` extra of the SDK), which costs less
+    CPU per call than httpx at high concurrency; experiment runs use it. ``await aclose()``
     closes the current event loop's async client.
     """
 
@@ -203,6 +177,8 @@ class InstructorClientManager:
         async_transport: Literal["httpx", "aiohttp"] = "httpx",
     ) -> None:
         self.spec: ProviderSpec = get_provider(provider, config_path)
+        #: The adapter of the provider's SDK: clients, Instructor wrapper, reading replies.
+        self.adapter: SdkAdapter = self.spec.adapter
         self.provider = provider
         self.model = model or self.spec.default_model
         self.modes: tuple[str, ...] = tuple(modes) if modes else self.spec.modes
@@ -217,9 +193,7 @@ class InstructorClientManager:
         if max_retries < 0 or transient_retries < 0:
             raise ConfigError("max_retries and transient_retries must be >= 0")
         self.max_retries = max_retries
-        self.transient_retries = transient_retries
-        self.backoff_initial = backoff_initial
-        self.backoff_max = backoff_max
+        self._backoff = Backoff(transient_retries, backoff_initial, backoff_max)
         self.timeout = timeout or self.spec.timeout
         self.max_tokens = max_tokens or self.spec.max_tokens
         self.fast_path = fast_path
@@ -235,6 +209,21 @@ class InstructorClientManager:
         )
         self._lock = threading.Lock()
         self._warned_dropped = False
+
+    @property
+    def transient_retries(self) -> int:
+        """Retries of a transient failure (rate limit, 5xx, timeout) before giving up."""
+        return self._backoff.retries
+
+    @property
+    def backoff_initial(self) -> float:
+        """The first pause before a retry, in seconds (doubling, with jitter)."""
+        return self._backoff.initial
+
+    @property
+    def backoff_max(self) -> float:
+        """The longest pause before a retry, in seconds (``Retry-After`` included)."""
+        return self._backoff.maximum
 
     def __repr__(self) -> str:  # never shows the key
         return f"InstructorClientManager({self.provider!r}, {self.model!r}, modes={self.modes})"
@@ -252,10 +241,9 @@ class InstructorClientManager:
         scope = self._scope(is_async)
         with self._lock:
             if "sdk" not in scope:
-                scope["sdk"] = make_sdk_client(
-                    self.spec, api_key=self._api_key, base_url=self.base_url,
-                    timeout=self.timeout, is_async=is_async,
-                    aiohttp=is_async and self.async_transport == "aiohttp",
+                scope["sdk"] = self.adapter.client(
+                    api_key=self._api_key, base_url=self.base_url, timeout=self.timeout,
+                    is_async=is_async, aiohttp=is_async and self.async_transport == "aiohttp",
                 )  # fmt: skip
             return scope["sdk"]
 
@@ -298,7 +286,7 @@ class InstructorClientManager:
         client = scope.get(mode)
         if client is None:
             sdk = self.sdk_client(is_async=is_async)
-            client = _WRAPPERS[self.spec.sdk](sdk, mode=_INSTRUCTOR_MODES[mode])
+            client = self.adapter.instructor_client(sdk, _INSTRUCTOR_MODES[mode])
             with self._lock:
                 client = scope.setdefault(mode, client)
         return client
@@ -310,7 +298,9 @@ class InstructorClientManager:
         scope = self._scope(is_async)
         name = f"first:{mode}"
         if name not in scope:
-            first = FirstTry.for_client(self._client(mode, is_async))
+            first = FirstTry.for_client(
+                self._client(mode, is_async), accept=self.adapter.first_reply_json(mode)
+            )
             with self._lock:
                 scope.setdefault(name, first)
         return cast(FirstTry | None, scope[name])
@@ -342,7 +332,7 @@ class InstructorClientManager:
     def _provider_options(self, kw: dict[str, Any]) -> dict[str, Any]:
         """``kw`` with the default ``max_tokens``, minus options the SDK no longer takes."""
         kwargs = {"max_tokens": self.max_tokens, **kw}
-        dropped = sorted(unsupported_options(self.spec.sdk) & kwargs.keys())
+        dropped = sorted(self.adapter.dropped_options() & kwargs.keys())
         if dropped:
             for name in dropped:
                 del kwargs[name]
@@ -360,8 +350,9 @@ class InstructorClientManager:
         kwargs = self._provider_options(kw)
         if mode == "json_with_schema":
             # Instructor's JSON mode sends {"type": "json_object"}; llama.cpp and vLLM
-            # enforce a schema given beside it as a grammar. extra_body is merged last
-            # by the OpenAI SDK, so this replaces Instructor's response_format.
+            # enforce a schema given beside it as a grammar. The SDK merges extra_body
+            # last (the mode is only offered where it does), so this replaces
+            # Instructor's response_format.
             schema = response_model.model_json_schema()
             extra = dict(kwargs.get("extra_body") or {})
             extra["response_format"] = {"type": "json_object", "schema": schema}
@@ -395,7 +386,7 @@ class InstructorClientManager:
             attempt = self._attempt(mode, messages, sent, tally, kw, key)
             try:
                 with repairs_scope(tally.record):
-                    result: T = self._call(attempt)
+                    result: T = self._backoff.call(attempt)
             except Exception as exc:  # sorted by the one seam: failures.classify
                 error = self._after_failure(exc, mode, tally)
             else:
@@ -422,7 +413,7 @@ class InstructorClientManager:
             attempt = self._aattempt(mode, messages, sent, tally, kw, key)
             try:
                 with repairs_scope(tally.record):
-                    result: T = await self._acall(attempt)
+                    result: T = await self._backoff.acall(attempt)
             except Exception as exc:  # sorted by the one seam: failures.classify
                 error = self._after_failure(exc, mode, tally)
             else:
@@ -435,7 +426,7 @@ class InstructorClientManager:
         raise self._with_info(self._all_modes_failed(tally), tally, started)
 
     def _structured_tally(self) -> _Tally:
-        return _Tally(repair=True, max_retries=self.max_retries)
+        return _Tally(self.adapter, repair=True, max_retries=self.max_retries)
 
     def _sent_model(self, response_model: type[T], kw: dict[str, Any]) -> type[T]:
         """The model whose schema is sent: on a grammar server (llama.cpp), one whose
@@ -523,7 +514,7 @@ class InstructorClientManager:
     # ------------------------------------------------------------------ plain text
     def complete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Plain text generation with the same provider settings, retries and usage."""
-        tally, started = _Tally(), time.perf_counter()
+        tally, started = _Tally(self.adapter), time.perf_counter()
         sdk = self.sdk_client(is_async=False)
 
         def attempt() -> str:
@@ -533,10 +524,10 @@ class InstructorClientManager:
                 tally.on_error(Exception())
                 raise
             tally.on_response(response)
-            return _text_of(response)
+            return self.adapter.text_of(response)
 
         try:
-            text: str = self._call(attempt)
+            text: str = self._backoff.call(attempt)
         except Exception as exc:  # sorted by the one seam: failures.classify
             error = self._after_failure(exc, "text", tally) or self._all_modes_failed(tally)
         else:
@@ -547,7 +538,7 @@ class InstructorClientManager:
 
     async def acomplete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Async :meth:`complete_text`."""
-        tally, started = _Tally(), time.perf_counter()
+        tally, started = _Tally(self.adapter), time.perf_counter()
         sdk = self.sdk_client(is_async=True)
 
         async def attempt() -> str:
@@ -557,10 +548,10 @@ class InstructorClientManager:
                 tally.on_error(Exception())
                 raise
             tally.on_response(response)
-            return _text_of(response)
+            return self.adapter.text_of(response)
 
         try:
-            text: str = await self._acall(attempt)
+            text: str = await self._backoff.acall(attempt)
         except Exception as exc:  # sorted by the one seam: failures.classify
             error = self._after_failure(exc, "text", tally) or self._all_modes_failed(tally)
         else:
@@ -570,19 +561,7 @@ class InstructorClientManager:
         raise self._with_info(error, tally, started)
 
     def _text_call(self, sdk: Any, messages: Messages, kw: dict[str, Any]) -> Any:
-        kwargs = self._provider_options(kw)
-        msgs = list(messages)
-        if self.spec.sdk == "anthropic":
-            system = "\n\n".join(
-                _text_content(m["content"]) for m in msgs if m.get("role") == "system"
-            )
-            msgs = [m for m in msgs if m.get("role") != "system"]
-            if system:
-                kwargs["system"] = system
-            return sdk.messages.create(model=self.model, messages=msgs, **kwargs)
-        if self.spec.sdk == "cohere":
-            return sdk.chat(model=self.model, messages=msgs, **kwargs)
-        return sdk.chat.completions.create(model=self.model, messages=msgs, **kwargs)
+        return self.adapter.text_request(sdk, self.model, messages, self._provider_options(kw))
 
     # ------------------------------------------------------------------ extraction
     def extract_structured(
@@ -623,58 +602,7 @@ class InstructorClientManager:
         )
         return await self.acreate(messages, model_cls, **kw)
 
-    # ------------------------------------------------------------------ retries and failures
-    def _call(self, attempt: Callable[[], R]) -> R:
-        """``attempt()``, retried with exponential backoff and jitter on transient failures.
-
-        The first try runs bare: building and driving a tenacity ``Retrying`` costs
-        ~10 µs a call, as much as the rest of the manager's own work, and only a
-        transient failure needs it."""
-        try:
-            return attempt()
-        except Exception as exc:
-            if not self._transient(exc):
-                raise
-            pause = self._pause(exc, 1)
-        time.sleep(pause)
-        return Retrying(**self._later_tries())(attempt)
-
-    async def _acall(self, attempt: Callable[[], Awaitable[R]]) -> R:
-        """Async :meth:`_call`."""
-        try:
-            return await attempt()
-        except Exception as exc:
-            if not self._transient(exc):
-                raise
-            pause = self._pause(exc, 1)
-        await asyncio.sleep(pause)
-        return await AsyncRetrying(sleep=asyncio.sleep, **self._later_tries())(attempt)
-
-    def _transient(self, exc: BaseException) -> bool:
-        return self.transient_retries > 0 and _kind(exc) in TRANSIENT
-
-    def _later_tries(self) -> dict[str, Any]:
-        """tenacity settings for tries 2 to ``transient_retries + 1``."""
-        return {
-            "retry": retry_if_exception(lambda e: _kind(e) in TRANSIENT),
-            "stop": stop_after_attempt(self.transient_retries),
-            "wait": self._wait,
-            "reraise": True,
-        }
-
-    def _wait(self, state: RetryCallState) -> float:
-        # tenacity counts from the second try, which _call made bare.
-        exc = state.outcome.exception() if state.outcome else None
-        return self._pause(exc, state.attempt_number + 1)
-
-    def _pause(self, exc: BaseException | None, failed_try: int) -> float:
-        """Exponential backoff with jitter (between half and all of the step), and never
-        sooner than the provider's ``Retry-After`` — both capped at ``backoff_max``."""
-        backoff = min(self.backoff_max, self.backoff_initial * 2 ** (failed_try - 1))
-        wait = random.uniform(backoff / 2, backoff)
-        retry_after = classify(exc).retry_after if exc is not None else None
-        return min(self.backoff_max, max(wait, retry_after or 0.0))
-
+    # ------------------------------------------------------------------ failures
     def _after_failure(self, exc: Exception, mode: str, tally: _Tally) -> ProviderError | None:
         """Record a mode's failure and return None if another mode may fix it; otherwise
         return the clear error to raise (the caller raises it outside its except block)."""
@@ -688,27 +616,12 @@ class InstructorClientManager:
         tally.close_mode(mode, reason)
         return self._error(failure)
 
-    def _error(self, f: Failure) -> ProviderError:
-        message = redact(f.message, self._api_key)
-        attempts = _count(self.transient_retries + 1, "attempt")
-        where: dict[str, Any] = {
-            "provider": self.provider, "model": self.model, "status_code": f.status,
-        }  # fmt: skip
-        if f.kind == "auth":
-            return ProviderAuthError(
-                f"authentication failed ({message}); check the {self.spec.api_key_env} "
-                "environment variable", **where,
-            )  # fmt: skip
-        if f.kind == "rate_limited":
-            return ProviderRateLimited(
-                f"rate limited after {attempts}: {message}",
-                retry_after=f.retry_after, **where,
-            )  # fmt: skip
-        if f.kind == "timeout":
-            return ProviderTimeout(f"no answer within {self.timeout:g}s after {attempts}", **where)
-        if f.kind == "unavailable":
-            return ProviderUnavailable(f"unavailable after {attempts}: {message}", **where)
-        return ProviderRequestError(message, **where)
+    def _error(self, failure: Failure) -> ProviderError:
+        return provider_error(
+            failure, provider=self.provider, model=self.model,
+            tries=self.transient_retries + 1, timeout=self.timeout,
+            key_env=self.spec.api_key_env, api_key=self._api_key,
+        )  # fmt: skip
 
     def _all_modes_failed(self, tally: _Tally) -> StructuredOutputError:
         failures = [(m.mode, m.reason or "") for m in tally.modes if not m.ok]
@@ -742,34 +655,6 @@ def _as_model(result: T, model: type[T]) -> T:
         return result
     fields = {name: getattr(result, name) for name in type(result).model_fields}
     return model.model_construct(_fields_set=set(result.model_fields_set), **fields)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _kind(exc: BaseException) -> str:
-    try:
-        return classify(exc).kind
-    except Exception:  # an unknown exception is never retried
-        return "unknown"
-
-
-def _text_content(content: Any) -> str:
-    """A message's content as text (a string, or a list of text blocks)."""
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
-
-
-def _text_of(response: Any) -> str:
-    """The generated text of an OpenAI, Anthropic or Cohere v2 response."""
-    if hasattr(response, "choices"):
-        return response.choices[0].message.content or ""
-    content = getattr(response, "content", None)
-    if content is None:
-        content = getattr(getattr(response, "message", None), "content", None) or []
-    return "".join(getattr(part, "text", "") or "" for part in content)
 
 
 def _extraction_request(

@@ -31,9 +31,8 @@ import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Annotated, Any, ClassVar, Final, Literal, get_args
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -47,14 +46,13 @@ from pydantic import (
 )
 from pydantic.config import JsonDict
 
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, UnknownName
 from answerx.extraction.cleaning import clean_answer
-from answerx.extraction.models import Task
-from answerx.extraction.tasks import Acceptor, check_task, make_acceptor
+from answerx.extraction.spec import LETTERS as _LETTERS
+from answerx.extraction.spec import AnswerSpec
 from answerx.structured.repairs import keep_answer_without
 
 __all__ = [
-    "APPROACHES",
     "REASONING_EXTRACTION_MODELS",
     "AnswerSpec",
     "AnyReasoningExtraction",
@@ -85,8 +83,6 @@ Approach = Literal[
     "skeleton_of_thought",
 ]
 
-_LETTERS: Final = "ABCDEFGHIJ"
-_MAX_VALUE_IN_MESSAGE: Final = 80
 
 # No example *values* in what the model reads (prompt, field descriptions, re-asks): the
 # bundled 135M model, and Gemma 3 270M, copied "42.5" from "for example 4, yes, B, 42.5"
@@ -108,113 +104,6 @@ _EMPTY_ANSWER_MESSAGE: Final = (
 
 
 # --------------------------------------------------------------------------- answer shape
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerSpec:
-    """The expected shape of ``answer_value``: a task name plus its choices or numbers.
-
-    Hashable, so it keys the caches of acceptors and task-bound models. Build one
-    with :meth:`of` from lists; an unknown task raises :class:`ConfigError`.
-    """
-
-    task: Task
-    choices: tuple[str, ...] | None = None
-    numbers: tuple[int | float, ...] | None = None
-
-    def __post_init__(self) -> None:
-        check_task(self.task)
-        if self.choices is not None and len(self.choices) > len(_LETTERS):
-            raise ConfigError(
-                f"at most {len(_LETTERS)} choices (A–J) are supported, got {len(self.choices)}"
-            )
-
-    @classmethod
-    def of(
-        cls,
-        task: str,
-        choices: Sequence[str] | None = None,
-        numbers: Sequence[int | float] | None = None,
-    ) -> AnswerSpec:
-        """Build a spec from plain sequences (empty ones count as absent)."""
-        if isinstance(choices, str) or (
-            choices is not None and not all(isinstance(c, str) for c in choices)
-        ):
-            raise ConfigError(f"choices must be a list of option texts, got {choices!r}")
-        if isinstance(numbers, str | bytes) or (
-            numbers is not None
-            and not all(isinstance(n, int | float) and not isinstance(n, bool) for n in numbers)
-        ):
-            raise ConfigError(f"numbers must be a list of numbers, got {numbers!r}")
-        return cls(check_task(task), tuple(choices) if choices else None, _numbers(numbers))
-
-    @classmethod
-    def from_context(cls, context: object) -> AnswerSpec | None:
-        """The spec named by a validation context ``{"task", "choices", "numbers"}``.
-
-        None when ``context`` is not a mapping or has no ``task``; other keys are
-        ignored. A malformed one raises :class:`ConfigError`.
-        """
-        if not isinstance(context, Mapping):
-            return None
-        task = context.get("task")
-        if task is None:
-            return None
-        if not isinstance(task, str):
-            raise ConfigError(f"context task must be a task name, got {task!r}")
-        return cls.of(task, context.get("choices"), context.get("numbers"))
-
-    @property
-    def hint(self) -> str:
-        """The expected shape as a noun phrase, for prompts and validation messages."""
-        if self.task == "numeric":
-            return "a single number in digits: an integer, a decimal or a fraction with a slash"
-        if self.task == "multiple_choice":
-            letters = _LETTERS[: len(self.choices)] if self.choices else _LETTERS
-            listed = (
-                letters if len(letters) == 1 else ", ".join(letters[:-1]) + " or " + letters[-1]
-            )
-            return f"one option letter: {listed}"
-        if self.task == "boolean":
-            return "yes or no"
-        if self.task == "game24":
-            uses = ""
-            if self.numbers:
-                uses = f" that uses each of {', '.join(map(_number_text, self.numbers))} once"
-            return (
-                f"one arithmetic expression{uses}, with only numbers, + - * / and parentheses, "
-                "without '= 24'"
-            )
-        if self.task == "math":
-            return "the final mathematical value or expression only, at most 400 characters"
-        return "the final answer only (a value, word or short phrase), at most 400 characters"
-
-    def normalise(self, candidate: str) -> str | None:
-        """``candidate`` written as deterministic extraction writes it, or None if it
-        does not have this shape."""
-        accepted = _acceptor(self)(candidate)
-        return accepted[0] if accepted else None
-
-    def rejection(self, value: str) -> str:
-        """A validation message telling the model how to fix ``value``."""
-        shown = value[:_MAX_VALUE_IN_MESSAGE] + ("…" if len(value) > _MAX_VALUE_IN_MESSAGE else "")
-        return (
-            f"answer_value {shown!r} is not {self.hint}. Put only the final answer into "
-            f"answer_value, written as {self.hint}; keep the reasoning in full_reasoning_text."
-        )
-
-
-def _numbers(numbers: Sequence[int | float] | None) -> tuple[int | float, ...] | None:
-    return tuple(numbers) if numbers else None
-
-
-def _number_text(n: int | float) -> str:
-    return str(int(n)) if isinstance(n, float) and n.is_integer() else str(n)
-
-
-@functools.lru_cache(maxsize=256)
-def _acceptor(spec: AnswerSpec) -> Acceptor:
-    return make_acceptor(spec.task, spec.choices, spec.numbers)
 
 
 def _context_spec(context: object) -> AnswerSpec | None:
@@ -539,8 +428,6 @@ REASONING_EXTRACTION_MODELS: Mapping[str, type[ReasoningExtraction]] = MappingPr
         "skeleton_of_thought": SkeletonOfThoughtExtraction,
     }
 )
-#: The approach names, in registry order (the same as ``Approach``).
-APPROACHES: tuple[str, ...] = get_args(Approach)
 
 #: Any approach's model, told apart by ``reasoning_type`` (for reading stored records).
 AnyReasoningExtraction = Annotated[
@@ -562,8 +449,10 @@ def get_extraction_model(
     task: str | None = None,
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    spec: AnswerSpec | None = None,
 ) -> type[ReasoningExtraction]:
-    """The response model for ``approach``; bound to ``task`` when one is given.
+    """The response model for ``approach``; bound to ``task`` when one is given
+    (or to ``spec``'s task, unless it is ``auto``).
 
     A bound model is a cached subclass with the same name (so the same tool name)
     whose ``answer_value`` must have the task's shape and whose schema says so.
@@ -571,10 +460,17 @@ def get_extraction_model(
     """
     model = REASONING_EXTRACTION_MODELS.get(approach)
     if model is None:
-        raise ConfigError(
-            f"unknown reasoning approach {approach!r}; valid approaches: {', '.join(APPROACHES)}"
-        )
-    spec = _spec(task, choices, numbers)
+        raise UnknownName(
+            "approach", approach, REASONING_EXTRACTION_MODELS,
+            listed="valid approaches",
+        )  # fmt: skip
+    if spec is not None:
+        if task is not None or choices or numbers:
+            raise ConfigError("pass spec= or task=/choices=/numbers=, not both")
+        if spec.task == "auto":
+            spec = None
+    else:
+        spec = _spec(task, choices, numbers)
     return model if spec is None else _bound_model(model, spec)
 
 
@@ -610,7 +506,7 @@ def _answer_enum(spec: AnswerSpec) -> dict[str, Any]:
     """The closed set (or shape) of answers a task allows, put into the JSON schema.
 
     Servers that turn the schema into a grammar (llama.cpp, vLLM) or enforce it
-    (OpenAI strict JSON schema) then cannot produce another value; the
+    (a strict JSON-schema mode) then cannot produce another value; the
     validator still accepts and normalises looser forms from other providers.
     """
     if spec.task == "boolean":

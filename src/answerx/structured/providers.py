@@ -1,50 +1,51 @@
 """Providers as data: one :class:`ProviderSpec` row per provider, from ``config/providers.yaml``.
 
-A spec says how to build the provider's sync and async SDK client (key from its
-environment variable, base URL, timeout) and which chain of structured-output
-modes to try. Adding an OpenAI-compatible provider is one YAML entry; a new SDK
-is one more factory in :func:`make_sdk_client`.
+A row names its SDK adapter (``sdk:``, one module of :mod:`answerx.structured.adapters`),
+the environment variable of its key, its base URL, timeout and the chain of
+structured-output modes to try. Adding a provider on an SDK that has an adapter is
+one YAML row; adding an SDK is one adapter module. Everything SDK-specific (clients,
+Instructor wrapper, reading replies, capabilities) is the adapter's.
+
+A bad row is reported like an experiment config: ``providers.yaml:12: openrouter.modse:
+unknown key (did you mean 'modes'?)``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from answerx.errors import ConfigError, CredentialsMissing
+from answerx.errors import ConfigError, CredentialsMissing, UnknownName
 from answerx.resources import data_file
-from answerx.yamlsafe import read_yaml_file
+from answerx.structured.adapters import MODES, SdkAdapter, adapter_names, all_adapters, get_adapter
+from answerx.yamlerrors import YamlPath, format_validation_error, line_of, read_yaml
 
 __all__ = [
     "MODES",
-    "SDK_MODES",
+    "PROVIDERS_ENV",
     "ModeName",
     "ProviderSpec",
-    "SdkName",
     "get_provider",
     "load_providers",
-    "make_sdk_client",
+    "provider_environment",
 ]
 
 ModeName = Literal["tools", "json_schema", "json", "json_with_schema", "md_json"]
-SdkName = Literal["openai", "anthropic", "cohere"]
-MODES: tuple[str, ...] = ("tools", "json_schema", "json", "json_with_schema", "md_json")
-
-#: The modes each SDK's Instructor wrapper accepts (1.17: from_cohere rejects plain JSON,
-#: from_anthropic rejects Markdown JSON).
-SDK_MODES: Mapping[str, frozenset[str]] = MappingProxyType(
-    {
-        "openai": frozenset(MODES),
-        "anthropic": frozenset({"tools", "json"}),  # from_anthropic rejects MD_JSON
-        "cohere": frozenset({"tools", "json_schema"}),
-    }
-)
+#: The variable naming a providers file merged over the bundled one.
+PROVIDERS_ENV = "ANSWERX_PROVIDERS"
 
 
 class ProviderSpec(BaseModel):
@@ -53,7 +54,9 @@ class ProviderSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    sdk: SdkName
+    sdk: str = Field(
+        description="The SDK adapter: the name of a module of answerx.structured.adapters."
+    )
     api_key_env: str = Field(description="Environment variable holding the API key.")
     api_key_optional: bool = Field(
         default=False, description="Local servers need no key; a placeholder is sent."
@@ -81,15 +84,30 @@ class ProviderSpec(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     max_tokens: int = Field(default=1024, gt=0)
 
+    @field_validator("sdk")
+    @classmethod
+    def _known_adapter(cls, sdk: str) -> str:
+        if sdk not in adapter_names():
+            raise ValueError(str(UnknownName("SDK adapter", sdk, adapter_names())))
+        return sdk
+
     @model_validator(mode="after")
-    def _modes_fit_sdk(self) -> ProviderSpec:
-        bad = [m for m in self.modes if m not in SDK_MODES[self.sdk]]
+    def _fits_adapter(self) -> ProviderSpec:
+        adapter = get_adapter(self.sdk)
+        bad = [m for m in self.modes if m not in adapter.modes]
         if bad:
             raise ValueError(
                 f"modes {bad} are not available with the {self.sdk} SDK; "
-                f"use some of {sorted(SDK_MODES[self.sdk])}"
+                f"use some of {sorted(adapter.modes)}"
             )
+        if self.grammar_field and not adapter.takes_grammar:
+            raise ValueError(f"grammar_field: the {self.sdk} SDK cannot send a grammar")
         return self
+
+    @property
+    def adapter(self) -> SdkAdapter:
+        """The adapter of this provider's SDK."""
+        return get_adapter(self.sdk)
 
     def resolve_base_url(self, override: str | None = None) -> str | None:
         """The explicit override, else the environment variable, else the configured URL."""
@@ -114,128 +132,70 @@ class ProviderSpec(BaseModel):
 
 @lru_cache(maxsize=8)
 def _load(path: Path, overrides: Path | None) -> Mapping[str, ProviderSpec]:
-    rows = _read_yaml(path)
+    rows, lines = _read_rows(path)
+    source = {name: (path, lines) for name in rows}
     if overrides is not None:
-        for name, row in _read_yaml(overrides).items():
+        extra, extra_lines = _read_rows(overrides)
+        for name, row in extra.items():
             rows[name] = {**rows.get(name, {}), **row}
+            source[name] = (overrides, extra_lines)
     specs: dict[str, ProviderSpec] = {}
     for name, row in rows.items():
         try:
             specs[name] = ProviderSpec.model_validate({"name": name, **row})
         except ValidationError as exc:
-            raise ConfigError(f"{overrides or path}: provider {name!r}: {exc}") from None
+            file, file_lines = source[name]
+            detail = format_validation_error(
+                exc, source=str(file), lines=file_lines, model=ProviderSpec, prefix=(name,)
+            )
+            raise ConfigError(f"invalid provider {name!r}:\n{detail}") from None
     return MappingProxyType(specs)
 
 
-def _read_yaml(path: Path) -> dict[str, dict[str, Any]]:
-    # Size, alias and nesting limits: a providers file may come from $ANSWERX_PROVIDERS.
-    try:
-        data = read_yaml_file(path)[0] or {}
-    except ConfigError as exc:
-        raise ConfigError(f"provider config: {exc}") from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ConfigError(f"{path}: expected a mapping of provider name -> settings")
-    return data
+def _read_rows(path: Path) -> tuple[dict[str, dict[str, Any]], dict[YamlPath, int]]:
+    """The rows of a providers file and the line of every key in it. The file is read
+    within the limits of :mod:`answerx.yamlsafe`: it may come from $ANSWERX_PROVIDERS."""
+    data, lines = read_yaml(path)
+    data = data or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:1: expected a mapping of provider name -> settings")
+    for name, row in data.items():
+        if not isinstance(row, dict):
+            line = line_of((str(name),), lines)
+            raise ConfigError(
+                f"{path}:{line}: {name}: expected the provider's settings "
+                "(a mapping with sdk, api_key_env, default_model, modes ...)"
+            )
+    return {str(name): row for name, row in data.items()}, lines
 
 
 def load_providers(path: str | Path | None = None) -> Mapping[str, ProviderSpec]:
     """Every provider spec: the bundled defaults, with ``path`` (or ``$ANSWERX_PROVIDERS``)
     merged over them entry by entry."""
-    override = path or os.environ.get("ANSWERX_PROVIDERS")
+    override = path or os.environ.get(PROVIDERS_ENV)
     return _load(data_file("config/providers.yaml"), Path(override) if override else None)
 
 
 def get_provider(name: str, path: str | Path | None = None) -> ProviderSpec:
-    """The spec of provider ``name``; an unknown name raises ConfigError listing the valid ones."""
+    """The spec of provider ``name``; an unknown name raises :class:`UnknownName`
+    (a ConfigError) with the closest valid one and the list."""
     specs = load_providers(path)
     if name not in specs:
-        raise ConfigError(f"unknown provider {name!r}; valid providers: {', '.join(specs)}")
+        raise UnknownName("provider", name, specs)
     return specs[name]
 
 
-def make_sdk_client(
-    spec: ProviderSpec,
-    *,
-    api_key: str,
-    base_url: str | None,
-    timeout: float,
-    is_async: bool,
-    aiohttp: bool = False,
-) -> Any:
-    """Build the official SDK client for ``spec`` with the SDK's own retries off
-    (answerx retries with backoff itself, so that it can count and report them).
-
-    ``aiohttp`` (async only): the SDK's own aiohttp transport for OpenAI and
-    Anthropic clients, when aiohttp is installed; Cohere has none and keeps httpx.
-    """
-    if spec.sdk == "openai":
-        import openai
-
-        if is_async:
-            http = _aiohttp_client(openai, timeout) if aiohttp else None
-            return openai.AsyncOpenAI(
-                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
-                **({"http_client": http} if http is not None else {}),
-            )  # fmt: skip
-        return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
-    if spec.sdk == "anthropic":
-        import anthropic
-
-        if is_async:
-            http = _aiohttp_client(anthropic, timeout) if aiohttp else None
-            return anthropic.AsyncAnthropic(
-                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
-                **({"http_client": http} if http is not None else {}),
-            )  # fmt: skip
-        return anthropic.Anthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
-        )
-    import cohere
-
-    cls_c = cohere.AsyncClientV2 if is_async else cohere.ClientV2
-    kwargs: dict[str, Any] = {
-        "api_key": api_key,
-        "timeout": timeout,
-        "max_retries": 0,
-        # Instructor's JSON_SCHEMA mode uses response_format.schema, which the SDK
-        # would otherwise announce as "experimental" on every call.
-        "log_warning_experimental_features": False,
-    }
-    if base_url:
-        kwargs["base_url"] = base_url
-    return cls_c(**kwargs)
-
-
-#: Sampling options some SDK versions no longer accept.
-SAMPLING_OPTIONS = ("temperature", "top_p", "top_k")
-
-
-@cache
-def unsupported_options(sdk: str) -> frozenset[str]:
-    """Sampling options that the installed SDK's create method does not take.
-
-    anthropic 2.x removed ``temperature``, ``top_p`` and ``top_k`` from
-    ``Messages.create`` (the API answers 400 to them on current models), so
-    passing one raises ``TypeError`` before any request. Read from the installed
-    signature rather than a version table, so an SDK that brings them back works.
-    """
-    if sdk != "anthropic":
-        return frozenset()
-    import inspect
-
-    from anthropic.resources.messages import Messages
-
-    accepted = inspect.signature(Messages.create).parameters
-    return frozenset(name for name in SAMPLING_OPTIONS if name not in accepted)
-
-
-def _aiohttp_client(sdk_module: Any, timeout: float) -> Any | None:
-    """The SDK's ``DefaultAioHttpClient`` (its vendored httpx-over-aiohttp transport),
-    or None when aiohttp is not installed (the SDK then raises on construction)."""
-    factory = getattr(sdk_module, "DefaultAioHttpClient", None)
-    if factory is None:
-        return None
-    try:
-        return factory(timeout=timeout)
-    except RuntimeError:  # "To use the aiohttp client you must have installed ... aiohttp"
-        return None
+def provider_environment(path: str | Path | None = None) -> frozenset[str]:
+    """Every environment variable that can give a provider a key or point it elsewhere:
+    each provider's ``api_key_env`` and ``base_url_env``, the variables each SDK reads by
+    itself (its adapter's), and ``$ANSWERX_PROVIDERS``. What a test, or a sandbox,
+    clears to be sure no real provider is reached."""
+    names = {PROVIDERS_ENV}
+    for adapter in all_adapters():
+        names.update(adapter.key_env_vars)
+        names.update(adapter.base_url_env_vars)
+    for spec in load_providers(path).values():
+        names.add(spec.api_key_env)
+        if spec.base_url_env:
+            names.add(spec.base_url_env)
+    return frozenset(names)

@@ -1,8 +1,9 @@
 """Repairs of what a model writes, made before validation and recorded, never silent.
 
-Every provider's reply goes through :func:`repair_response` once, as it arrives
-(the manager's ``completion:response`` hook, before Instructor parses it), so one
-function serves the OpenAI, Anthropic and Cohere wire formats and every mode:
+Every provider's reply goes through :func:`repair_texts` once, as it arrives (the
+manager's ``completion:response`` hook, before Instructor parses it), given the
+strings of the reply that may carry the JSON answer, as its SDK's adapter finds them
+(``SdkAdapter.json_texts``), so one function serves every SDK and every mode:
 
 - **Raw control characters inside JSON strings** (a newline or tab typed into a
   string instead of ``\\n``) are escaped. Python's ``json`` accepts them with
@@ -24,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,7 @@ __all__ = [
     "current_repairs",
     "escape_control_characters",
     "keep_answer_without",
-    "repair_response",
+    "repair_texts",
     "repairs_scope",
 ]
 
@@ -90,41 +91,14 @@ def _set(obj: Any, name: str, value: str) -> None:
         object.__setattr__(obj, name, value)
 
 
-def _json_texts(response: Any) -> Iterator[tuple[Any, str]]:
-    """(object, attribute) pairs holding text that may carry the JSON answer, for an
-    OpenAI, Anthropic or Cohere v2 response."""
-    for choice in getattr(response, "choices", None) or ():  # OpenAI
-        message = getattr(choice, "message", None)
-        if message is None:
-            continue
-        yield message, "content"
-        for call in getattr(message, "tool_calls", None) or ():
-            function = getattr(call, "function", None)
-            if function is not None:
-                yield function, "arguments"
-    content = getattr(response, "content", None)  # Anthropic (tool_use input is an object)
-    if isinstance(content, list):
-        for block in content:
-            if getattr(block, "type", None) == "text":
-                yield block, "text"
-    message = getattr(response, "message", None)  # Cohere v2
-    if message is not None and not hasattr(response, "choices"):
-        for block in getattr(message, "content", None) or ():
-            if getattr(block, "type", None) == "text":
-                yield block, "text"
-        for call in getattr(message, "tool_calls", None) or ():
-            function = getattr(call, "function", None)
-            if function is not None:
-                yield function, "arguments"
-
-
-def repair_response(response: Any) -> list[str]:
-    """Repair ``response`` in place before it is parsed; say what was repaired.
+def repair_texts(texts: Iterable[tuple[Any, str]]) -> list[str]:
+    """Repair the (object, attribute) strings of a reply in place before it is parsed;
+    say what was repaired.
 
     Returns one message per repair (empty when the reply needed none).
     """
     repairs: list[str] = []
-    for owner, name in _json_texts(response):
+    for owner, name in texts:
         text = getattr(owner, name, None)
         if not isinstance(text, str):
             continue

@@ -1,0 +1,240 @@
+"""Each public package exports exactly the names pinned here (after httpx's
+``test_exported_members``): a name added to or dropped from an ``__all__`` is a change
+of the public API, so it fails here until this table changes with it.
+
+Each package also exports every public object its ``__init__`` brings in (submodules
+aside), so a name imported for users but left out of ``__all__`` fails too.
+"""
+
+import __future__
+
+import importlib
+import types
+from pathlib import Path
+
+import pytest
+
+EXPORTED: dict[str, set[str]] = {
+    "answerx": {
+        "AnswerxError",
+        "ConfigError",
+        "Extraction",
+        "InputError",
+        "Verdict",
+        "__version__",
+        "clean_answer",
+        "extract",
+        "grade",
+        "verify",
+        "verify_batch",
+    },
+    "answerx.extraction": {
+        "METHODS",
+        "TASKS",
+        "AnswerSpec",
+        "Extraction",
+        "FileSummary",
+        "Method",
+        "SearchQuery",
+        "Task",
+        "clean_answer",
+        "extract",
+        "extract_file",
+        "extract_final_information",
+        "extract_query",
+        "repair_json_latex",
+    },
+    "answerx.grading": {
+        "DEFAULT_TIME_LIMIT_S",
+        "DEFAULT_TOLERANCE",
+        "HOWS",
+        "How",
+        "REASONS",
+        "Reason",
+        "Verdict",
+        "check_game24",
+        "grade",
+        "infer_task",
+        "normalize_text",
+        "verify",
+        "verify_batch",
+        "warm_up",
+    },
+    "answerx.structured": {
+        "AnswerSpec",
+        "AnyReasoningExtraction",
+        "Approach",
+        "CallInfo",
+        "ChainOfThoughtExtraction",
+        "ChainOfVerificationExtraction",
+        "DirectAnswerExtraction",
+        "InstructorClientManager",
+        "ModeAttempt",
+        "ProgramOfThoughtExtraction",
+        "ProviderSpec",
+        "REASONING_EXTRACTION_MODELS",
+        "ReasoningAsPlanningExtraction",
+        "ReasoningExtraction",
+        "ReflectionExtraction",
+        "SkeletonOfThoughtExtraction",
+        "ThoughtBranch",
+        "TreeOfThoughtExtraction",
+        "Usage",
+        "VerificationQA",
+        "extraction_prompt_fields",
+        "get_extraction_model",
+        "get_provider",
+        "load_providers",
+    },
+    "answerx.reasoning": {
+        "APPROACHES",
+        "APPROACH_DESCRIPTIONS",
+        "ApproachName",
+        "ApproachOptions",
+        "ApproachSettings",
+        "BaseReasoning",
+        "MARKER_CONFIDENCE",
+        "ResponseMetadata",
+        "SEARCH_APPROACHES",
+        "STRATEGIES",
+        "Stage",
+        "StandardResponse",
+        "Strategy",
+        "check_approach",
+        "get_approach",
+    },
+    "answerx.agent": {
+        "AgentRecord",
+        "AsyncTextManager",
+        "Budget",
+        "BudgetTracker",
+        "FinalAnswer",
+        "StepLimitReached",
+        "StepResult",
+        "Termination",
+        "TextManager",
+        "afinal_attempt",
+        "aforce_answer",
+        "arun_agent_loop",
+        "estimate_tokens",
+        "final_attempt",
+        "force_answer",
+        "iter_records",
+        "raise_if_unanswered",
+        "read_records",
+        "run_agent_loop",
+        "tally_terminations",
+        "termination_table",
+        "write_records",
+    },
+    "answerx.retrieval": {
+        "Bm25sIndex",
+        "BundledQuestion",
+        "CorpusRecord",
+        "Index",
+        "Passage",
+        "Retriever",
+        "build_bm25s_index",
+        "build_index",
+        "build_index_from",
+        "bundled_corpus_path",
+        "bundled_index",
+        "bundled_questions",
+        "fts_query",
+        "open_index",
+        "read_corpus",
+        "require_fts5",
+    },
+    "answerx.batch": {
+        "BatchSummary",
+        "ERROR_COLUMN",
+        "EXTRACT_COLUMNS",
+        "VERIFY_COLUMNS",
+        "as_table",
+        "default_workers",
+        "extract_table",
+        "result_struct",
+        "result_type",
+        "run_file",
+        "verify_table",
+    },
+    # What a user calls: config, runner, store, scoring and report entry points; the
+    # rest is imported from its module (answerx.experiments.datasets, .stats, ...).
+    "answerx.experiments": {
+        "ExperimentConfig",
+        "Report",
+        "ResultStore",
+        "RunSummary",
+        "arun_experiment",
+        "load_config",
+        "render_markdown",
+        "report_from_store",
+        "run_experiment",
+        "score_run",
+        "write_report",
+    },
+    "answerx.service": {"ServiceSettings", "create_app", "serve"},
+    "answerx.client": {
+        "DEFAULT_URL",
+        "AsyncClient",
+        "BatchItem",
+        "Client",
+        "ServiceError",
+        "VerifyItem",
+    },
+    "answerx.testing": {
+        "FakeProviderServer",
+        "INVALID_JSON",
+        "REDACTED",
+        "RecordedRequest",
+        "Reply",
+        "ReplyKind",
+        "Responder",
+        "Usage",
+        "WIRE_FORMATS",
+        "WireFormat",
+    },
+}
+
+# Packages whose ``__init__`` is a facade: everything public in it is exported. (The
+# client is a module with its own imports, so only the first checks apply to it.)
+FACADES = sorted(name for name in EXPORTED if name != "answerx.client")
+
+
+@pytest.mark.parametrize("package", sorted(EXPORTED))
+def test_package_exports_exactly_the_pinned_names(package: str) -> None:
+    module = importlib.import_module(package)
+    exported = list(module.__all__)
+    assert len(exported) == len(set(exported)), f"{package}.__all__ repeats a name"
+    assert set(exported) == EXPORTED[package]
+
+
+@pytest.mark.parametrize("package", sorted(EXPORTED))
+def test_every_exported_name_resolves(package: str) -> None:
+    module = importlib.import_module(package)
+    missing = [name for name in module.__all__ if getattr(module, name, None) is None]
+    assert missing == []
+
+
+@pytest.mark.parametrize("package", FACADES)
+def test_a_facade_exports_every_public_name_it_imports(package: str) -> None:
+    module = importlib.import_module(package)
+    public = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and value is not __future__.annotations
+        and name not in {"TYPE_CHECKING", "Any"}  # typing helpers of a lazy __getattr__
+    }
+    assert public <= set(module.__all__)
+
+
+def test_extract_file_is_exported_beside_extract(tmp_path: Path) -> None:
+    from answerx.extraction import extract_file
+
+    src = tmp_path / "outputs.jsonl"
+    src.write_text('{"id": 1, "raw_output": "So the answer is \\\\boxed{12}."}\n')
+    summary = extract_file(src, tmp_path / "answers.jsonl")
+    assert summary.written == 1
+    assert '"answer": "12"' in (tmp_path / "answers.jsonl").read_text()
