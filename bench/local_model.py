@@ -905,7 +905,8 @@ def every_approach(
               f"{100 * sum(x.agrees for x in o) / len(o):>8.1f}"
               f"{100 * sum(x.repaired for x in o) / len(o):>11.1f}"
               f"{100 * sum(x.reasked for x in o) / len(o):>11.1f}{len(o):>7}"
-              f"{sum(x.output_tokens for x in o) / sum(x.seconds for x in o):>10.1f}")  # fmt: skip
+              + (f"{sum(x.output_tokens for x in o) / sum(x.seconds for x in o):>10.1f}"
+                 if any(x.output_tokens for x in o) else f"{'-':>10}"))  # fmt: skip
     chain = [x for (a, c), xs in table.items() if c == "full chain" for x in xs]
     if chain:
         producers = Counter(next((m[0] for m in x.modes if m[1]), "none") for x in chain)
