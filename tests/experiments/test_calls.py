@@ -74,6 +74,29 @@ def test_the_cache_survives_a_new_manager_and_process(
     assert len(fake_provider.requests) == 1
 
 
+def test_the_bundled_model_is_cached_by_model_not_by_its_port(
+    fake_provider: FakeProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The auto-started local server takes a new loopback port each run: the second run
+    # (of `make demo`, say) must still be answered from the cache.
+    import answerx.local
+
+    port = fake_provider.openai_base_url.split(":")[-1]
+    urls = iter([fake_provider.openai_base_url, f"http://localhost:{port}"])
+    monkeypatch.setattr(answerx.local, "ensure_local_server", lambda model_path=None: next(urls))
+    fake_provider.set_default(Reply.text("The answer is 4."))
+
+    second = [{"role": "user", "content": "And 3+3?"}]
+    for _ in range(2):  # two runs, two calls each (the first call starts the server)
+        manager = RunClientManager("local", cache=ResponseCache(tmp_path / "cache.db"))
+        for messages in (MESSAGES, second):
+            text, _ = manager.complete_text(messages)
+            assert text == "The answer is 4."
+        assert manager.endpoint_identity == "autostart:bundled"
+
+    assert len(fake_provider.requests) == 2
+
+
 def test_different_parameters_or_repetitions_are_different_calls(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:

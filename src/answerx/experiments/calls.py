@@ -193,7 +193,7 @@ class RunClientManager(InstructorClientManager):
         key = cache_key(
             provider=self.provider,
             model=self.model,
-            base_url=self.base_url,
+            base_url=self.endpoint_identity,
             modes=self.modes,
             kind="text" if response_model is None else "structured",
             messages=list(messages),

@@ -260,6 +260,15 @@ class InstructorClientManager:
                 if inspect.isawaitable(result):
                     await result
 
+    @property
+    def endpoint_identity(self) -> str | None:
+        """Where the calls go, as the response cache knows it: the base URL, or for a
+        model answerx serves itself, that model (its server takes a new loopback port
+        each time it starts, so the URL would make every run a cache miss)."""
+        if self._autostart:
+            return f"autostart:{self.spec.gguf or 'bundled'}"
+        return self.base_url
+
     def _follow_local_server(self) -> None:
         """Point at the process's shared local model server, starting it if needed and
         starting a new one if it died (the clients of the old URL are dropped)."""
