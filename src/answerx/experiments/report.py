@@ -7,7 +7,7 @@ tables or Markdown, :mod:`~answerx.experiments.plots` draws it, and
 :mod:`~answerx.experiments.report_files` writes the files.
 
 Items are reported as they are stored: score them first (``score_items`` /
-``answerx score``); an item without a verdict is counted but not in accuracy.
+``answerx runs score``); an item without a verdict is counted but not in accuracy.
 """
 
 from __future__ import annotations
@@ -363,7 +363,7 @@ def _notes(groups: Sequence[GroupStats]) -> list[str]:
     if unscored:
         notes.append(
             f"{unscored} item(s) have no verdict (no gold answer, or the run is not scored yet: "
-            "`answerx score RUN_ID`); accuracy counts only items with a verdict."
+            "`answerx runs score RUN_ID`); accuracy counts only items with a verdict."
         )
     unpriced = sorted({g.target for g in groups if g.cost_usd is None})
     if unpriced:

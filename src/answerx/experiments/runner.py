@@ -310,7 +310,7 @@ class _Run:
             if tally.all_cached
             else self._cost(unit.target, paid.input_tokens, paid.output_tokens)
         )
-        # One rule for every item, the same as a later `answerx score`: no answer
+        # One rule for every item, the same as a later `answerx runs score`: no answer
         # (a failed call included) is wrong; no gold is unjudged.
         verdict = score(
             response.extracted_answer if response is not None else None,

@@ -57,7 +57,7 @@ class BaseReasoning(ABC, Generic[S]):
 
     #: The approach's name, a key of ``answerx.reasoning.APPROACHES``.
     name: ClassVar[str]
-    #: One line for ``answerx approaches``.
+    #: One line for ``answerx approaches list``.
     description: ClassVar[str]
     #: The settings this approach accepts.
     settings_model: type[ApproachSettings] = ApproachSettings
