@@ -226,7 +226,7 @@ def test_unscored_items_are_counted_but_not_in_accuracy() -> None:
     report = build_report(run_record(), items)
     (group,) = report.groups
     assert (group.n, group.scored, group.accuracy, group.ci_low) == (10, 0, None, None)
-    assert any("answerx score" in note for note in report.notes)
+    assert any("answerx runs score" in note for note in report.notes)
     assert "| 0/0 | – | – |" in render_markdown(report)
 
 
