@@ -48,7 +48,11 @@ from answerx.cli._common import (
     stdout,
 )
 from answerx.cli.options import (
+    AddressOption,
+    BatchSizeOption,
     ChoicesOption,
+    Engine,
+    EngineOption,
     FieldOption,
     FileOption,
     Format,
@@ -56,6 +60,7 @@ from answerx.cli.options import (
     OutFileOption,
     PrefixOption,
     QuietOption,
+    ResumeOption,
     WorkersOption,
     format_option,
     note_deprecated,
@@ -88,13 +93,6 @@ class InputFormat(StrEnum):
     jsonl = "jsonl"
     csv = "csv"
     parquet = "parquet"
-
-
-class Engine(StrEnum):
-    """Where a --file runs."""
-
-    local = "local"
-    ray = "ray"
 
 
 HELP = f"""Extract the final answer from LLM output: one TEXT, stdin ('-'), or a file.
@@ -173,13 +171,8 @@ def extract_command(
     ] = None,
     quiet: QuietOption = False,
     workers: WorkersOption = None,
-    batch_size: Annotated[
-        int, typer.Option("--batch-size", min=1, help="Records per batch (--file).")
-    ] = 1024,
-    resume: Annotated[
-        bool,
-        typer.Option("--resume", help="Continue an interrupted --file run into the same --out."),
-    ] = False,
+    batch_size: BatchSizeOption = 1024,
+    resume: ResumeOption = False,
     input_format: Annotated[
         InputFormat | None,
         typer.Option(
@@ -188,18 +181,8 @@ def extract_command(
             help="jsonl, csv or parquet. Default: from --file's extension (else jsonl).",
         ),
     ] = None,
-    engine: Annotated[
-        Engine, typer.Option("--engine", help="local (this machine's cores) or ray.")
-    ] = Engine.local,
-    address: Annotated[
-        str | None,
-        typer.Option(
-            "--address",
-            show_default=False,
-            help="Ray cluster for --engine ray: 'auto', 'ray://HOST:10001'. Default: "
-            "RAY_ADDRESS, else a local cluster.",
-        ),
-    ] = None,
+    engine: EngineOption = Engine.local,
+    address: AddressOption = None,
 ) -> None:
     """Extract the final answer from LLM output (the full help is :data:`HELP`)."""
     with command_boundary():

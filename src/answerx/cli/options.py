@@ -34,8 +34,12 @@ from answerx.errors import ConfigError, UnknownName
 from answerx.extraction import TASKS
 
 __all__ = [
+    "AddressOption",
+    "BatchSizeOption",
     "ChoicesOption",
     "DbOption",
+    "Engine",
+    "EngineOption",
     "FieldOption",
     "FileOption",
     "Format",
@@ -46,6 +50,7 @@ __all__ = [
     "PrefixOption",
     "ProviderOption",
     "QuietOption",
+    "ResumeOption",
     "RowsFormatOption",
     "WorkersOption",
     "approach_names",
@@ -366,6 +371,35 @@ WorkersOption = Annotated[
         help="Worker processes for --file. Default: every core.",
     ),
 ]  # fmt: skip
+
+
+class Engine(StrEnum):
+    """Where a --file runs."""
+
+    local = "local"
+    ray = "ray"
+
+
+# The file-run options `extract` and `verify` share (both run answerx.batch.run_file).
+BatchSizeOption = Annotated[
+    int, typer.Option("--batch-size", min=1, help="Records per batch (--file).")
+]
+ResumeOption = Annotated[
+    bool,
+    typer.Option("--resume", help="Continue an interrupted --file run into the same --out."),
+]
+EngineOption = Annotated[
+    Engine, typer.Option("--engine", help="local (this machine's cores) or ray (--file).")
+]
+AddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--address",
+        show_default=False,
+        help="Ray cluster for --engine ray: 'auto', 'ray://HOST:10001'. Default: "
+        "RAY_ADDRESS, else a local cluster.",
+    ),
+]
 PrefixOption = Annotated[
     str,
     typer.Option(

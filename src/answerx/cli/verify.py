@@ -31,9 +31,13 @@ from answerx.cli._common import (
     stderr,
     stdout,
 )
-from answerx.cli.extract import Engine, InputFormat, _print_interrupted, _run_batch
+from answerx.cli.extract import InputFormat, _print_interrupted, _run_batch
 from answerx.cli.options import (
+    AddressOption,
+    BatchSizeOption,
     ChoicesOption,
+    Engine,
+    EngineOption,
     FieldOption,
     FileOption,
     Format,
@@ -42,6 +46,7 @@ from answerx.cli.options import (
     OutFileOption,
     PrefixOption,
     QuietOption,
+    ResumeOption,
     WorkersOption,
     format_option,
     format_or_old_json,
@@ -137,13 +142,8 @@ def verify_command(
             help="jsonl, csv or parquet. Default: from --file's extension (else jsonl).",
         ),
     ] = None,
-    batch_size: Annotated[
-        int, typer.Option("--batch-size", min=1, help="Records per batch (files).")
-    ] = 1024,
-    resume: Annotated[
-        bool,
-        typer.Option("--resume", help="Continue an interrupted --file run into the same --out."),
-    ] = False,
+    batch_size: BatchSizeOption = 1024,
+    resume: ResumeOption = False,
     progress: Annotated[
         bool | None,
         typer.Option(
@@ -152,18 +152,8 @@ def verify_command(
             help="Progress bar on stderr for files. Default: when stderr is a terminal.",
         ),
     ] = None,
-    engine: Annotated[
-        Engine, typer.Option("--engine", help="local (this machine's cores) or ray (files).")
-    ] = Engine.local,
-    address: Annotated[
-        str | None,
-        typer.Option(
-            "--address",
-            show_default=False,
-            help="Ray cluster for --engine ray: 'auto', 'ray://HOST:10001'. Default: "
-            "RAY_ADDRESS, else a local cluster.",
-        ),
-    ] = None,
+    engine: EngineOption = Engine.local,
+    address: AddressOption = None,
 ) -> None:
     """Check answers against gold answers (the full help is :data:`HELP`)."""  # fmt: skip
     fmt = format_or_old_json(fmt, old_json)
