@@ -265,7 +265,7 @@ def run_command(
                 )
             else:
                 err.print("[yellow]interrupted[/] before the run started: nothing was stored")
-            raise typer.Exit(130) from None
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         accuracy = f"{summary.correct}/{summary.scored}" if summary.scored else "n/a"
         cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
         err.print(
