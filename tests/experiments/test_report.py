@@ -11,9 +11,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from rich.console import Console
 
+from answerx.cli.run_display import print_report
 from answerx.experiments import plots
 from answerx.experiments.records import ItemRecord, RunRecord
-from answerx.experiments.render import render_markdown, render_terminal
+from answerx.experiments.render import render_markdown
 from answerx.experiments.report import Report, build_report, report_from_store
 from answerx.experiments.report_files import write_report
 from answerx.experiments.store import ResultStore
@@ -196,7 +197,7 @@ def test_a_model_without_a_price_shows_unknown_cost_never_zero(report: Report) -
     assert "$0.0000" not in markdown
 
     console = Console(record=True, width=220)
-    render_terminal(report, console)
+    print_report(report, console)
     text = console.export_text()
     assert "unknown" in text and "$0.0100" in text
 
@@ -254,7 +255,7 @@ def test_markdown_has_a_table_per_section(report: Report) -> None:
 
 def test_terminal_tables_show_the_same_numbers(report: Report) -> None:
     console = Console(record=True, width=220)
-    render_terminal(report, console)
+    print_report(report, console)
     text = console.export_text()
     assert "Accuracy (Wilson 95% interval)" in text
     assert "80.0%" in text and "49.0% – 94.3%" in text

@@ -18,4 +18,3 @@ class Termination(StrEnum):
     TOKEN_LIMIT_ANSWER = "generate an answer as token limit reached"
     TOKEN_LIMIT_FORMAT_ERROR = "format error: generate an answer as token limit reached"
     TIMEOUT = "timeout"
-

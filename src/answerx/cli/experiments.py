@@ -212,6 +212,7 @@ def run_command(
         bool, typer.Option("--quiet", "-q", help="No progress bar.", rich_help_panel=_OUTPUT)
     ] = False,
 ) -> None:
+    from answerx.cli.run_display import ExperimentBar
     from answerx.experiments.config import load_config
     from answerx.experiments.runner import run_experiment
 
@@ -249,14 +250,15 @@ def run_command(
     started: list[str] = []  # the run's id, once the runner has created or resumed it
     with command_boundary():
         cfg = load_config(config, overrides)
+        bar = ExperimentBar(err, name=cfg.name, db=cfg.output.db, enabled=not quiet)
         try:
-            summary = run_experiment(
-                cfg,
-                resume=resume,
-                progress=not quiet,
-                console=err,
-                on_start=lambda record: started.append(record.run_id),
-            )
+            with bar:
+                summary = run_experiment(
+                    cfg,
+                    resume=resume,
+                    on_start=lambda record: started.append(record.run_id),
+                    on_progress=bar,
+                )
         except KeyboardInterrupt:
             if started:
                 err.print(
@@ -327,7 +329,8 @@ def _report(
 ) -> None:
     """Print the report of ``run_id`` (tables, Markdown or JSON) and write its files under
     ``out``."""
-    from answerx.experiments.render import render_markdown, render_terminal
+    from answerx.cli.run_display import print_report
+    from answerx.experiments.render import render_markdown
     from answerx.experiments.report import report_from_store
     from answerx.experiments.report_files import write_report
 
@@ -338,7 +341,7 @@ def _report(
     elif fmt is Format.json:
         typer.echo(report.model_dump_json(indent=2))
     else:
-        render_terminal(report, stdout())
+        print_report(report, stdout())
     if out is not None:
         paths = write_report(report, out / report.runs[0].run_id)
         stderr().print("report written: " + ", ".join(escape(str(p)) for p in paths))
