@@ -71,7 +71,8 @@ def answers(
             latency_s=(i + 1) / 10,  # 0.1 ... 1.0 s
             termination="timeout" if qid == "q9" else "answer",
             correct=qid in RIGHT[approach],
-            score_method="numeric",
+            reason="equivalent" if qid in RIGHT[approach] else "different",
+            how="fraction",
         )
         for i, qid in enumerate(QUESTIONS)
     ]
@@ -223,7 +224,9 @@ def test_a_run_with_nothing_answered_costs_unknown_unless_every_model_has_a_pric
 
 
 def test_unscored_items_are_counted_but_not_in_accuracy() -> None:
-    items = [i.model_copy(update={"correct": None, "score_method": None}) for i in answers("none")]
+    items = [
+        i.model_copy(update={"correct": None, "reason": None, "how": None}) for i in answers("none")
+    ]
     report = build_report(run_record(), items)
     (group,) = report.groups
     assert (group.n, group.scored, group.accuracy, group.ci_low) == (10, 0, None, None)
@@ -243,6 +246,7 @@ def test_markdown_has_a_table_per_section(report: Report) -> None:
         "## Accuracy (Wilson 95% interval)",
         "## Paired comparisons",
         "## Usage",
+        "## Verdict reason",
         "## Termination",
         "## Extraction method",
     ):

@@ -33,13 +33,15 @@ from answerx.home import default_db, default_report_dir
 __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
 
-def _store(db: Path | None) -> Any:
+def _store(db: Path | None, *, reading: bool = False) -> Any:
+    """The results store at ``db`` (default: $ANSWERX_HOME's); ``reading`` for the
+    commands that only read it, so they work on a store they may not write."""
     from answerx.experiments.store import ResultStore
 
     path = db or default_db()
     if not Path(path).exists():
         fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
-    return ResultStore(path)
+    return ResultStore.for_reading(path) if reading else ResultStore(path)
 
 
 RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/models.
@@ -334,7 +336,7 @@ def _report(
     from answerx.experiments.report import report_from_store
     from answerx.experiments.report_files import write_report
 
-    with _store(db) as store:
+    with _store(db, reading=True) as store:
         report = report_from_store(store, run_id, compare=list(compare))
     if fmt is Format.markdown:
         typer.echo(render_markdown(report))
@@ -414,13 +416,14 @@ def runs_list(
     db: DbOption = None,
 ) -> None:
     """The stored runs, newest first."""
-    with command_boundary(), _store(db) as store:
+    with command_boundary(), _store(db, reading=True) as store:
+        counts = store.item_counts()
         rows = [
             {
                 "run": run.run_id,
                 "name": run.name,
                 "status": run.status,
-                "items": store.count_items(run.run_id),
+                "items": counts.get(run.run_id, 0),
                 "started": run.started_at.strftime(_TIME),
                 "finished": run.finished_at.strftime(_TIME) if run.finished_at else None,
                 "answerx": run.answerx_version,
@@ -436,9 +439,9 @@ def runs_show(
     db: DbOption = None,
 ) -> None:
     """A run's record and configuration, as JSON."""
-    with command_boundary(), _store(db) as store:
+    with command_boundary(), _store(db, reading=True) as store:
         run = store.get_run(run_id)
-        items = store.count_items(run.run_id)
+        items = store.item_counts([run.run_id])[run.run_id]
     typer.echo(run.model_dump_json(indent=2))
     stderr().print(f"{items} items stored")
 
@@ -450,7 +453,7 @@ def runs_export(
     db: DbOption = None,
 ) -> None:
     """Export a run's items to CSV, JSONL or Parquet (chosen by the file's suffix)."""
-    with command_boundary(), _store(db) as store:
+    with command_boundary(), _store(db, reading=True) as store:
         run = store.get_run(run_id)
         count = store.export(run.run_id, path)
     stderr().print(f"{count} items written to {escape(str(path))}")

@@ -149,7 +149,12 @@ def report_tables(report: Report) -> list[ReportTable]:
             right=set(range(base, base + 8)),
         )
     )
-    for title, field in (("Termination", "terminations"), ("Extraction method", "methods")):
+    breakdowns = (
+        ("Verdict reason", "reasons"),
+        ("Termination", "terminations"),
+        ("Extraction method", "methods"),
+    )
+    for title, field in breakdowns:
         names = list(dict.fromkeys(k for g in report.groups for k in getattr(g, field)))
         tables.append(
             ReportTable(

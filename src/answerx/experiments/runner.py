@@ -49,7 +49,7 @@ from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
-from answerx.experiments.scoring import score
+from answerx.experiments.scoring import judge, verdict_fields
 from answerx.experiments.store import ResultStore
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
@@ -323,14 +323,8 @@ class _Run:
         )
         # One rule for every item, the same as a later `answerx runs score`: no answer
         # (a failed call included) is wrong; no gold is unjudged.
-        verdict = score(
-            response.extracted_answer if response is not None else None,
-            item.gold,
-            item.task,
-            choices=item.choices,
-            numbers=item.numbers,
-        )
         if response is None:
+            verdict = judge(None, item.gold, item.task, choices=item.choices, numbers=item.numbers)
             return ItemRecord(
                 **common,
                 input_tokens=paid.input_tokens,
@@ -339,16 +333,28 @@ class _Run:
                 latency_s=time.perf_counter() - started,
                 termination=termination,
                 error=error,
-                correct=verdict.correct,
-                score_method=verdict.method,
+                **verdict_fields(verdict),
             )
         meta = response.metadata
+        found = response.extraction
+        verdict = judge(
+            response.extracted_answer,
+            item.gold,
+            item.task,
+            choices=item.choices,
+            numbers=item.numbers,
+            valid=found.valid,
+            unfinished=found.unfinished,
+        )
         return ItemRecord(
             **common,
             raw_output=response.text,
             extracted_answer=response.extracted_answer,
-            method=response.extraction.method,
+            method=found.method,
             confidence=meta.confidence,
+            valid=found.valid,
+            problem=found.problem,
+            unfinished=found.unfinished,
             stage=meta.stage,
             mode=meta.instructor_mode,
             attempts=meta.attempts,
@@ -359,8 +365,7 @@ class _Run:
             latency_s=response.generation_time,
             termination=meta.termination,
             finish_reason=meta.finish_reason,
-            correct=verdict.correct,
-            score_method=verdict.method,
+            **verdict_fields(verdict),
         )
 
     def _cost(self, target: TargetSpec, input_tokens: int, output_tokens: int) -> float | None:
