@@ -10,7 +10,10 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     │   ├── CredentialsMissing        a provider's API-key environment variable is unset
     │   │                             (carries provider and variable, never a key)
     │   ├── RunNotFound               no run with that id (or id prefix) in the store
-    │   └── DuplicateRun              a run with that id already exists in the store
+    │   ├── DuplicateRun              a run with that id already exists in the store
+    │   └── PluginError               an installed plug-in (an entry point) cannot be used:
+    │                                 it does not load, is not what its group takes, or
+    │                                 clashes with another (names the package)
     ├── InputError                a malformed input record or file (carries line number)
     ├── StoreError                a results store or response cache that cannot be used:
     │                             damaged, truncated, not a database, locked, disk full
@@ -53,6 +56,7 @@ __all__ = [
     "CredentialsMissing",
     "DuplicateRun",
     "InputError",
+    "PluginError",
     "ProviderAuthError",
     "ProviderError",
     "ProviderRateLimited",
@@ -124,6 +128,16 @@ class DuplicateRun(ConfigError):
 
     def __init__(self, message: str, *, run_id: str) -> None:
         self.run_id = run_id
+        super().__init__(message)
+
+
+class PluginError(ConfigError):
+    """An installed package's plug-in cannot be used: its entry point does not load,
+    gives something its group does not take, or shares its name with another's.
+    ``entry_point`` is the entry point's name; the message names the package."""
+
+    def __init__(self, message: str, *, entry_point: str) -> None:
+        self.entry_point = entry_point
         super().__init__(message)
 
 
