@@ -163,6 +163,19 @@ def test_the_walker_sees_a_circle_and_an_upward_import() -> None:
     assert "answerx.experiments.plots" not in GRAPH["answerx.experiments.report"]
 
 
+def test_the_design_map_states_these_layers() -> None:
+    # docs/DESIGN.md's table is the rule as written for people: the same packages, the
+    # same layers, so the document cannot drift from what this test enforces.
+    import re
+
+    design = (SRC.parents[1] / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    stated: dict[str, int] = {}
+    for layer, names in re.findall(r"^\| (\d+) \| ([^|]+) \|", design, flags=re.MULTILINE):
+        for name in re.findall(r"`([^`]+)`", names):
+            stated["" if name == "answerx" else name] = int(layer)
+    assert stated == LAYERS
+
+
 # Modules outside cli/ that still draw with rich, each owned by work in progress (issue
 # 26 §5: output belongs at the edge). A fixed module must leave this set (checked below).
 RICH_OUTSIDE_CLI: set[str] = {
