@@ -99,6 +99,8 @@ def test_every_command_that_reads_a_damaged_store_exits_4_saying_how_to_recover(
     assert recover in result.stderr
     assert "items stored" not in result.stderr
     assert not (tmp_path / "items.jsonl").exists()
+    if how == "relabelled":
+        assert f"its index lists 300 items of run '{run_id}', its table holds 299" in result.stderr
 
 
 def test_list_and_show_count_what_an_intact_store_holds(store: tuple[Path, str]) -> None:

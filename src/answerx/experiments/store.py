@@ -199,11 +199,11 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _old_schema_columns(db: sqlite3.Connection, schema: str = "main") -> str:
-    """The select list that reads the ``items`` table of ``schema`` as the current schema
-    has it: every column the table has, then one expression for each column that later
+def _old_schema_columns(db: sqlite3.Connection) -> str:
+    """The select list that reads the file's ``items`` table as the current schema has
+    it: every column the table has, then one expression for each column that later
     migrations add (the old verdict in grading's words, else the column's default)."""
-    present = {row[1] for row in db.execute(f"PRAGMA {schema}.table_info(items)")}
+    present = {row[1] for row in db.execute("PRAGMA main.table_info(items)")}
     if not present:
         raise sqlite3.DatabaseError("it holds no answerx items table")
     added = []
@@ -604,8 +604,13 @@ class ResultStore:
                 for run_id in run_ids:
                     counts[run_id], indexed[run_id] = self._count_run(run_id)
         if counts != indexed:
-            lost = sum(indexed.values()) - sum(counts.values())
-            damaged = ValueError(f"its index lists {lost:+d} items more than its table holds")
+            run_id = min(
+                r for r in counts.keys() | indexed.keys() if counts.get(r) != indexed.get(r)
+            )
+            damaged = ValueError(
+                f"its index lists {indexed.get(run_id, 0)} items of run {run_id!r}, "
+                f"its table holds {counts.get(run_id, 0)}"
+            )
             raise store_error(self.path, damaged)
         return counts
 
