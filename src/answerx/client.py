@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from answerx.errors import AnswerxError
+from answerx.errors import ServiceError  # defined in the one exception tree
 from answerx.extraction.models import Extraction
 from answerx.grading.models import Verdict
 from answerx.service.schemas import (
@@ -52,34 +52,6 @@ M = TypeVar("M", bound=BaseModel)
 BatchItem = str | Mapping[str, Any] | ExtractRequest
 #: One item of :meth:`Client.verify_batch`: a (raw output, gold) pair, or ``/v1/verify``'s fields.
 VerifyItem = tuple[str, Any] | Mapping[str, Any] | VerifyRequest
-
-
-class ServiceError(AnswerxError):
-    """The service answered with an error, or could not be reached.
-
-    ``status_code`` is the HTTP status (None when no answer came), ``error_type``
-    the service's stable error name (``validation_error``, ``unauthorized``, ...),
-    ``message`` its explanation and ``retry_after`` its ``Retry-After`` in seconds.
-    ``detail`` is the whole error object; after a failed provider call it also
-    holds ``attempts`` and ``usage`` (the tokens that call used, billed all the same).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status_code: int | None,
-        error_type: str,
-        retry_after: float | None = None,
-        detail: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.status_code = status_code
-        self.error_type = error_type
-        self.message = message
-        self.retry_after = retry_after
-        self.detail: Mapping[str, Any] = detail if detail is not None else {}
-        prefix = f"{status_code} {error_type}" if status_code is not None else error_type
-        super().__init__(f"{prefix}: {message}")
 
 
 # --------------------------------------------------------------------------- shared

@@ -10,7 +10,10 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     │   ├── CredentialsMissing        a provider's API-key environment variable is unset
     │   │                             (carries provider and variable, never a key)
     │   ├── RunNotFound               no run with that id (or id prefix) in the store
-    │   └── DuplicateRun              a run with that id already exists in the store
+    │   ├── DuplicateRun              a run with that id already exists in the store
+    │   └── PluginError               an installed plug-in (an entry point) cannot be used:
+    │                                 it does not load, is not what its group takes, or
+    │                                 clashes with another (names the package)
     ├── InputError                a malformed input record or file (carries line number)
     ├── StoreError                a results store or response cache that cannot be used:
     │                             damaged, truncated, not a database, locked, disk full
@@ -22,10 +25,11 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     │   ├── ProviderUnavailable       5xx or connection failure, after every retry
     │   ├── ProviderRequestError      another 4xx the provider refused (not a mode problem)
     │   └── StructuredOutputError     every mode of the chain failed to give a valid object
-    ├── StepLimitReached          (answerx.agent) a call, step or time budget ran out and the
-    │                             final attempt found no answer (carries termination)
-    └── ServiceError              (answerx.client) the answerx service answered with an
-                                  error or could not be reached (carries status_code)
+    ├── StepLimitReached          a call, step or time budget ran out and the final attempt
+    │                             found no answer (carries termination; raised by answerx.agent)
+    └── ServiceError              the answerx service answered with an error or could not be
+                                  reached (carries status_code, error_type; raised by
+                                  answerx.client)
 
 Finding no answer is not an error: that is ``Extraction(method="none")``.
 A subclass of :class:`ConfigError` is still a ConfigError (and a ValueError), so code
@@ -38,8 +42,8 @@ pass through :func:`redact` before they reach an exception.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from answerx.didyoumean import suggest
 
@@ -52,6 +56,7 @@ __all__ = [
     "CredentialsMissing",
     "DuplicateRun",
     "InputError",
+    "PluginError",
     "ProviderAuthError",
     "ProviderError",
     "ProviderRateLimited",
@@ -59,6 +64,8 @@ __all__ = [
     "ProviderTimeout",
     "ProviderUnavailable",
     "RunNotFound",
+    "ServiceError",
+    "StepLimitReached",
     "StoreError",
     "StructuredOutputError",
     "UnknownName",
@@ -121,6 +128,16 @@ class DuplicateRun(ConfigError):
 
     def __init__(self, message: str, *, run_id: str) -> None:
         self.run_id = run_id
+        super().__init__(message)
+
+
+class PluginError(ConfigError):
+    """An installed package's plug-in cannot be used: its entry point does not load,
+    gives something its group does not take, or shares its name with another's.
+    ``entry_point`` is the entry point's name; the message names the package."""
+
+    def __init__(self, message: str, *, entry_point: str) -> None:
+        self.entry_point = entry_point
         super().__init__(message)
 
 
@@ -194,6 +211,46 @@ class StructuredOutputError(ProviderError):
         self.failures = failures
         detail = "; ".join(f"{mode}: {reason}" for mode, reason in failures)
         super().__init__(f"{message} ({detail})" if detail else message, **kw)  # type: ignore[arg-type]
+
+
+class StepLimitReached(AnswerxError):
+    """A call, step or time budget ran out and the final attempt found no answer either.
+
+    ``termination`` says which limit (an :class:`answerx.agent.Termination`, a ``str``
+    enum: this bottom module cannot import the agent's type).
+    """
+
+    def __init__(self, message: str, *, termination: str) -> None:
+        super().__init__(message)
+        self.termination = termination
+
+
+class ServiceError(AnswerxError):
+    """The answerx service answered with an error, or could not be reached.
+
+    ``status_code`` is the HTTP status (None when no answer came), ``error_type``
+    the service's stable error name (``validation_error``, ``unauthorized``, ...),
+    ``message`` its explanation and ``retry_after`` its ``Retry-After`` in seconds.
+    ``detail`` is the whole error object; after a failed provider call it also
+    holds ``attempts`` and ``usage`` (the tokens that call used, billed all the same).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None,
+        error_type: str,
+        retry_after: float | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.error_type = error_type
+        self.message = message
+        self.retry_after = retry_after
+        self.detail: Mapping[str, Any] = detail if detail is not None else {}
+        prefix = f"{status_code} {error_type}" if status_code is not None else error_type
+        super().__init__(f"{prefix}: {message}")
 
 
 # Anything that looks like a credential: provider key formats and bearer tokens.

@@ -534,8 +534,8 @@ def test_score_rescores_the_stored_answers_without_calling_a_model(
 ) -> None:
     run_id, db = stored
     with ResultStore(db) as store:  # forget the verdicts the run stored
-        keys = [i.key for i in store.items(run_id)]
-        store.update_scores(run_id, [(key, None, None) for key in keys])
+        unscored = {"correct": None, "reason": None, "how": None}
+        store.update_verdicts(run_id, [i.model_copy(update=unscored) for i in store.items(run_id)])
     asked = len(fake_provider.requests)
 
     result = invoke("runs", "score", run_id, "--db", db)
@@ -544,9 +544,9 @@ def test_score_rescores_the_stored_answers_without_calling_a_model(
     assert f"run {run_id}: 8 items, 6/8 correct" in result.stderr
     assert len(fake_provider.requests) == asked
     with ResultStore(db) as store:
-        verdicts = {(i.item_id, i.correct, i.score_method) for i in store.items(run_id)}
-    assert ("arithmetic/arith-02", False, "numeric") in verdicts
-    assert ("arithmetic/arith-01", True, "numeric") in verdicts
+        verdicts = {(i.item_id, i.correct, i.reason) for i in store.items(run_id)}
+    assert ("arithmetic/arith-02", False, "different") in verdicts
+    assert ("arithmetic/arith-01", True, "equivalent") in verdicts
 
 
 def test_report_compares_runs_prints_markdown_and_writes_the_files(

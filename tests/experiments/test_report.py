@@ -11,9 +11,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from rich.console import Console
 
+from answerx.cli.run_display import print_report
 from answerx.experiments import plots
 from answerx.experiments.records import ItemRecord, RunRecord
-from answerx.experiments.render import render_markdown, render_terminal
+from answerx.experiments.render import render_markdown
 from answerx.experiments.report import Report, build_report, report_from_store
 from answerx.experiments.report_files import write_report
 from answerx.experiments.store import ResultStore
@@ -70,7 +71,8 @@ def answers(
             latency_s=(i + 1) / 10,  # 0.1 ... 1.0 s
             termination="timeout" if qid == "q9" else "answer",
             correct=qid in RIGHT[approach],
-            score_method="numeric",
+            reason="equivalent" if qid in RIGHT[approach] else "different",
+            how="fraction",
         )
         for i, qid in enumerate(QUESTIONS)
     ]
@@ -196,7 +198,7 @@ def test_a_model_without_a_price_shows_unknown_cost_never_zero(report: Report) -
     assert "$0.0000" not in markdown
 
     console = Console(record=True, width=220)
-    render_terminal(report, console)
+    print_report(report, console)
     text = console.export_text()
     assert "unknown" in text and "$0.0100" in text
 
@@ -222,7 +224,9 @@ def test_a_run_with_nothing_answered_costs_unknown_unless_every_model_has_a_pric
 
 
 def test_unscored_items_are_counted_but_not_in_accuracy() -> None:
-    items = [i.model_copy(update={"correct": None, "score_method": None}) for i in answers("none")]
+    items = [
+        i.model_copy(update={"correct": None, "reason": None, "how": None}) for i in answers("none")
+    ]
     report = build_report(run_record(), items)
     (group,) = report.groups
     assert (group.n, group.scored, group.accuracy, group.ci_low) == (10, 0, None, None)
@@ -242,6 +246,7 @@ def test_markdown_has_a_table_per_section(report: Report) -> None:
         "## Accuracy (Wilson 95% interval)",
         "## Paired comparisons",
         "## Usage",
+        "## Verdict reason",
         "## Termination",
         "## Extraction method",
     ):
@@ -254,7 +259,7 @@ def test_markdown_has_a_table_per_section(report: Report) -> None:
 
 def test_terminal_tables_show_the_same_numbers(report: Report) -> None:
     console = Console(record=True, width=220)
-    render_terminal(report, console)
+    print_report(report, console)
     text = console.export_text()
     assert "Accuracy (Wilson 95% interval)" in text
     assert "80.0%" in text and "49.0% – 94.3%" in text

@@ -19,6 +19,7 @@ from answerx.errors import ConfigError
 from answerx.experiments.calls import ProviderLimits, RunClientManager
 from answerx.experiments.config import ExperimentConfig, TargetSpec, load_config
 from answerx.experiments.runner import arun_experiment, run_experiment
+from answerx.experiments.scoring import score_items
 from answerx.experiments.store import ResultStore
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 from concurrency_checks import (
@@ -431,3 +432,43 @@ def test_a_two_stage_run_stores_each_items_finish_reason(
     assert summary.done == 4
     assert {i.finish_reason for k, i in items.items() if k != "arithmetic/arith-01"} == {"stop"}
     assert items["arithmetic/arith-01"].finish_reason == "length"
+
+
+def test_a_run_stores_grading_s_own_verdict_with_what_extraction_found(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    gold = GoldModel()
+
+    def replies(request: RecordedRequest) -> Reply:
+        text = request_text(request)
+        if not (request.has_tools or request.response_format is not None):  # free text
+            for item in gold.items:
+                if item.question in text and item.id == "mc-01":  # not one of the options
+                    return Reply.text("Thinking it over.\n<answer>K</answer>")
+                if item.question in text and item.id == "mc-02":  # cut at the token limit
+                    return Reply.text("Weighing the options one by one: the first", truncated=True)
+        return gold(request)
+
+    fake_provider.set_default(replies)
+    path = write_config(
+        tmp_path / "run.yaml", fake_provider.openai_base_url,
+        datasets=[{"sample": "multiple_choice", "limit": 3}], approaches=["none"],
+        strategies=["two_stage"],
+    )  # fmt: skip
+    summary = run_experiment(load_config(path))
+
+    with ResultStore(load_config(path).output.db) as store:
+        items = {i.item_id.split("/")[1]: i for i in store.items(summary.run_id)}
+    said = {k: (i.correct, i.reason, i.how) for k, i in items.items()}
+    assert said == {
+        "mc-01": (False, "malformed_answer", "letter"),
+        "mc-02": (False, "unfinished", "none"),
+        "mc-03": (True, "equivalent", "letter"),
+    }
+    assert (items["mc-01"].valid, items["mc-01"].problem) == (False, "letter K is not an option")
+    assert items["mc-02"].unfinished and items["mc-02"].extracted_answer is None
+    # A later `answerx runs score` judges them the same way.
+    rescored = {
+        i.item_id.split("/")[1]: (i.correct, i.reason, i.how) for i in score_items(items.values())
+    }
+    assert rescored == said

@@ -1,4 +1,5 @@
-"""Scoring: one deterministic verdict per task, the same on any thread, never a crash."""
+"""Scoring: grading's own verdict per answer (reason and how, never a translation), the same
+on any thread, never a crash."""
 
 from __future__ import annotations
 
@@ -11,23 +12,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from answerx.errors import ConfigError
-from answerx.experiments.records import ItemRecord, RunRecord
-from answerx.experiments.scoring import (
-    ScoreResult,
-    check_game24,
-    infer_task,
-    normalize_text,
-    score,
-    score_items,
-    score_run,
-)
+from answerx.experiments.records import VERDICT_FIELDS, ItemRecord, RunRecord
+from answerx.experiments.scoring import judge, score_items, score_run
 from answerx.experiments.store import ResultStore
+from answerx.extraction import extract
+from answerx.grading import Verdict, check_game24, infer_task, normalize_text, verify
+from answerx.grading import grade as _grade
 
 CHOICES = ["Mercury", "Venus", "Earth", "Mars"]
 
 
-def verdict(correct: bool | None, method: str) -> ScoreResult:
-    return ScoreResult(correct=correct, method=method)  # type: ignore[arg-type]
+def score(answer: str | None, gold: str | None, task: str = "auto", **options: object) -> Verdict:
+    return judge(answer, gold, task, **options)  # type: ignore[arg-type]
+
+
+def verdict(correct: bool | None, reason: str, how: str | None = None) -> tuple[object, ...]:
+    """What a test expects of a Verdict: (correct, reason[, how])."""
+    return (correct, reason) if how is None else (correct, reason, how)
+
+
+def said(result: Verdict, *, how: bool = False) -> tuple[object, ...]:
+    return (result.correct, result.reason, *((result.how,) if how else ()))
+
+
+def reason_of(correct: bool) -> str:
+    return "equivalent" if correct else "different"
 
 
 MATH = [
@@ -54,13 +63,22 @@ MATH = [
 
 
 @pytest.mark.parametrize(("predicted", "gold", "correct"), MATH)
-def test_math_answers_are_compared_by_math_verify(predicted: str, gold: str, correct: bool) -> None:
-    assert score(predicted, gold, "math") == verdict(correct, "math_verify")
+def test_math_answers_are_judged_equivalent_or_different(
+    predicted: str, gold: str, correct: bool
+) -> None:
+    assert said(score(predicted, gold, "math")) == verdict(correct, reason_of(correct))
+
+
+def test_a_math_verdict_names_the_predicate_that_decided() -> None:
+    # The store keeps grading's own `how`: not one name for every math check.
+    assert score(r"\frac{1}{2}", "0.5", "math").how == "fraction"
+    assert score("(x+1)^2", "x^2+2x+1", "math").how == "math_verify"
+    assert score("x^2", "x^2", "math").how == "exact"
 
 
 def test_math_gold_that_math_verify_cannot_read_is_compared_as_text() -> None:
     assert score("Paris", "Paris", "math").correct is True
-    assert score("", "", "math").method == "no_gold"
+    assert said(score("", "", "math")) == verdict(None, "unreadable_gold")
 
 
 NUMERIC = [
@@ -86,7 +104,7 @@ NUMERIC = [
 
 @pytest.mark.parametrize(("predicted", "gold", "correct"), NUMERIC)
 def test_numbers_match_within_tolerance(predicted: str, gold: str, correct: bool) -> None:
-    assert score(predicted, gold, "numeric") == verdict(correct, "numeric")
+    assert said(score(predicted, gold, "numeric")) == verdict(correct, reason_of(correct))
 
 
 def test_a_wider_tolerance_accepts_a_rounded_answer() -> None:
@@ -94,28 +112,28 @@ def test_a_wider_tolerance_accepts_a_rounded_answer() -> None:
 
 
 CHOICE = [
-    ("B", "B", True, "choice_letter"),
-    ("(B)", "B", True, "choice_letter"),
-    ("B.", "B", True, "choice_letter"),
-    ("b", "B", True, "choice_letter"),
-    ("(B) Venus", "B", True, "choice_letter"),
-    ("Option B", "B", True, "choice_letter"),
-    ("C", "B", False, "choice_letter"),
-    ("Venus", "B", True, "choice_text"),
-    ("venus", "B", True, "choice_text"),
-    ("Earth", "B", False, "choice_text"),
-    ("B", "Venus", True, "choice_letter"),  # a gold answer given as the option's text
-    ("A bit of both", "A", False, "choice_letter"),  # prose, not the letter A
-    ("Pluto", "B", False, "choice_letter"),
+    ("B", "B", True, "letter"),
+    ("(B)", "B", True, "letter"),
+    ("B.", "B", True, "letter"),
+    ("b", "B", True, "letter"),
+    ("(B) Venus", "B", True, "letter"),
+    ("Option B", "B", True, "letter"),
+    ("C", "B", False, "letter"),
+    ("Venus", "B", True, "option_text"),
+    ("venus", "B", True, "option_text"),
+    ("Earth", "B", False, "option_text"),
+    ("B", "Venus", True, "letter"),  # a gold answer given as the option's text
+    ("A bit of both", "A", False, "letter"),  # prose, not the letter A
+    ("Pluto", "B", False, "letter"),
 ]
 
 
-@pytest.mark.parametrize(("predicted", "gold", "correct", "method"), CHOICE)
+@pytest.mark.parametrize(("predicted", "gold", "correct", "how"), CHOICE)
 def test_choices_match_by_letter_or_option_text(
-    predicted: str, gold: str, correct: bool, method: str
+    predicted: str, gold: str, correct: bool, how: str
 ) -> None:
     result = score(predicted, gold, "multiple_choice", choices=CHOICES)
-    assert result == verdict(correct, method)
+    assert said(result, how=True) == verdict(correct, reason_of(correct), how)
 
 
 BOOLEAN = [
@@ -132,7 +150,8 @@ BOOLEAN = [
 
 @pytest.mark.parametrize(("predicted", "gold", "correct"), BOOLEAN)
 def test_booleans_match_in_any_spelling(predicted: str, gold: str, correct: bool) -> None:
-    assert score(predicted, gold, "boolean") == verdict(correct, "boolean")
+    expected = verdict(correct, reason_of(correct), "boolean")
+    assert said(score(predicted, gold, "boolean"), how=True) == expected
 
 
 TEXT = [
@@ -147,7 +166,8 @@ TEXT = [
 
 @pytest.mark.parametrize(("predicted", "gold", "correct"), TEXT)
 def test_text_matches_after_squad_normalisation(predicted: str, gold: str, correct: bool) -> None:
-    assert score(predicted, gold, "text") == verdict(correct, "text")
+    expected = verdict(correct, reason_of(correct), "normalised_text")
+    assert said(score(predicted, gold, "text"), how=True) == expected
 
 
 def test_normalize_text_drops_case_punctuation_articles_and_extra_spaces() -> None:
@@ -189,14 +209,53 @@ def test_game24_uses_each_number_once_and_makes_24(
 def test_game24_takes_the_numbers_from_a_reference_solution_when_none_are_given() -> None:
     assert score("4 * (7 - 8 / 8)", "(7 - 8 / 8) * 4", "game24").correct is True
     assert score("4 * 6 * 1 * 1", "(7 - 8 / 8) * 4", "game24").correct is False
-    assert score("4 * 6", None, "game24").method == "no_gold"
+    assert said(score("4 * 6", None, "game24")) == verdict(None, "unreadable_gold")
+
+
+def test_a_game24_expression_that_reuses_a_number_is_malformed_not_just_wrong() -> None:
+    result = score("6 * 4 * 1 * 1 * 1", None, "game24", numbers=[1, 1, 4, 6])
+    assert said(result, how=True) == verdict(False, "malformed_answer", "game24")
 
 
 def test_a_missing_answer_is_wrong_and_a_missing_gold_cannot_be_judged() -> None:
-    assert score(None, "4", "numeric") == verdict(False, "no_answer")
-    assert score("  ", "4", "math") == verdict(False, "no_answer")
-    assert score("4", None, "numeric") == verdict(None, "no_gold")
-    assert score(None, None, "game24", numbers=[1, 2, 3, 4]) == verdict(False, "no_answer")
+    assert said(score(None, "4", "numeric"), how=True) == verdict(False, "no_answer", "none")
+    assert said(score("  ", "4", "math")) == verdict(False, "no_answer")
+    assert said(score("4", None, "numeric")) == verdict(None, "unreadable_gold")
+    assert said(score(None, None, "game24", numbers=[1, 2, 3, 4])) == verdict(False, "no_answer")
+
+
+def test_what_extraction_found_makes_the_verdict_malformed_or_unfinished() -> None:
+    # A run's answer may come from a model's structured reply: extraction's findings
+    # are passed in, and the verdict says them as `answerx verify` would.
+    letter = score("K", "B", "multiple_choice", choices=CHOICES, valid=False)
+    assert said(letter, how=True) == verdict(False, "malformed_answer", "letter")
+    assert score("B", "B", "multiple_choice", choices=CHOICES, valid=False).correct is True
+    assert said(score(None, "4", "numeric", unfinished=True)) == verdict(False, "unfinished")
+    assert said(score(None, None, "numeric", unfinished=True)) == verdict(None, "unreadable_gold")
+
+
+VERIFIED = [
+    ("The answer is K.", "B", "multiple_choice", {"choices": CHOICES}),
+    ("So the answer is (C).", "B", "multiple_choice", {"choices": CHOICES}),
+    ("<think>2 + 2 is", "4", "numeric", {}),
+    ("Thus 6 * 4 * 1 * 1 * 1 = 24", None, "game24", {"numbers": [1, 1, 4, 6]}),
+    (r"so \boxed{\frac{1}{2}}", "0.5", "math", {}),
+    ("The answer is: yes", "no", "boolean", {}),
+    ("I cannot tell.", "Paris", "text", {}),
+]
+
+
+@pytest.mark.parametrize(("raw", "gold", "task", "options"), VERIFIED)
+def test_judging_an_extraction_says_what_verify_says_of_its_output(
+    raw: str, gold: str | None, task: str, options: dict[str, object]
+) -> None:
+    # scoring and `answerx verify` speak one vocabulary: this pins them together.
+    found = extract(raw, task, **options)  # type: ignore[arg-type]
+    judged = judge(
+        found.answer, gold, task, valid=found.valid, unfinished=found.unfinished, **options
+    )  # type: ignore[arg-type]
+    verified = verify(raw, gold, task, **options)  # type: ignore[arg-type]
+    assert said(judged, how=True) == said(verified, how=True)
 
 
 def test_an_unknown_task_is_a_config_error_naming_the_valid_ones() -> None:
@@ -225,9 +284,11 @@ def test_auto_infers_the_task_from_gold_choices_and_numbers(
 
 
 def test_auto_scores_with_the_inferred_task() -> None:
-    assert score("$1,234.00", "1234", "auto") == verdict(True, "numeric")
-    assert score("Venus", "B", "auto", choices=CHOICES) == verdict(True, "choice_text")
-    assert score(r"\frac{1}{2}", r"\dfrac{2}{4}", "auto").method == "math_verify"
+    assert said(score("$1,234.00", "1234", "auto")) == verdict(True, "equivalent")
+    expected = verdict(True, "equivalent", "option_text")
+    assert said(score("Venus", "B", "auto", choices=CHOICES), how=True) == expected
+    auto = score(r"\frac{1}{2}", r"\dfrac{2}{4}", "auto")
+    assert said(auto, how=True) == said(_grade(r"\frac{1}{2}", r"\dfrac{2}{4}"), how=True)
 
 
 def all_tables() -> list[tuple[str | None, str | None, str, dict[str, object]]]:
@@ -241,17 +302,16 @@ def all_tables() -> list[tuple[str | None, str | None, str, dict[str, object]]]:
 
 def test_scoring_from_worker_threads_gives_the_main_thread_verdicts() -> None:
     cases = all_tables()
-    on_main = [score(p, g, t, **kw) for p, g, t, kw in cases]  # type: ignore[arg-type]
+    on_main = [said(score(p, g, t, **kw), how=True) for p, g, t, kw in cases]  # type: ignore[arg-type]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        off_main = list(pool.map(lambda c: score(c[0], c[1], c[2], **c[3]), cases))  # type: ignore[arg-type]
+        off_main = list(pool.map(lambda c: said(score(c[0], c[1], c[2], **c[3]), how=True), cases))  # type: ignore[arg-type]
     assert off_main == on_main
 
 
 def test_a_comparison_that_runs_too_long_is_scored_as_a_timeout() -> None:
     # 9^(9^9) has 370 million digits; grading's worker pool cuts it off (tests/grading).
-    assert score("9^{9^{9}}", "2", "math", math_timeout_s=1) == verdict(
-        False, "math_verify_timeout"
-    )
+    result = score("9^{9^{9}}", "2", "math", math_timeout_s=1)
+    assert said(result, how=True) == verdict(False, "timeout", "math_verify")
 
 
 @settings(max_examples=150, deadline=None)
@@ -263,7 +323,7 @@ def test_a_comparison_that_runs_too_long_is_scored_as_a_timeout() -> None:
 def test_scoring_never_crashes_on_any_text(text: str, gold: str, task: str) -> None:
     result = score(text, gold, task, choices=CHOICES if task == "multiple_choice" else None)
     assert result.correct in (True, False, None)
-    assert score(text, gold, task) == score(text, gold, task)  # deterministic
+    assert said(score(text, gold, task), how=True) == said(score(text, gold, task), how=True)
 
 
 @settings(max_examples=40, deadline=None)
@@ -295,16 +355,27 @@ def test_score_items_returns_new_records_with_verdicts() -> None:
         item("q4", "4 * 6", None, task="game24", numbers=[4, 6]),
     ]
     scored = score_items(items)
-    assert [(i.correct, i.score_method) for i in scored] == [
-        (True, "numeric"),
-        (False, "choice_letter"),
-        (False, "no_answer"),
-        (True, "game24"),
+    assert [(i.correct, i.reason, i.how) for i in scored] == [
+        (True, "equivalent", "exact"),
+        (False, "different", "letter"),
+        (False, "no_answer", "none"),
+        (True, "equivalent", "game24"),
     ]
-    assert items[0].correct is None  # the inputs are left as they were
-    assert scored[0].model_dump(exclude={"correct", "score_method"}) == items[0].model_dump(
-        exclude={"correct", "score_method"}
+    assert items[0].correct is None and items[0].reason is None  # the inputs are unchanged
+    assert scored[0].model_dump(exclude=set(VERDICT_FIELDS)) == items[0].model_dump(
+        exclude=set(VERDICT_FIELDS)
     )
+
+
+def test_score_items_judges_a_malformed_or_unfinished_item_by_what_extraction_found() -> None:
+    items = [
+        item("q1", "K", "B", task="multiple_choice", choices=CHOICES, valid=False),
+        item("q2", None, "4", task="numeric", unfinished=True),
+    ]
+    assert [(i.correct, i.reason) for i in score_items(items)] == [
+        (False, "malformed_answer"),
+        (False, "unfinished"),
+    ]
 
 
 def test_score_run_rescores_a_stored_run_without_any_model(tmp_path: Path) -> None:
@@ -327,9 +398,9 @@ def test_score_run_rescores_a_stored_run_without_any_model(tmp_path: Path) -> No
             ]
         )
         score_run(store, "run-1")
-        stored = {i.item_id: (i.correct, i.score_method) for i in store.items("run-1")}
+        stored = {i.item_id: (i.correct, i.reason, i.how) for i in store.items("run-1")}
     assert stored == {
-        "q1": (True, "math_verify"),
-        "q2": (True, "choice_text"),
-        "q3": (False, "numeric"),
+        "q1": (True, "equivalent", "fraction"),
+        "q2": (True, "equivalent", "option_text"),
+        "q3": (False, "different", "numeric_tolerance"),
     }

@@ -209,21 +209,28 @@ def test_items_are_read_in_pages_in_the_order_stored(store: ResultStore) -> None
     assert ids == [f"q{n:04d}" for n in range(1234)]
 
 
-def test_scores_are_written_by_key(store: ResultStore) -> None:
+def test_verdicts_are_written_by_key_in_grading_s_own_words(store: ResultStore) -> None:
     run = store.start_run("demo", {}, HASH)
     right, wrong = item(run.run_id, "1"), item(run.run_id, "2", extracted_answer="41")
     store.add_items([right, wrong])
     ghost = item(run.run_id, "not-in-run")
-    updated = store.update_scores(
+    judged = {"correct": True, "reason": "equivalent", "how": "fraction"}
+    detail = {"correct": False, "reason": "different", "how": "fraction"}
+    updated = store.update_verdicts(
         run.run_id,
-        [(right.key, True, "numeric"), (wrong.key, False, "numeric"), (ghost.key, True, "x")],
+        [
+            right.model_copy(update=judged),
+            wrong.model_copy(update={**detail, "verdict_detail": {"f1": 0.5, "alias": "x"}}),
+            ghost.model_copy(update=judged),
+        ],
     )
     assert updated == 2
-    assert [(i.correct, i.score_method) for i in store.items(run.run_id)] == [
-        (True, "numeric"),
-        (False, "numeric"),
+    assert [(i.correct, i.reason, i.how, i.verdict_detail) for i in store.items(run.run_id)] == [
+        (True, "equivalent", "fraction", None),
+        (False, "different", "fraction", {"f1": 0.5, "alias": "x"}),
     ]
     assert store.count_items(run.run_id, correct=True) == 1
+    assert [i.item_id for i in store.items(run.run_id, reason="different", how="fraction")] == ["2"]
 
 
 def test_deleting_a_run_deletes_its_items_only(store: ResultStore) -> None:
@@ -242,13 +249,15 @@ def test_an_export_reads_back_as_the_same_items(
 ) -> None:
     run = store.start_run("demo", {}, HASH)
     stored = [
-        item(run.run_id, "1", correct=True, score_method="numeric"),
+        item(run.run_id, "1", correct=True, reason="equivalent", how="exact"),
+        item(run.run_id, "4", valid=False, problem="not a number", unfinished=True),
+        item(run.run_id, "5", reason="different", verdict_detail={"judge": {"calls": 1}}),
         item(run.run_id, "2", choices=["a, with comma", 'b "quoted"'], cost_usd=None),
         item(run.run_id, "3", numbers=[1, 2, 3, 4], raw_output="line one\nline two", error="x"),
     ]
     store.add_items(stored)
     path = tmp_path / "out" / f"items{suffix}"
-    assert store.export(run.run_id, path) == 3
+    assert store.export(run.run_id, path) == 5
     assert read_export(path) == stored
 
 
@@ -257,15 +266,18 @@ def read_export(path: Path) -> list[ItemRecord]:
     if path.suffix == ".jsonl":
         return [ItemRecord.model_validate_json(line) for line in path.read_text().splitlines()]
     if path.suffix == ".parquet":
-        return [ItemRecord.model_validate(row) for row in pq.read_table(path).to_pylist()]
+        rows = pq.read_table(path).to_pylist()
+        for row in rows:  # free-form JSON is a text column in Parquet
+            row["verdict_detail"] = row["verdict_detail"] and json.loads(row["verdict_detail"])
+        return [ItemRecord.model_validate(row) for row in rows]
     records = []
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             values: dict[str, Any] = {k: v for k, v in row.items() if v != ""}
-            for name in ("choices", "numbers"):
+            for name in ("choices", "numbers", "verdict_detail"):
                 if name in values:
                     values[name] = json.loads(values[name])
-            for name in ("cached", "correct"):
+            for name in ("cached", "correct", "valid", "unfinished"):
                 if name in values:
                     values[name] = values[name] == "true"
             records.append(ItemRecord.model_validate(values))

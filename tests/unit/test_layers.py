@@ -163,6 +163,49 @@ def test_the_walker_sees_a_circle_and_an_upward_import() -> None:
     assert "answerx.experiments.plots" not in GRAPH["answerx.experiments.report"]
 
 
+def test_the_design_map_states_these_layers() -> None:
+    # docs/DESIGN.md's table is the rule as written for people: the same packages, the
+    # same layers, so the document cannot drift from what this test enforces.
+    import re
+
+    design = (SRC.parents[1] / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    stated: dict[str, int] = {}
+    for layer, names in re.findall(r"^\| (\d+) \| ([^|]+) \|", design, flags=re.MULTILINE):
+        for name in re.findall(r"`([^`]+)`", names):
+            stated["" if name == "answerx" else name] = int(layer)
+    assert stated == LAYERS
+
+
+# Modules outside cli/ that still draw with rich, each owned by work in progress (issue
+# 26 §5: output belongs at the edge). A fixed module must leave this set (checked below).
+RICH_OUTSIDE_CLI: set[str] = {
+    "answerx.agent.records",  # termination_table (issue 26 §4 retires or moves it)
+    "answerx.integrations.ray",  # the summary printed after a Ray run (issue 25)
+}
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    """The top-level names of the packages ``path`` imports (lazily or not)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+RICH_USERS = {m for m, path in MODULES.items() if "rich" in _third_party_imports(path)}
+
+
+def test_only_the_command_line_draws_with_rich() -> None:
+    # The library hands over data (reports, progress, summaries); the edge formats it.
+    outside = sorted(m for m in RICH_USERS if _package(m) != "cli" and m not in RICH_OUTSIDE_CLI)
+    assert not outside, f"rich imported outside answerx.cli: {outside}"
+    fixed = sorted(RICH_OUTSIDE_CLI - RICH_USERS)
+    assert not fixed, f"no longer import rich: remove from RICH_OUTSIDE_CLI: {fixed}"
+
+
 def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     """The groups of more than one node that reach each other (Tarjan's algorithm)."""
     index: dict[str, int] = {}

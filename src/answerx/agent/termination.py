@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from answerx.errors import AnswerxError
+from answerx.errors import StepLimitReached  # one exception tree: errors.py draws it
 
 __all__ = ["StepLimitReached", "Termination"]
 
@@ -18,11 +18,3 @@ class Termination(StrEnum):
     TOKEN_LIMIT_ANSWER = "generate an answer as token limit reached"
     TOKEN_LIMIT_FORMAT_ERROR = "format error: generate an answer as token limit reached"
     TIMEOUT = "timeout"
-
-
-class StepLimitReached(AnswerxError):
-    """A call, step or time budget ran out and the final attempt found no answer either."""
-
-    def __init__(self, message: str, *, termination: Termination) -> None:
-        super().__init__(message)
-        self.termination = termination

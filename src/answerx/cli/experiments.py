@@ -33,13 +33,15 @@ from answerx.home import default_db, default_report_dir
 __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
 
-def _store(db: Path | None) -> Any:
+def _store(db: Path | None, *, reading: bool = False) -> Any:
+    """The results store at ``db`` (default: $ANSWERX_HOME's); ``reading`` for the
+    commands that only read it, so they work on a store they may not write."""
     from answerx.experiments.store import ResultStore
 
     path = db or default_db()
     if not Path(path).exists():
         fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
-    return ResultStore(path)
+    return ResultStore.for_reading(path) if reading else ResultStore(path)
 
 
 RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/models.
@@ -212,6 +214,7 @@ def run_command(
         bool, typer.Option("--quiet", "-q", help="No progress bar.", rich_help_panel=_OUTPUT)
     ] = False,
 ) -> None:
+    from answerx.cli.run_display import ExperimentBar
     from answerx.experiments.config import load_config
     from answerx.experiments.runner import run_experiment
 
@@ -249,14 +252,15 @@ def run_command(
     started: list[str] = []  # the run's id, once the runner has created or resumed it
     with command_boundary():
         cfg = load_config(config, overrides)
+        bar = ExperimentBar(err, name=cfg.name, db=cfg.output.db, enabled=not quiet)
         try:
-            summary = run_experiment(
-                cfg,
-                resume=resume,
-                progress=not quiet,
-                console=err,
-                on_start=lambda record: started.append(record.run_id),
-            )
+            with bar:
+                summary = run_experiment(
+                    cfg,
+                    resume=resume,
+                    on_start=lambda record: started.append(record.run_id),
+                    on_progress=bar,
+                )
         except KeyboardInterrupt:
             if started:
                 err.print(
@@ -265,7 +269,7 @@ def run_command(
                 )
             else:
                 err.print("[yellow]interrupted[/] before the run started: nothing was stored")
-            raise typer.Exit(130) from None
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         accuracy = f"{summary.correct}/{summary.scored}" if summary.scored else "n/a"
         cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
         err.print(
@@ -327,18 +331,19 @@ def _report(
 ) -> None:
     """Print the report of ``run_id`` (tables, Markdown or JSON) and write its files under
     ``out``."""
-    from answerx.experiments.render import render_markdown, render_terminal
+    from answerx.cli.run_display import print_report
+    from answerx.experiments.render import render_markdown
     from answerx.experiments.report import report_from_store
     from answerx.experiments.report_files import write_report
 
-    with _store(db) as store:
+    with _store(db, reading=True) as store:
         report = report_from_store(store, run_id, compare=list(compare))
     if fmt is Format.markdown:
         typer.echo(render_markdown(report))
     elif fmt is Format.json:
         typer.echo(report.model_dump_json(indent=2))
     else:
-        render_terminal(report, stdout())
+        print_report(report, stdout())
     if out is not None:
         paths = write_report(report, out / report.runs[0].run_id)
         stderr().print("report written: " + ", ".join(escape(str(p)) for p in paths))
@@ -411,13 +416,14 @@ def runs_list(
     db: DbOption = None,
 ) -> None:
     """The stored runs, newest first."""
-    with command_boundary(), _store(db) as store:
+    with command_boundary(), _store(db, reading=True) as store:
+        counts = store.item_counts()
         rows = [
             {
                 "run": run.run_id,
                 "name": run.name,
                 "status": run.status,
-                "items": store.count_items(run.run_id),
+                "items": counts.get(run.run_id, 0),
                 "started": run.started_at.strftime(_TIME),
                 "finished": run.finished_at.strftime(_TIME) if run.finished_at else None,
                 "answerx": run.answerx_version,
@@ -433,9 +439,9 @@ def runs_show(
     db: DbOption = None,
 ) -> None:
     """A run's record and configuration, as JSON."""
-    with command_boundary(), _store(db) as store:
+    with command_boundary(), _store(db, reading=True) as store:
         run = store.get_run(run_id)
-        items = store.count_items(run.run_id)
+        items = store.item_counts([run.run_id])[run.run_id]
     typer.echo(run.model_dump_json(indent=2))
     stderr().print(f"{items} items stored")
 
@@ -447,7 +453,7 @@ def runs_export(
     db: DbOption = None,
 ) -> None:
     """Export a run's items to CSV, JSONL or Parquet (chosen by the file's suffix)."""
-    with command_boundary(), _store(db) as store:
+    with command_boundary(), _store(db, reading=True) as store:
         run = store.get_run(run_id)
         count = store.export(run.run_id, path)
     stderr().print(f"{count} items written to {escape(str(path))}")

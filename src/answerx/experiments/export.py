@@ -1,9 +1,10 @@
 """Exporting a run's items as CSV, JSONL or Parquet files, for analysis elsewhere.
 
 Columns are the :class:`~answerx.experiments.records.ItemRecord` fields. In
-CSV, lists are JSON, booleans ``true``/``false`` and missing values empty; in
-JSONL each line is an ItemRecord (``ItemRecord.model_validate_json`` reads it
-back); Parquet keeps the types (lists, booleans, UTC timestamps).
+CSV, lists and objects (``verdict_detail``) are JSON, booleans ``true``/``false``
+and missing values empty; in JSONL each line is an ItemRecord
+(``ItemRecord.model_validate_json`` reads it back); Parquet keeps the types (lists,
+booleans, UTC timestamps; ``verdict_detail`` is JSON text).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def _csv_cell(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, list):
+    if isinstance(value, list | dict):
         return json.dumps(value)
     if isinstance(value, datetime):
         return utc_iso(value)
@@ -115,9 +116,18 @@ def _parquet_schema() -> Any:
         "latency_s": pa.float64(),
         "cached": pa.bool_(),
         "correct": pa.bool_(),
+        "valid": pa.bool_(),
+        "unfinished": pa.bool_(),
         "finished_at": pa.timestamp("us", tz="UTC"),
     }
     return pa.schema([(c, types.get(c, pa.string())) for c in _ITEM_COLUMNS])
+
+
+def _parquet_row(item: ItemRecord) -> dict[str, Any]:
+    row = item.model_dump()
+    if row["verdict_detail"] is not None:  # free-form JSON: a string column
+        row["verdict_detail"] = json.dumps(row["verdict_detail"])
+    return row
 
 
 def _export_parquet(rows: Iterable[ItemRecord], target: Path) -> int:
@@ -129,7 +139,7 @@ def _export_parquet(rows: Iterable[ItemRecord], target: Path) -> int:
     batch: list[dict[str, Any]] = []
     with pq.ParquetWriter(target, schema) as writer:
         for item in rows:
-            batch.append(item.model_dump())
+            batch.append(_parquet_row(item))
             if len(batch) >= _PAGE:
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))
                 count, batch = count + len(batch), []

@@ -1,83 +1,41 @@
-"""The progress bar of a run: done/total, rate, ETA, tokens and cost so far (rich)."""
+"""Where an experiment run is: what :func:`~answerx.experiments.runner.run_experiment` tells
+its ``on_progress`` callback, once before the first answer and after each one.
+
+Plain data, so the runner knows nothing of how progress is shown: the command line
+draws a bar from it (``answerx run``), a notebook or a service may log it.
+"""
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Protocol
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
-__all__ = ["RunProgress"]
+__all__ = ["ExperimentProgress", "ExperimentProgressCallback"]
 
 
-class _Totals(Protocol):
+@dataclass(frozen=True, slots=True)
+class ExperimentProgress:
+    """A run's progress: answers to get, answers got, and what they cost so far."""
+
+    run_id: str
+    total: int
+    """Answers the whole run gets (those stored before a resume included)."""
+    skipped: int
+    """Answers already stored when this part of the run started (a resumed run)."""
     done: int
+    """Answers got by this part of the run so far, failed ones included."""
     errors: int
     input_tokens: int
     output_tokens: int
+    cost_usd: float | None
+    """None when unknown (a model without a price), never a made-up $0."""
+    elapsed_s: float
 
     @property
-    def cost(self) -> float | None: ...
+    def finished(self) -> int:
+        """Answers stored, out of :attr:`total`."""
+        return self.skipped + self.done
 
 
-class RunProgress:
-    """A rich progress bar that is a no-op when disabled (tests, ``--quiet``, no TTY)."""
-
-    def __init__(
-        self, *, total: int, skipped: int, enabled: bool, console: Console | None = None
-    ) -> None:
-        self._progress: Progress | None = None
-        self._task: TaskID | None = None
-        self._skipped = skipped
-        if enabled:
-            self._progress = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                TextColumn("{task.fields[stats]}"),
-                console=console,
-                transient=False,
-            )
-            self._task = self._progress.add_task(
-                "answering", total=total, completed=skipped, rate="", stats=""
-            )
-
-    def __enter__(self) -> RunProgress:
-        if self._progress is not None:
-            self._progress.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-    def advance(self, totals: _Totals) -> None:
-        if self._progress is None or self._task is None:
-            return
-        task = self._progress.tasks[0]
-        elapsed = task.elapsed or 0.0
-        rate = f"{totals.done / elapsed:.1f} items/s" if elapsed > 0 else ""
-        cost = "unknown" if totals.cost is None else f"${totals.cost:.4f}"
-        stats = (
-            f"tokens {totals.input_tokens:,} in / {totals.output_tokens:,} out · cost {cost}"
-            + (f" · errors {totals.errors}" if totals.errors else "")
-        )
-        self._progress.update(self._task, advance=1, rate=rate, stats=stats)
+#: What ``run_experiment(on_progress=...)`` calls.
+ExperimentProgressCallback = Callable[[ExperimentProgress], None]

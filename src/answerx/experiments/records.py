@@ -1,7 +1,13 @@
 """The rows of an experiment: one :class:`RunRecord` per run, one :class:`ItemRecord` per answer.
 
 These models are the contract between the runner (writes), the store (keeps),
-scoring (fills ``correct``) and reports (read).
+scoring (fills the verdict) and reports (read).
+
+An item's verdict is grading's own (:class:`answerx.grading.Verdict`), in its words:
+``correct``, ``reason`` (one of :data:`answerx.grading.REASONS`) and ``how`` (the
+predicate that decided, one of :data:`answerx.grading.HOWS`), each a column of its own
+that reports group by and readers filter on; ``verdict_detail`` holds what a grader
+says beyond them (JSON), so a grader that says more needs no new layout.
 """
 
 from __future__ import annotations
@@ -13,24 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.agent.termination import Termination
 from answerx.extraction.models import Method, Task
+from answerx.grading.models import Reason
 from answerx.reasoning.response import ApproachName, Stage, Strategy
 
-__all__ = ["ItemKey", "ItemRecord", "RunRecord", "RunStatus", "ScoreMethod"]
+__all__ = ["VERDICT_FIELDS", "ItemKey", "ItemRecord", "RunRecord", "RunStatus"]
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
-#: How scoring judged an item (``answerx.experiments.scoring``), as the store keeps it.
-ScoreMethod = Literal[
-    "math_verify",
-    "math_verify_timeout",
-    "numeric",
-    "choice_letter",
-    "choice_text",
-    "boolean",
-    "text",
-    "game24",
-    "no_answer",
-    "no_gold",
-]
+
+#: The fields of an :class:`ItemRecord` that hold its verdict (what scoring writes).
+VERDICT_FIELDS: tuple[str, ...] = ("correct", "reason", "how", "verdict_detail")
 
 
 class RunRecord(BaseModel):
@@ -76,6 +73,17 @@ class ItemRecord(BaseModel):
     extracted_answer: str | None = None
     method: Method = "none"
     confidence: float = 0.0
+    valid: bool | None = Field(
+        default=None,
+        description="Whether the stated answer has the task's shape (Extraction.valid); "
+        "None when there is no answer or nothing checked it.",
+    )
+    problem: str | None = Field(
+        default=None, description="Why the answer is not well formed (Extraction.problem)."
+    )
+    unfinished: bool = Field(
+        default=False, description="The output was cut off or never finished (Extraction)."
+    )
     stage: Stage | None = None
     mode: str | None = Field(default=None, description="Instructor mode actually used.")
     attempts: int = 0
@@ -92,8 +100,22 @@ class ItemRecord(BaseModel):
     )
     error: str | None = Field(default=None, description="Why the item failed (no secrets).")
     cached: bool = Field(default=False, description="Served from the response cache.")
-    correct: bool | None = Field(default=None, description="Set by scoring; None if unscored.")
-    score_method: ScoreMethod | None = None
+    correct: bool | None = Field(
+        default=None, description="The verdict; None when unscored or the gold is unreadable."
+    )
+    reason: Reason | None = Field(
+        default=None,
+        description="Why the verdict is what it is (answerx.grading.REASONS); None: unscored.",
+    )
+    how: str | None = Field(
+        default=None,
+        description="The predicate that decided (answerx.grading.HOWS); None: unscored, or "
+        "not recorded (scored before answerx stored it).",
+    )
+    verdict_detail: dict[str, Any] | None = Field(
+        default=None,
+        description="What the grader says beyond reason and how (JSON); None when nothing.",
+    )
     finished_at: datetime | None = None
 
     @property

@@ -1,22 +1,21 @@
-"""Reports as text: the tables of a :class:`~answerx.experiments.report.Report`, for a
-terminal (rich) or as Markdown. Formatting only: the numbers come computed."""
+"""Reports as text: the tables of a :class:`~answerx.experiments.report.Report` as cells
+(:func:`report_tables`, which the command line draws on a terminal) or as Markdown.
+Formatting only: the numbers come computed."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from answerx.experiments.report import GroupStats, Report
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
-__all__ = ["render_markdown", "render_terminal"]
+__all__ = ["ReportTable", "render_markdown", "report_tables"]
 
 
-class _Table(BaseModel):
+class ReportTable(BaseModel):
+    """One table of a report, its cells formatted as text."""
+
     title: str
     columns: list[str]
     rows: list[list[str]]
@@ -45,7 +44,8 @@ def _run_name(report: Report, run_id: str) -> str:
     return next((r.name or r.run_id for r in report.runs if r.run_id == run_id), run_id)
 
 
-def _tables(report: Report) -> list[_Table]:
+def report_tables(report: Report) -> list[ReportTable]:
+    """The report's tables, in reading order: runs, accuracy, comparisons, usage, breakdowns."""
     multi = report.multi_run
     lead = ["run"] if multi else []
 
@@ -53,7 +53,7 @@ def _tables(report: Report) -> list[_Table]:
         return [*([_run_name(report, g.run_id)] if multi else []), g.target, g.approach, g.strategy]
 
     tables = [
-        _Table(
+        ReportTable(
             title="Runs",
             columns=[
                 "run",
@@ -83,7 +83,7 @@ def _tables(report: Report) -> list[_Table]:
     ]
     base = len(lead) + 3
     tables.append(
-        _Table(
+        ReportTable(
             title="Accuracy (Wilson 95% interval)",
             columns=[*lead, "model", "approach", "strategy", "n", "correct", "accuracy", "95% CI"],
             rows=[
@@ -101,7 +101,7 @@ def _tables(report: Report) -> list[_Table]:
     )
     if report.comparisons:
         tables.append(
-            _Table(
+            ReportTable(
                 title="Paired comparisons (same questions; exact McNemar test)",
                 columns=[
                     *("model", "a", "b", "pairs", "acc a", "acc b", "b − a"),
@@ -126,7 +126,7 @@ def _tables(report: Report) -> list[_Table]:
             )
         )
     tables.append(
-        _Table(
+        ReportTable(
             title="Usage",
             columns=[
                 *(*lead, "model", "approach", "strategy", "tokens in", "tokens out", "cost"),
@@ -149,10 +149,15 @@ def _tables(report: Report) -> list[_Table]:
             right=set(range(base, base + 8)),
         )
     )
-    for title, field in (("Termination", "terminations"), ("Extraction method", "methods")):
+    breakdowns = (
+        ("Verdict reason", "reasons"),
+        ("Termination", "terminations"),
+        ("Extraction method", "methods"),
+    )
+    for title, field in breakdowns:
         names = list(dict.fromkeys(k for g in report.groups for k in getattr(g, field)))
         tables.append(
-            _Table(
+            ReportTable(
                 title=title,
                 columns=[*lead, "model", "approach", "strategy", *names],
                 rows=[
@@ -169,21 +174,6 @@ def _arm(report: Report, run_id: str, arm: str) -> str:
     return f"{arm} [{_run_name(report, run_id)}]" if report.multi_run else arm
 
 
-def render_terminal(report: Report, console: Console) -> None:
-    """Print the report as rich tables, then its notes."""
-    from rich.table import Table
-
-    for spec in _tables(report):
-        table = Table(title=spec.title, title_justify="left", header_style="bold")
-        for i, column in enumerate(spec.columns):
-            table.add_column(column, justify="right" if i in spec.right else "left")
-        for row in spec.rows:
-            table.add_row(*row)
-        console.print(table)
-    for note in report.notes:
-        console.print(f"[yellow]Note:[/] {note}", highlight=False)
-
-
 def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
@@ -193,7 +183,7 @@ def render_markdown(report: Report, *, images: Sequence[tuple[str, str]] = ()) -
     title = " vs ".join(r.name or r.run_id for r in report.runs)
     lines = [f"# Report: {title}", ""]
     lines += [f"> **Note:** {note}\n" for note in report.notes]
-    for spec in _tables(report):
+    for spec in report_tables(report):
         lines += [f"## {spec.title}", ""]
         lines.append("| " + " | ".join(_cell(c) for c in spec.columns) + " |")
         lines.append(

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BASELINE_APPROACH",
+    "UNSCORED",
     "Comparison",
     "GroupStats",
     "Report",
@@ -37,6 +38,8 @@ __all__ = [
 
 #: The approach every other one is compared with, when a run has it.
 BASELINE_APPROACH = "none"
+#: The reason reports give an item without a verdict yet.
+UNSCORED = "unscored"
 
 _Pairing = tuple[str, str, int]  # (dataset, item_id, repetition): the same question asked again
 
@@ -83,6 +86,10 @@ class GroupStats(BaseModel):
     latency_p95_s: float | None
     terminations: dict[str, int]
     methods: dict[str, int] = Field(description="Extraction methods that found the answers.")
+    reasons: dict[str, int] = Field(
+        default_factory=dict,
+        description="Verdicts by reason (answerx.grading.REASONS); 'unscored' for none yet.",
+    )
 
     @property
     def arm(self) -> str:
@@ -280,6 +287,7 @@ def _group_stats(items: Sequence[ItemRecord]) -> GroupStats:
         latency_p95_s=percentile(latencies, 95),
         terminations=dict(Counter(item.termination for item in items).most_common()),
         methods=dict(Counter(item.method for item in items).most_common()),
+        reasons=dict(Counter(item.reason or UNSCORED for item in items).most_common()),
     )
 
 

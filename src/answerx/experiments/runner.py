@@ -31,8 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from rich.console import Console
-from rich.markup import escape
 
 from answerx.agent.budget import Budget
 from answerx.agent.termination import StepLimitReached
@@ -49,9 +47,9 @@ from answerx.experiments.config import (
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
-from answerx.experiments.progress import RunProgress
+from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
-from answerx.experiments.scoring import score
+from answerx.experiments.scoring import judge, verdict_fields
 from answerx.experiments.store import ResultStore
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
@@ -159,6 +157,19 @@ class _Totals:
         if self.cost_unknown or (self.unpriced and self.done == 0):
             return None
         return self.cost_usd
+
+    def progress(self, run_id: str, total: int, skipped: int) -> ExperimentProgress:
+        return ExperimentProgress(
+            run_id=run_id,
+            total=total,
+            skipped=skipped,
+            done=self.done,
+            errors=self.errors,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=self.cost,
+            elapsed_s=time.perf_counter() - self.started,
+        )
 
 
 class _Run:
@@ -312,14 +323,8 @@ class _Run:
         )
         # One rule for every item, the same as a later `answerx runs score`: no answer
         # (a failed call included) is wrong; no gold is unjudged.
-        verdict = score(
-            response.extracted_answer if response is not None else None,
-            item.gold,
-            item.task,
-            choices=item.choices,
-            numbers=item.numbers,
-        )
         if response is None:
+            verdict = judge(None, item.gold, item.task, choices=item.choices, numbers=item.numbers)
             return ItemRecord(
                 **common,
                 input_tokens=paid.input_tokens,
@@ -328,16 +333,28 @@ class _Run:
                 latency_s=time.perf_counter() - started,
                 termination=termination,
                 error=error,
-                correct=verdict.correct,
-                score_method=verdict.method,
+                **verdict_fields(verdict),
             )
         meta = response.metadata
+        found = response.extraction
+        verdict = judge(
+            response.extracted_answer,
+            item.gold,
+            item.task,
+            choices=item.choices,
+            numbers=item.numbers,
+            valid=found.valid,
+            unfinished=found.unfinished,
+        )
         return ItemRecord(
             **common,
             raw_output=response.text,
             extracted_answer=response.extracted_answer,
-            method=response.extraction.method,
+            method=found.method,
             confidence=meta.confidence,
+            valid=found.valid,
+            problem=found.problem,
+            unfinished=found.unfinished,
             stage=meta.stage,
             mode=meta.instructor_mode,
             attempts=meta.attempts,
@@ -348,8 +365,7 @@ class _Run:
             latency_s=response.generation_time,
             termination=meta.termination,
             finish_reason=meta.finish_reason,
-            correct=verdict.correct,
-            score_method=verdict.method,
+            **verdict_fields(verdict),
         )
 
     def _cost(self, target: TargetSpec, input_tokens: int, output_tokens: int) -> float | None:
@@ -398,16 +414,18 @@ async def arun_experiment(
     *,
     resume: str | None = None,
     store: ResultStore | None = None,
-    progress: bool = False,
-    console: Console | None = None,
     make_manager: ManagerFactory | None = None,
     on_item: Callable[[ItemRecord], None] | None = None,
     on_start: Callable[[RunRecord], None] | None = None,
+    on_progress: ExperimentProgressCallback | None = None,
 ) -> RunSummary:
     """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`.
 
     ``on_start`` is called with the run's record once it is created or resumed,
     before any item is asked: a caller that is interrupted knows which run to resume.
+    ``on_item`` is called with each stored item, ``on_progress`` with an
+    :class:`~answerx.experiments.progress.ExperimentProgress` before the first item
+    and after each one.
 
     On Python 3.11, a loop from :func:`~answerx.experiments.eventloop.new_event_loop`
     (what ``run_experiment`` uses) sends each request without queueing it behind the
@@ -439,18 +457,11 @@ async def arun_experiment(
             config, record, store, cache=cache, prices=load_prices(), make_manager=make_manager,
             retriever=retriever,
         )  # fmt: skip
-        if progress and console is not None:
-            console.print(
-                f"run [bold]{record.run_id}[/] ({escape(config.name)}): {total} answers to get"
-                + (f", {skipped} already stored" if skipped else "")
-                + f" — {escape(str(config.output.db))}",
-                highlight=False,
-            )
-        bar = RunProgress(total=total, skipped=skipped, enabled=progress, console=console)
+        callbacks = _Callbacks(runner, total, skipped, on_item, on_progress)
+        callbacks.progress()
         status: RunStatus = "failed"
         try:
-            with bar:
-                await _work(runner, todo, config.concurrency, bar, on_item)
+            await _work(runner, todo, config.concurrency, callbacks)
             status = "finished"
         except (asyncio.CancelledError, KeyboardInterrupt):
             status = "interrupted"
@@ -477,13 +488,28 @@ async def arun_experiment(
     )
 
 
-async def _work(
-    runner: _Run,
-    todo: Iterator[Unit],
-    workers: int,
-    bar: RunProgress,
-    on_item: Callable[[ItemRecord], None] | None,
-) -> None:
+@dataclass
+class _Callbacks:
+    """Tells the caller's callbacks about each stored item and the run's progress."""
+
+    runner: _Run
+    total: int
+    skipped: int
+    on_item: Callable[[ItemRecord], None] | None
+    on_progress: ExperimentProgressCallback | None
+
+    def progress(self) -> None:
+        if self.on_progress is not None:
+            run_id = self.runner.run.run_id
+            self.on_progress(self.runner.totals.progress(run_id, self.total, self.skipped))
+
+    def item(self, record: ItemRecord) -> None:
+        self.progress()
+        if self.on_item is not None:
+            self.on_item(record)
+
+
+async def _work(runner: _Run, todo: Iterator[Unit], workers: int, callbacks: _Callbacks) -> None:
     """``workers`` tasks answering units from ``todo`` until it is empty.
 
     When one task fails (a ConfigError that would fail every unit alike), the
@@ -493,10 +519,7 @@ async def _work(
 
     async def worker() -> None:
         for unit in todo:  # a shared iterator: each worker takes the next unit
-            result = await runner.answer(unit)
-            bar.advance(runner.totals)
-            if on_item is not None:
-                on_item(result)
+            callbacks.item(await runner.answer(unit))
 
     tasks = [asyncio.create_task(worker()) for _ in range(workers)]
     try:
@@ -512,10 +535,9 @@ def run_experiment(
     *,
     overrides: dict[str, Any] | None = None,
     resume: str | None = None,
-    progress: bool = False,
-    console: Console | None = None,
     make_manager: ManagerFactory | None = None,
     on_start: Callable[[RunRecord], None] | None = None,
+    on_progress: ExperimentProgressCallback | None = None,
 ) -> RunSummary:
     """Run an experiment from a config (or a YAML path) and return its summary.
 
@@ -524,6 +546,9 @@ def run_experiment(
     stops gracefully: every finished item is already stored, the run is marked
     ``interrupted``, and ``KeyboardInterrupt`` propagates; ``on_start`` (called
     with the run's record before the first item) tells which run that was.
+    ``on_progress`` is called with an
+    :class:`~answerx.experiments.progress.ExperimentProgress` before the first item
+    and after each one (``answerx run`` draws its progress bar from it).
 
     >>> summary = run_experiment("config/experiments/demo.yaml")   # doctest: +SKIP
     >>> summary.run_id, summary.done, summary.correct               # doctest: +SKIP
@@ -538,9 +563,8 @@ def run_experiment(
             arun_experiment(
                 config,
                 resume=resume,
-                progress=progress,
-                console=console,
                 make_manager=make_manager,
                 on_start=on_start,
+                on_progress=on_progress,
             )
         )

@@ -1,82 +1,63 @@
-"""Scoring: is an extracted answer right? The experiments' view of :mod:`answerx.grading`.
+"""Scoring: the verdict on each answer of a run, in grading's own words.
 
-:func:`score` compares one predicted answer with its gold answer and says how
-it decided (``ScoreResult.method``, the names stored with every experiment
-item); :func:`score_items` fills ``correct`` and ``score_method`` of stored
-items; :func:`score_run` re-scores a stored run. The comparisons themselves
-(math-verify in a time-limited worker process, numbers, letters, booleans,
-text, Game of 24) are :func:`answerx.grading.grade`'s.
+:func:`judge` asks :func:`answerx.grading.grade` about one answer, together with
+what extraction found about it (a malformed answer, an unfinished output), and
+returns grading's :class:`~answerx.grading.Verdict` unchanged: its ``reason`` and
+``how`` are what runs store and reports group by. :func:`score_item` fills an
+item's verdict fields, :func:`score_items` many, :func:`score_run` re-scores a
+stored run (no model is called).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
-
-from answerx.experiments.records import ItemKey, ItemRecord, ScoreMethod
-from answerx.grading import Verdict, check_game24, grade, infer_task, normalize_text
-from answerx.grading.tasks import check_task
+from answerx.experiments.records import ItemRecord
+from answerx.grading import DEFAULT_TOLERANCE, Verdict, grade
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = [
-    "SCORE_METHODS",
-    "ScoreMethod",
-    "ScoreResult",
-    "check_game24",
-    "infer_task",
-    "normalize_text",
-    "score",
+    "MATH_TIMEOUT_S",
+    "judge",
     "score_item",
     "score_items",
     "score_run",
+    "verdict_fields",
 ]
-
-SCORE_METHODS: tuple[str, ...] = get_args(ScoreMethod)
 
 #: Seconds math-verify may spend on one item (its own default).
 MATH_TIMEOUT_S = 5
 
 
-class ScoreResult(BaseModel):
-    """The verdict on one answer: ``correct`` is None when it cannot be judged (no gold)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    correct: bool | None
-    method: ScoreMethod
-
-
-def score(
-    predicted: str | None,
+def judge(
+    answer: str | None,
     gold: str | None,
     task: str = "auto",
     *,
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
-    tolerance: float = 1e-6,
-    math_timeout_s: int = MATH_TIMEOUT_S,
-) -> ScoreResult:
-    """Compare ``predicted`` with ``gold`` the way ``task`` says.
+    valid: bool | None = None,
+    unfinished: bool = False,
+    tolerance: float = DEFAULT_TOLERANCE,
+    math_timeout_s: float = MATH_TIMEOUT_S,
+) -> Verdict:
+    """The verdict on ``answer`` against ``gold``, as :func:`answerx.verify` would give it
+    for an output whose extraction found ``answer``, ``valid`` and ``unfinished``.
 
-    Both answers are cleaned first (``clean_answer``: "The answer is $4$." is
-    ``4``). A missing prediction is wrong (``no_answer``); a missing gold
-    answer cannot be judged (``correct=None``, ``no_gold``), except for
-    ``game24``, which checks the expression against ``numbers``. ``tolerance``
-    is relative to the gold value and absolute below 1 (numeric task).
-    Raises ConfigError for an unknown task name; never raises for any answer text.
+    A run's answer may come from an LLM's structured reply rather than from
+    ``extract``, so the extraction's findings are passed in, not found again: no
+    answer from an unfinished output is ``unfinished``, and a wrong answer that is not
+    well formed (``valid=False``) is ``malformed_answer``, as ``verify`` says them.
+    Raises ConfigError for an unknown task; never raises for any answer text.
 
-    >>> score("\\\\frac{1}{2}", "0.5", "math")
-    ScoreResult(correct=True, method='math_verify')
-    >>> score("$1,234.50", "1234.5", "numeric")
-    ScoreResult(correct=True, method='numeric')
+    >>> judge("K", "B", "multiple_choice", choices=["x", "y"], valid=False).reason
+    'malformed_answer'
     """
-    task = check_task(task)
     verdict = grade(
-        predicted,
+        answer,
         gold,
         task,
         choices=choices,
@@ -84,49 +65,41 @@ def score(
         tolerance=tolerance,
         time_limit_s=math_timeout_s,
     )
-    used = infer_task(verdict.gold, choices, numbers) if task == "auto" else task
-    return ScoreResult(correct=verdict.correct, method=_method(verdict, used))
+    if verdict.reason == "no_answer" and unfinished:
+        return verdict.model_copy(update={"reason": "unfinished"})
+    if verdict.reason == "different" and valid is False:
+        return verdict.model_copy(update={"reason": "malformed_answer"})
+    return verdict
 
 
-_BY_REASON: dict[str, ScoreMethod] = {
-    "unreadable_gold": "no_gold",
-    "no_answer": "no_answer",
-    "unfinished": "no_answer",
-    "timeout": "math_verify_timeout",
-}
-_BY_HOW: dict[str, ScoreMethod] = {
-    "normalised_text": "text",
-    "game24": "game24",
-    "letter": "choice_letter",
-    "option_text": "choice_text",
-    "boolean": "boolean",
-}
+def verdict_fields(verdict: Verdict) -> dict[str, Any]:
+    """The :data:`~answerx.experiments.records.VERDICT_FIELDS` of an item judged ``verdict``
+    (``grade`` says nothing beyond reason and how: no detail)."""
+    return {
+        "correct": verdict.correct,
+        "reason": verdict.reason,
+        "how": verdict.how,
+        "verdict_detail": None,
+    }
 
 
-def _method(verdict: Verdict, task: str) -> ScoreMethod:
-    """The stored method name of a verdict: math items say ``math_verify`` whichever of the
-    math predicates decided, numeric items ``numeric`` (the names runs have always stored)."""
-    method = _BY_REASON.get(verdict.reason) or _BY_HOW.get(verdict.how)
-    if method is not None:
-        return method
-    return "math_verify" if task == "math" else "numeric"
-
-
-def score_item(item: ItemRecord, *, math_timeout_s: int = MATH_TIMEOUT_S) -> ItemRecord:
-    """``item`` with ``correct`` and ``score_method`` filled in (a new record)."""
-    result = score(
+def score_item(item: ItemRecord, *, math_timeout_s: float = MATH_TIMEOUT_S) -> ItemRecord:
+    """``item`` with its verdict filled in (a new record)."""
+    verdict = judge(
         item.extracted_answer,
         item.gold,
         item.task,
         choices=item.choices,
         numbers=item.numbers,
+        valid=item.valid,
+        unfinished=item.unfinished,
         math_timeout_s=math_timeout_s,
     )
-    return item.model_copy(update={"correct": result.correct, "score_method": result.method})
+    return item.model_copy(update=verdict_fields(verdict))
 
 
 def score_items(
-    items: Iterable[ItemRecord], *, math_timeout_s: int = MATH_TIMEOUT_S
+    items: Iterable[ItemRecord], *, math_timeout_s: float = MATH_TIMEOUT_S
 ) -> list[ItemRecord]:
     """Every item scored (see :func:`score_item`); calls no model."""
     return [score_item(item, math_timeout_s=math_timeout_s) for item in items]
@@ -137,17 +110,15 @@ class ScoreStore(Protocol):
 
     def items(self, run_id: str) -> Iterator[ItemRecord]: ...
 
-    def update_scores(self, run_id: str, scores: Sequence[tuple[ItemKey, bool | None, str]]) -> Any:
-        """Store ``(key, correct, score_method)`` for items of ``run_id``."""
+    def update_verdicts(self, run_id: str, items: Iterable[ItemRecord]) -> Any:
+        """Store the verdict fields of ``items`` (found by key) in run ``run_id``."""
         ...
 
 
 def score_run(
-    store: ScoreStore, run_id: str, *, math_timeout_s: int = MATH_TIMEOUT_S
+    store: ScoreStore, run_id: str, *, math_timeout_s: float = MATH_TIMEOUT_S
 ) -> list[ItemRecord]:
     """Re-score every item of a stored run and save the verdicts; returns the scored items."""
     scored = score_items(store.items(run_id), math_timeout_s=math_timeout_s)
-    store.update_scores(
-        run_id, [(item.key, item.correct, item.score_method or "no_gold") for item in scored]
-    )
+    store.update_verdicts(run_id, scored)
     return scored

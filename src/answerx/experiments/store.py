@@ -8,7 +8,10 @@ resumes where it stopped.
   block the writer, and a commit survives the process dying; only an OS crash
   or power loss may lose the last commits.
 - **Schema versioned** with ``PRAGMA user_version`` and append-only migrations
-  (:data:`MIGRATIONS`), applied when a store is opened.
+  (:data:`MIGRATIONS`), applied when a store is opened for writing. A store opened
+  ``read_only`` (``answerx runs list|show|report|export``, or a file that cannot be
+  written) is never changed: one of an older schema is read through a view that
+  adds what the migrations would have (:func:`_old_schema_columns`).
 - **One row per item key** (run, approach, strategy, provider, model, item id,
   repetition). :meth:`ResultStore.add_item` never duplicates: adding a key that
   already finished is ignored, and adding a key whose stored row has an
@@ -26,7 +29,9 @@ written, so an API key quoted in a provider's error message never reaches the fi
 A file that SQLite cannot use (damaged pages, a truncated file, another kind of
 file in its place, a lock never released, a full disk) raises
 :class:`~answerx.errors.StoreError` naming the file and what to do, from every
-method, never ``sqlite3``'s own exceptions.
+method, never ``sqlite3``'s own exceptions. What a method claims, it has read:
+:meth:`ResultStore.item_counts` counts the rows themselves (not only the index that
+lists them), so a count is never given for items a damaged page has lost.
 """
 
 from __future__ import annotations
@@ -49,8 +54,8 @@ from pydantic import BaseModel
 from answerx._version import __version__
 from answerx.errors import ConfigError, DuplicateRun, RunNotFound, StoreError, redact
 from answerx.experiments.export import ExportFormat, export_items, utc_iso
-from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
-from answerx.experiments.sqlitefile import guarded, open_sqlite, store_error
+from answerx.experiments.records import VERDICT_FIELDS, ItemKey, ItemRecord, RunRecord, RunStatus
+from answerx.experiments.sqlitefile import guarded, may_write, open_sqlite, store_error
 from answerx.home import default_db
 
 __all__ = [
@@ -60,7 +65,6 @@ __all__ = [
     "ExportFormat",
     "ResultStore",
     "Salvage",
-    "ScoreUpdate",
     "new_run_id",
     "salvage",
     "store_error",
@@ -69,14 +73,11 @@ __all__ = [
 #: The results store when ``$ANSWERX_HOME`` is unset (:func:`answerx.home.default_db`).
 DEFAULT_DB = Path("runs/answerx.db")
 
-#: (item key, correct, score method): one scoring result for :meth:`ResultStore.update_scores`.
-ScoreUpdate = tuple[ItemKey, bool | None, str | None]
-
 _KEY_COLUMNS = ("approach", "strategy", "provider", "model", "item_id", "repetition")
 _ITEM_COLUMNS: tuple[str, ...] = tuple(ItemRecord.model_fields)
 _RUN_COLUMNS: tuple[str, ...] = tuple(RunRecord.model_fields)
-_JSON_COLUMNS = frozenset({"choices", "numbers"})
-_BOOL_COLUMNS = frozenset({"cached", "correct"})
+_JSON_COLUMNS = frozenset({"choices", "numbers", "verdict_detail"})
+_BOOL_COLUMNS = frozenset({"cached", "correct", "valid", "unfinished"})
 _TIME_COLUMNS = frozenset({"finished_at", "started_at"})
 _PAGE = 500  # rows read per query when iterating items
 
@@ -135,12 +136,85 @@ CREATE UNIQUE INDEX items_key
 # The provider's finish reason of the item's last free-text reply ("length": cut off).
 _M002 = "ALTER TABLE items ADD COLUMN finish_reason TEXT"
 
+# Schemas 1-2 kept one name per verdict (score_method), translated from grading's
+# reason and how with detail lost; schema 3 keeps grading's own words. What each old
+# name says in them: math_verify and numeric each covered several predicates (exact,
+# fraction, math-verify ...), so their `how` is not known (NULL), and the old name stays
+# in verdict_detail. One SQL expression per column, for the migration and for reading
+# an old store that cannot be migrated (read-only).
+_OLD_REASONS = {
+    "no_gold": "unreadable_gold",
+    "no_answer": "no_answer",
+    "math_verify_timeout": "timeout",
+}
+_OLD_HOWS = {
+    "no_gold": "none",
+    "no_answer": "none",
+    "math_verify_timeout": "math_verify",
+    "choice_letter": "letter",
+    "choice_text": "option_text",
+    "boolean": "boolean",
+    "text": "normalised_text",
+    "game24": "game24",
+}
+
+
+def _from_score_method(table: dict[str, str], otherwise: str) -> str:
+    whens = " ".join(f"WHEN score_method = '{old}' THEN '{new}'" for old, new in table.items())
+    return f"CASE WHEN score_method IS NULL THEN NULL {whens} ELSE {otherwise} END"
+
+
+_OLD_VERDICT = {
+    "reason": _from_score_method(
+        _OLD_REASONS,
+        "CASE correct WHEN 1 THEN 'equivalent' WHEN 0 THEN 'different' ELSE 'unreadable_gold' END",
+    ),
+    "how": _from_score_method(_OLD_HOWS, "NULL"),
+    # Text, not json_object(): SQLite builds without JSON functions exist.
+    "verdict_detail": """CASE WHEN score_method IS NULL THEN NULL
+        ELSE '{"score_method": "' || score_method || '"}' END""",
+}
+
+# The verdict in grading's own words, and what extraction found about the answer
+# (malformed_answer and unfinished are judged from them). score_method stays, unused:
+# DROP COLUMN needs SQLite 3.35, older than some systems' still.
+_M003 = f"""
+ALTER TABLE items ADD COLUMN valid INTEGER;             -- 0/1, NULL: not checked
+ALTER TABLE items ADD COLUMN problem TEXT;
+ALTER TABLE items ADD COLUMN unfinished INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE items ADD COLUMN reason TEXT;               -- NULL until scored
+ALTER TABLE items ADD COLUMN how TEXT;
+ALTER TABLE items ADD COLUMN verdict_detail TEXT;       -- JSON object
+UPDATE items SET reason = {_OLD_VERDICT["reason"]},
+    how = {_OLD_VERDICT["how"]},
+    verdict_detail = {_OLD_VERDICT["verdict_detail"]}
+"""
+
 #: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_runs_and_items", _M001),
     ("m002_items_finish_reason", _M002),
+    ("m003_items_verdict_reason_how", _M003),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _old_schema_columns(db: sqlite3.Connection) -> str:
+    """The select list that reads the file's ``items`` table as the current schema has
+    it: every column the table has, then one expression for each column that later
+    migrations add (the old verdict in grading's words, else the column's default)."""
+    present = {row[1] for row in db.execute("PRAGMA main.table_info(items)")}
+    if not present:
+        raise sqlite3.DatabaseError("it holds no answerx items table")
+    added = []
+    for column in _ITEM_COLUMNS:
+        if column in present:
+            continue
+        if column in _OLD_VERDICT and "score_method" in present:
+            added.append(f"{_OLD_VERDICT[column]} AS {column}")
+        else:
+            added.append(f"{0 if column == 'unfinished' else 'NULL'} AS {column}")
+    return ", ".join(["*", *added])
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -182,24 +256,42 @@ class ResultStore:
     'running'
     """
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+        """Open (or create) the store at ``path``. ``read_only`` opens an existing store
+        without writing anything to it, migrations included: what a command that only
+        reads uses, and all a read-only file, folder or mount allows."""
         # None: the default store in $ANSWERX_HOME, looked up now (not at import).
         path = default_db() if path is None else path
         self.path = Path(path)
         in_memory = str(path) == ":memory:"
-        if not in_memory:
+        self.read_only = read_only and not in_memory
+        if not in_memory and not self.read_only:
+            if self.path.exists() and not may_write(self.path):
+                # Refused before SQLite leaves a -shm of this user's beside the file.
+                raise self._error(sqlite3.OperationalError("read-only for this user"))
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._db = open_sqlite(path, wal=not in_memory, error=self._error)
+        self._db = open_sqlite(path, wal=not in_memory, read_only=self.read_only, error=self._error)
         try:
             self._db.row_factory = sqlite3.Row
             self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            if self.read_only:
+                self._read_old_schema()
+            else:
+                self._migrate()
         except BaseException as exc:
             self._db.close()
             if isinstance(exc, sqlite3.DatabaseError):
                 raise self._error(exc) from None
             raise
+
+    @classmethod
+    def for_reading(cls, path: str | Path | None = None) -> ResultStore:
+        """The store at ``path`` opened to be read: as usual where this process may write
+        it (an older schema is migrated), read-only where it may not (a read-only mount, a
+        file or folder without write permission) instead of failing."""
+        path = default_db() if path is None else path
+        return cls(path, read_only=str(path) != ":memory:" and not may_write(path))
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -244,20 +336,35 @@ class ResultStore:
         if self.schema_version == SCHEMA_VERSION:
             return  # the usual case: no write lock taken, so readers open freely
         with self._guard(), self._transaction():  # one process migrates; the others wait
-            version = self.schema_version  # again, inside the lock
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"results store {str(self.path)!r} has schema version {version}, "
-                    f"newer than this answerx ({__version__}) knows ({SCHEMA_VERSION}): "
-                    "upgrade answerx",
-                    path=str(self.path),
-                )
+            version = self._known_version()  # again, inside the lock
             for _name, sql in MIGRATIONS[version:]:
                 # Statement by statement: executescript() would COMMIT the open transaction.
                 for statement in sql.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _known_version(self) -> int:
+        """The file's schema version; a newer one than this answerx knows is refused."""
+        version = self.schema_version
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"results store {str(self.path)!r} has schema version {version}, "
+                f"newer than this answerx ({__version__}) knows ({SCHEMA_VERSION}): "
+                "upgrade answerx",
+                path=str(self.path),
+            )
+        return version
+
+    def _read_old_schema(self) -> None:
+        """Read a store of an older schema as if migrated, without changing it: a
+        temporary view named ``items`` (the connection's own, in memory) adds the
+        columns the file lacks and comes before the file's table in every statement."""
+        if self._known_version() == SCHEMA_VERSION:
+            return
+        with self._guard():
+            columns = _old_schema_columns(self._db)
+            self._db.execute(f"CREATE TEMP VIEW items AS SELECT {columns} FROM main.items")
 
     # --- runs --------------------------------------------------------------------------
 
@@ -458,18 +565,68 @@ class ResultStore:
                 self._db.execute(f"SELECT COUNT(*) FROM items WHERE {where}", params).fetchone()[0]
             )
 
-    def update_scores(self, run_id: str, scores: Iterable[ScoreUpdate]) -> int:
-        """Set ``correct`` and ``score_method`` for items by key, in one transaction;
-        returns the number of items updated (keys not in the run are skipped)."""
+    def update_verdicts(self, run_id: str, items: Iterable[ItemRecord]) -> int:
+        """Store the verdict (:data:`~answerx.experiments.records.VERDICT_FIELDS`) of each
+        item of ``items``, found by its key in run ``run_id``, in one transaction; returns
+        the number of items updated (keys not in the run are skipped)."""
         updated = 0
-        sql = "UPDATE items SET correct = ?, score_method = ? WHERE run_id = ? AND " + " AND ".join(
-            f"{c} = ?" for c in _KEY_COLUMNS
+        sql = (
+            f"UPDATE items SET {', '.join(f'{c} = ?' for c in VERDICT_FIELDS)} "
+            f"WHERE run_id = ? AND {' AND '.join(f'{c} = ?' for c in _KEY_COLUMNS)}"
         )
         with self._guard(), self._transaction():
-            for key, correct, method in scores:
-                cursor = self._db.execute(sql, (_to_sql("correct", correct), method, run_id, *key))
-                updated += cursor.rowcount
+            for item in items:
+                verdict = [_to_sql(c, getattr(item, c)) for c in VERDICT_FIELDS]
+                updated += self._db.execute(sql, (*verdict, run_id, *item.key)).rowcount
         return updated
+
+    def item_counts(self, run_ids: Iterable[str] | None = None) -> dict[str, int]:
+        """How many items each run holds (every run, or those of ``run_ids``), counted
+        from the rows themselves, not only from the index that lists them.
+
+        The check is the count's own cost: it reads the pages of the counted rows once
+        (a run's range of rows, or the whole table for every run), never their long
+        texts. A page among them that SQLite cannot read, or an index that lists rows
+        the table no longer has, raises :class:`StoreError` (damaged, with how to
+        recover) instead of a count that promises items no one can read.
+        """
+        with self._guard(), self._reading():
+            if run_ids is None:
+                rows = self._db.execute(
+                    "SELECT run_id, count(*) FROM main.items NOT INDEXED GROUP BY run_id"
+                ).fetchall()
+                listed = self._db.execute(
+                    "SELECT run_id, count(*) FROM main.items INDEXED BY items_key GROUP BY run_id"
+                ).fetchall()
+                counts, indexed = dict(map(tuple, rows)), dict(map(tuple, listed))
+            else:
+                counts, indexed = {}, {}
+                for run_id in run_ids:
+                    counts[run_id], indexed[run_id] = self._count_run(run_id)
+        if counts != indexed:
+            run_id = min(
+                r for r in counts.keys() | indexed.keys() if counts.get(r) != indexed.get(r)
+            )
+            damaged = ValueError(
+                f"its index lists {indexed.get(run_id, 0)} items of run {run_id!r}, "
+                f"its table holds {counts.get(run_id, 0)}"
+            )
+            raise store_error(self.path, damaged)
+        return counts
+
+    def _count_run(self, run_id: str) -> tuple[int, int]:
+        """(rows read, rows the index lists) of one run: its rows are read over the range
+        of row ids the index gives them (a run's rows lie together, in insertion order)."""
+        listed, low, high = self._db.execute(
+            "SELECT count(*), min(id), max(id) FROM main.items WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        if not listed:
+            return 0, 0
+        read = self._db.execute(
+            "SELECT count(*) FROM main.items NOT INDEXED WHERE id BETWEEN ? AND ? AND run_id = ?",
+            (low, high, run_id),
+        ).fetchone()[0]
+        return int(read), int(listed)
 
     def _where(self, run_id: str, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
         clauses, params = ["run_id = ?"], [run_id]
@@ -504,6 +661,16 @@ class ResultStore:
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """One read transaction: statements inside see the same snapshot of the file
+        (WAL), whatever another process commits meanwhile."""
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._db.execute("COMMIT")
 
     # --- export ------------------------------------------------------------------------
 
@@ -609,7 +776,8 @@ def salvage(source: str | Path, target: str | Path) -> Salvage:
                 for run in runs:
                     out.create_run(run)
                     saved_runs.add(run.run_id)
-            for items in _readable(db, "items", out._item_from_row, lost_items):
+            items_columns = _old_schema_columns(db)  # an older store's items read as new
+            for items in _readable(db, "items", out._item_from_row, lost_items, items_columns):
                 kept = [item for item in items if item.run_id in saved_runs]
                 lost_items.rows += len(items) - len(kept)  # items of a run that is lost
                 saved_items += out.add_items(kept)
@@ -666,9 +834,10 @@ def _readable(
     table: str,
     parse: Callable[[sqlite3.Row], _Record],
     lost: _Losses,
+    columns: str = "*",
 ) -> Iterator[list[_Record]]:
-    """Every row of ``table`` that can be read and parsed, a batch at a time, in row id
-    order; ``lost`` counts the rows that could not be."""
+    """Every row of ``table`` (its ``columns``) that can be read and parsed, a batch at a
+    time, in row id order; ``lost`` counts the rows that could not be."""
     try:
         top = int(db.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0)
         known_top = True
@@ -685,7 +854,7 @@ def _readable(
         probes += 1
         try:
             rows = db.execute(
-                f"SELECT rowid AS _rowid, * FROM {table} WHERE rowid BETWEEN ? AND ? "
+                f"SELECT rowid AS _rowid, {columns} FROM {table} WHERE rowid BETWEEN ? AND ? "
                 "ORDER BY rowid",
                 (lo, hi),
             ).fetchall()
