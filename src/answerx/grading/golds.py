@@ -1,0 +1,78 @@
+"""Gold answers as datasets hold them: one value, or a list of accepted answers (aliases).
+
+NQ, TriviaQA and HotpotQA give several accepted answers per question (``["Paris",
+"Paris, France", "City of Light"]``); GSM8K gives one number. Grading cleans them
+here into one tuple of texts, and reads the task an ``auto`` item needs from all of
+them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from answerx.errors import InputError
+from answerx.extraction import clean_answer
+from answerx.extraction.models import Task
+from answerx.grading.tasks import infer_task
+
+__all__ = ["Gold", "Golds", "clean_golds", "infer_golds_task", "is_alias_list"]
+
+#: One gold answer: text, or a bare number (GSM8K's ``72``).
+Gold = str | int | float | None
+#: A gold answer, or a list of accepted answers of which any one is right.
+Golds = Gold | Sequence[Gold]
+
+# Longer than this many words, an accepted answer is a sentence, not a short answer.
+_SHORT_WORDS: Final = 12
+
+
+def is_alias_list(gold: object) -> bool:
+    """True when ``gold`` is a list (or tuple) of accepted answers rather than one answer."""
+    return isinstance(gold, Sequence) and not isinstance(gold, str | bytes)
+
+
+def _clean_one(gold: object) -> str:
+    if gold is None or isinstance(gold, bool):
+        return ""
+    if isinstance(gold, int | float):
+        gold = repr(gold) if isinstance(gold, float) else str(gold)
+    if not isinstance(gold, str):
+        raise InputError(
+            f"a gold answer must be text or a number, not {type(gold).__name__}: {gold!r}"
+        )
+    return clean_answer(gold) if gold.strip() else ""
+
+
+def clean_golds(gold: object) -> tuple[str, ...]:
+    """The accepted answers, cleaned, empty ones and repeats dropped, in order.
+
+    >>> clean_golds(["Paris", " $Paris$ ", "", "City of Light"]), clean_golds(72)
+    (('Paris', 'City of Light'), ('72',))
+    """
+    values = list(gold) if is_alias_list(gold) else [gold]  # type: ignore[call-overload]
+    cleaned = (_clean_one(v) for v in values)
+    return tuple(dict.fromkeys(c for c in cleaned if c))
+
+
+def infer_golds_task(
+    golds: tuple[str, ...],
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+) -> Task:
+    """The task of an ``auto`` item with a *list* of accepted answers: ``short_answer``
+    when they are short texts (or texts beside numbers: ``["3", "three"]``), else the
+    task all of them share, else the first one's.
+
+    >>> infer_golds_task(("Paris", "City of Light")), infer_golds_task(("72", "72.0"))
+    ('short_answer', 'numeric')
+    """
+    if choices or numbers or not golds:
+        return infer_task(golds[0] if golds else None, choices, numbers)
+    kinds = {infer_task(g) for g in golds}
+    if "text" in kinds:
+        short = all(len(g.split()) <= _SHORT_WORDS for g in golds)
+        return "short_answer" if short else "text"
+    if len(kinds) == 1:
+        return kinds.pop()
+    return infer_task(golds[0])
