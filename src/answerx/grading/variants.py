@@ -31,15 +31,15 @@ _MONTH_OF = {m: i for i, m in enumerate(_MONTHS, 1)} | {
 _MONTH_OF["sept"] = 9
 # "may" is a month only beside a day or a year: "May 4" yes, "it may be" no.
 _MONTH = r"(?P<{0}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_DAY = r"(?P<{0}>[0-3]?\d)(?:st|nd|rd|th)?"
+_DAY = r"(?P<{0}>[0-3]?\d)(?!\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<{0}>\d{{3,4}})"
 _DATES = re.compile(
     "|".join(
         [
             # March 3, 1921 / March 3rd 1921 / March 3
-            rf"\b{_MONTH.format('m1')}\s+{_DAY.format('d1')}(?:\s*,?\s*{_YEAR.format('y1')})?\b",
+            rf"\b{_MONTH.format('m1')}\s+{_DAY.format('d1')}(?:(?:\s*,\s*|\s+){_YEAR.format('y1')})?\b",
             # 3 March 1921 / the 3rd of March, 1921 / 3 March
-            rf"\b{_DAY.format('d2')}\s+(?:of\s+)?{_MONTH.format('m2')}(?:\s*,?\s*{_YEAR.format('y2')})?\b",
+            rf"\b{_DAY.format('d2')}\s+(?:of\s+)?{_MONTH.format('m2')}(?:(?:\s*,\s*|\s+){_YEAR.format('y2')})?\b",
             # 1921-03-03
             r"\b(?P<y3>\d{4})-(?P<m3>[01]\d)-(?P<d3>[0-3]\d)\b",
         ]
