@@ -57,12 +57,12 @@ def verify_batch(
     ``outputs`` and ``golds`` are lists (or pyarrow arrays) of the same length; a
     gold may itself be a list of accepted answers (any one matching is right);
     ``task``, ``choices`` and ``numbers`` are one value for all items or one per
-    item, ``questions`` one per item. An item that cannot be read (an output that is None or not text) gets
-    its verdict (``no_answer``), never an exception; one that overruns its time
-    limit gets ``timeout``. ``workers=N`` spreads the items over N worker
-    processes (each item bounded by ``time_limit_s`` there); ``None`` works in
-    this process. Raises InputError when the lengths differ and ConfigError for
-    an unknown task name.
+    item, ``questions`` one per item. An item that cannot be read (an output that
+    is None or not text) gets its verdict (``no_answer``), never an exception; one
+    that overruns its time limit gets ``timeout``. ``workers=N`` spreads the items
+    over N worker processes (each item bounded by ``time_limit_s`` there); ``None``
+    works in this process. Raises InputError when the lengths differ and ConfigError
+    for an unknown task name.
 
     ``judge`` is asked, in this process, about the items whose rules were unsure
     (``Verdict.doubt``), at most ``judge_concurrency`` at a time; the others never

@@ -142,9 +142,7 @@ def verify(
         )  # fmt: skip
     if judge is None or verdict.doubt is None:
         return verdict
-    return consult(
-        verdict, judge, golds=refs, question=question, choices=choices, started=started
-    )
+    return consult(verdict, judge, golds=refs, question=question, choices=choices, started=started)
 
 
 # --- extraction ------------------------------------------------------------------------------
@@ -228,9 +226,8 @@ def _math_doubt(reason: str, how: str, task: str, refs: tuple[str, ...]) -> Doub
     not read the gold (not plain words) and text decided instead."""
     if reason == "timeout":
         return "comparison_timeout"
-    if task == "math" and how == "normalised_text" and reason == "different":
-        if refs and not _WORDS.fullmatch(refs[0]):
-            return "math_unreadable"
+    if task == "math" and how == "normalised_text" and reason == "different" and refs:
+        return None if _WORDS.fullmatch(refs[0]) else "math_unreadable"
     return None
 
 

@@ -131,9 +131,9 @@ def token_f1(
 
 
 def _f1(pred: str, gold: str, convention: str) -> float:
-    if convention == "flashrag" and (pred in _HOTPOT_SPECIAL or gold in _HOTPOT_SPECIAL):
-        if pred != gold:
-            return 0.0
+    special = pred in _HOTPOT_SPECIAL or gold in _HOTPOT_SPECIAL
+    if convention == "flashrag" and special and pred != gold:
+        return 0.0
     pred_tokens, gold_tokens = pred.split(), gold.split()
     same = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
     if same == 0:

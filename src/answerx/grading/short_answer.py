@@ -85,8 +85,24 @@ _HEDGE = re.compile(
 # Within two tokens before a mention ("not Paris", "rather than Paris", "neither
 # Paris"); "no" only right before it ("No, it is Paris" states Paris).
 _NEGATORS = frozenset(
-    "not never neither nor isnt wasnt arent werent doesnt didnt except besides "
-    "excluding unlike instead rather".split()
+    [
+        "not",
+        "never",
+        "neither",
+        "nor",
+        "isnt",
+        "wasnt",
+        "arent",
+        "werent",
+        "doesnt",
+        "didnt",
+        "except",
+        "besides",
+        "excluding",
+        "unlike",
+        "instead",
+        "rather",
+    ]
 )
 _AFTER_NEGATION = re.compile(
     r"^(?:(?:is|was|are|were)\s+(?:not|incorrect|wrong)|isnt|wasnt|arent|werent)\b"
@@ -107,16 +123,68 @@ _PERSON_QUESTION = re.compile(
     r"|\bname\s+(?:of\s+)?the\s+(?:person|man|woman)\b",
     re.IGNORECASE,
 )
-_NAME_WORD = r"(?:[A-Z][a-z'’\-]+|[A-Z]\.(?:\s?[A-Z]\.)*|(?:de|da|van|von|der|la|le|di|del|bin|ibn)\b)"
+_NAME_WORD = (
+    r"(?:[A-Z][a-z'’\-]+|[A-Z]\.(?:\s?[A-Z]\.)*|(?:de|da|van|von|der|la|le|di|del|bin|ibn)\b)"
+)
 _PERSON_NAME = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,3}}")
 _TITLES = frozenset(
-    "mr mrs ms miss madame mme dr sir dame lord lady saint president king queen general "
-    "professor prof captain pope emperor".split()
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "madame",
+        "mme",
+        "dr",
+        "sir",
+        "dame",
+        "lord",
+        "lady",
+        "saint",
+        "president",
+        "king",
+        "queen",
+        "general",
+        "professor",
+        "prof",
+        "captain",
+        "pope",
+        "emperor",
+    ]
 )
 _NOT_NAMES = frozenset(
-    "university college river mountain mount lake city state kingdom republic company "
-    "church war battle treaty act party street island islands ocean sea north south east "
-    "west new san saint united".split()
+    [
+        "university",
+        "college",
+        "river",
+        "mountain",
+        "mount",
+        "lake",
+        "city",
+        "state",
+        "kingdom",
+        "republic",
+        "company",
+        "church",
+        "war",
+        "battle",
+        "treaty",
+        "act",
+        "party",
+        "street",
+        "island",
+        "islands",
+        "ocean",
+        "sea",
+        "north",
+        "south",
+        "east",
+        "west",
+        "new",
+        "san",
+        "saint",
+        "united",
+    ]
 )
 
 

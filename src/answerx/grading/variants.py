@@ -22,15 +22,27 @@ from functools import lru_cache
 
 __all__ = ["variant_tokens"]
 
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
-_MONTH_OF = {m: i for i, m in enumerate(_MONTHS, 1)} | {
-    m[:3]: i for i, m in enumerate(_MONTHS, 1)
-}
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_MONTH_OF = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)}
 _MONTH_OF["sept"] = 9
 # "may" is a month only beside a day or a year: "May 4" yes, "it may be" no.
-_MONTH = r"(?P<{0}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_MONTH = (
+    r"(?P<{0}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
 _DAY = r"(?P<{0}>[0-3]?\d)(?!\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<{0}>\d{{3,4}})"
 _DATES = re.compile(
