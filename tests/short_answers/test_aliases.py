@@ -26,7 +26,8 @@ def test_no_accepted_answer_matching_is_wrong_and_names_none() -> None:
     ("answer", "golds", "task", "how", "matched"),
     [
         ("0.5", [r"\frac{1}{2}", "1/2"], "auto", "fraction", r"\frac{1}{2}"),
-        ("72", [70, 72], "auto", "exact", "72"),
+        ("72", [70, 72], "numeric", "exact", "72"),
+        ("72.0", [70, 72], "auto", "variant_match", "72"),  # a list of numbers: short answers
         ("B", ["A", "B"], "multiple_choice", "letter", "B"),
         ("yes", ["no", "yes"], "boolean", "boolean", "yes"),
         ("3", ["3", "three"], "auto", "exact_match", "3"),
@@ -64,7 +65,9 @@ def test_golds_are_cleaned_and_repeats_dropped() -> None:
     [
         (("Paris", "City of Light"), "short_answer"),
         (("3", "three"), "short_answer"),
-        (("72", "72.00"), "numeric"),
+        (("72", "72.00"), "short_answer"),
+        (("Hydrogen", "H"), "short_answer"),
+        (("A", "B"), "multiple_choice"),
         ((r"\frac{1}{2}", "0.5"), "math"),
         (("A long sentence " * 5,), "text"),
     ],

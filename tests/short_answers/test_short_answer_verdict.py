@@ -143,6 +143,8 @@ def test_person_names_are_told_from_places_and_single_words(name: str, is_person
         ("March 3, 1921", "3 March 1921"),
         ("Mar. 3rd 1921", "1921-03-03"),
         ("one hundred and five", "105"),
+        ("nineteen eighty-nine", "1989"),
+        ("twenty-one", "21"),
         ("2.5 million", "2,500,000"),
         ("centre", "center"),
         ("Organisation", "organization"),

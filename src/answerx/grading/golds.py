@@ -8,6 +8,7 @@ them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -61,18 +62,31 @@ def infer_golds_task(
     numbers: Sequence[int | float] | None = None,
 ) -> Task:
     """The task of an ``auto`` item with a *list* of accepted answers: ``short_answer``
-    when they are short texts (or texts beside numbers: ``["3", "three"]``), else the
-    task all of them share, else the first one's.
+    when they are short texts or plain numbers (a list of aliases is an open-domain QA
+    item: ``["1989"]``, ``["3", "three"]``, ``June 28, 1919``, ``330 m``), else the task
+    all of them share (``math`` for LaTeX, ``multiple_choice`` for letters, ``boolean``),
+    else the first one's. Pass ``task="numeric"`` for numbers within a tolerance.
 
-    >>> infer_golds_task(("Paris", "City of Light")), infer_golds_task(("72", "72.0"))
-    ('short_answer', 'numeric')
+    >>> infer_golds_task(("Paris", "City of Light")), infer_golds_task((r"\\frac12", "0.5"))
+    ('short_answer', 'math')
     """
     if choices or numbers or not golds:
         return infer_task(golds[0] if golds else None, choices, numbers)
-    kinds = {infer_task(g) for g in golds}
-    if "text" in kinds:
+    kinds = {_kind(g) for g in golds}
+    # A letter or a yes beside names is a short answer too ("H" beside "Hydrogen").
+    if "text" in kinds or kinds == {"numeric"}:
         short = all(len(g.split()) <= _SHORT_WORDS for g in golds)
         return "short_answer" if short else "text"
     if len(kinds) == 1:
         return kinds.pop()
     return infer_task(golds[0])
+
+
+# Mathematics beyond digits: LaTeX, operators, brackets. "June 28, 1919" and "330 m"
+# hold digits but are short texts.
+_MATH_SYNTAX = re.compile(r"[\\^_{}=+*/<>()\[\]]")
+
+
+def _kind(gold: str) -> str:
+    task = infer_task(gold)
+    return "text" if task == "math" and not _MATH_SYNTAX.search(gold) else task

@@ -155,7 +155,7 @@ def _numbers(tokens: list[str]) -> list[str]:
             out.append(f"{_ORDINALS[tokens[i]]}th")
             i += 1
         else:
-            out.append(tokens[i])
+            out.append(_plain(tokens[i]))
             i += 1
     return out
 
@@ -163,15 +163,18 @@ def _numbers(tokens: list[str]) -> list[str]:
 def _read_number(tokens: list[str], start: int) -> tuple[float, int]:
     """The number spelled from ``tokens[start]`` on and how many tokens it took (0: none)."""
     total = current = 0.0
-    i, seen = start, False
+    i, seen, hundreds = start, False, False
     while i < len(tokens):
         t = tokens[i]
         if t in _UNITS:
             current += _UNITS[t]
+        elif t in _TENS and 10 <= current < 100 and not hundreds:
+            current = current * 100 + _TENS[t]  # a year said in pairs: "nineteen eighty"
         elif t in _TENS:
             current += _TENS[t]
         elif t == "hundred" and seen:
             current *= 100
+            hundreds = True
         elif t in _SCALES and seen:
             total += current * _SCALES[t]
             current = 0.0
@@ -192,6 +195,15 @@ def _is_number_word(token: str) -> bool:
 
 def _is_decimal(token: str) -> bool:
     return token.replace(".", "", 1).isdigit()
+
+
+_TRAILING_ZEROS = re.compile(r"^(\d+)\.0+$|^(\d+\.\d*?)0+$")
+
+
+def _plain(token: str) -> str:
+    """A decimal without its trailing zeros ("72.0" is "72", "2.50" is "2.5")."""
+    m = _TRAILING_ZEROS.match(token)
+    return token if m is None else (m.group(1) or m.group(2))
 
 
 def _digits(value: float) -> str:
