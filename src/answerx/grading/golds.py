@@ -87,6 +87,6 @@ def infer_golds_task(
 _MATH_SYNTAX = re.compile(r"[\\^_{}=+*/<>()\[\]]")
 
 
-def _kind(gold: str) -> str:
+def _kind(gold: str) -> Task:
     task = infer_task(gold)
     return "text" if task == "math" and not _MATH_SYNTAX.search(gold) else task
