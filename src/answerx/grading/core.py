@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from answerx.errors import InputError
 from answerx.extraction import Extraction, clean_answer, extract
@@ -171,7 +171,7 @@ def _task_for(
     """``task``, or for ``auto`` the task the gold answers call for."""
     if task != "auto":
         return task
-    if is_alias_list(gold):
+    if not isinstance(gold, str) and is_alias_list(gold):
         return infer_golds_task(refs, choices, numbers)
     return infer_task(refs[0] if refs else None, choices, numbers)
 
@@ -208,8 +208,13 @@ def _decide_golds(
         return _Decided(
             cast(Reason, short.reason), cast(How, short.how), short.matched, short.scores, doubt
         )
+    if len(refs) <= 1:  # one gold: today's single comparison
+        ref = refs[0] if refs else ""
+        reason, how = _decide(pred, ref, task, choices, numbers, tolerance, limit_s)
+        matched = ref if reason == "equivalent" else None
+        return _Decided(reason, how, matched, doubt=_math_doubt(reason, how, task, refs))
     tried: list[_Decision] = []
-    for ref in refs or ("",):
+    for ref in refs:
         reason, how = _decide(pred, ref, task, choices, numbers, tolerance, limit_s)
         if reason == "equivalent":
             return _Decided(reason, how, ref or None)
@@ -250,17 +255,25 @@ def _verdict(
 ) -> Verdict:
     correct = True if reason == "equivalent" else None if reason == "unreadable_gold" else False
     matched = decided.matched if decided is not None and correct else None
+    doubt = doubt if doubt is not None or decided is None else decided.doubt
+    # Only the fields that are set: a default costs nothing, a passed value is validated
+    # (a verdict is made per item, millions of times in a batch).
+    extra: dict[str, Any] = {}
+    if matched is not None:
+        extra["matched_gold"] = matched
+    if decided is not None and decided.scores is not None:
+        extra["scores"] = decided.scores
+    if doubt is not None:
+        extra["doubt"] = doubt
     return Verdict(
         correct=correct,
         reason=reason,
         how=how,
         answer=answer,
         gold=matched or (refs[0] if refs else None),
-        matched_gold=matched,
         extraction=extraction,
         elapsed_s=time.perf_counter() - started,
-        scores=decided.scores if decided is not None else None,
-        doubt=doubt if doubt is not None or decided is None else decided.doubt,
+        **extra,
     )
 
 

@@ -30,6 +30,8 @@ _SHORT_WORDS: Final = 12
 
 def is_alias_list(gold: object) -> bool:
     """True when ``gold`` is a list (or tuple) of accepted answers rather than one answer."""
+    if isinstance(gold, list | tuple):  # the usual lists, without the ABC's check
+        return True
     return isinstance(gold, Sequence) and not isinstance(gold, str | bytes)
 
 
@@ -51,6 +53,9 @@ def clean_golds(gold: object) -> tuple[str, ...]:
     >>> clean_golds(["Paris", " $Paris$ ", "", "City of Light"]), clean_golds(72)
     (('Paris', 'City of Light'), ('72',))
     """
+    if isinstance(gold, str):  # the usual case, without the list's bookkeeping
+        one = clean_answer(gold) if gold.strip() else ""
+        return (one,) if one else ()
     values = list(gold) if is_alias_list(gold) else [gold]  # type: ignore[call-overload]
     cleaned = (_clean_one(v) for v in values)
     return tuple(dict.fromkeys(c for c in cleaned if c))
