@@ -30,6 +30,8 @@ def test_one_text_against_its_gold_prints_the_verdict_as_json() -> None:
     assert verdict | {"elapsed_s": 0} == {
         "correct": True, "reason": "equivalent", "how": "exact", "answer": "42", "gold": "42",
         "elapsed_s": 0, "method": "boxed",
+        # issue 24: which accepted answer matched; short-answer scores, doubt, judge unset
+        "matched_gold": "42", "scores": None, "doubt": None, "judge": None,
     }  # fmt: skip
 
 

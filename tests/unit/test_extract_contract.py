@@ -99,7 +99,16 @@ def test_unknown_task_raises_config_error_listing_valid_tasks() -> None:
 
 
 def test_every_documented_task_is_accepted() -> None:
-    assert set(TASKS) == {"auto", "math", "numeric", "multiple_choice", "boolean", "game24", "text"}
+    assert set(TASKS) == {
+        "auto",
+        "math",
+        "numeric",
+        "multiple_choice",
+        "boolean",
+        "game24",
+        "text",
+        "short_answer",
+    }
     for task in TASKS:
         result = extract("The answer is 4.", task)
         assert isinstance(result, Extraction)

@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["grading", "examples"], 2),
     "structured": 3,
     "agent": 4,
+    "judge": 4,  # the LLM judge: structured calls on what grading's rules cannot decide
     "reasoning": 5,  # reasoning's approaches run the agent's loop and final attempt
     **dict.fromkeys(["experiments", "service", "batch"], 6),
     "client": 7,  # the service's client reads its request and response schemas

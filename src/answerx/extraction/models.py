@@ -8,7 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["FALLBACKS", "METHODS", "TASKS", "Extraction", "Fallback", "Method", "Task"]
 
-Task = Literal["auto", "math", "numeric", "multiple_choice", "boolean", "game24", "text"]
+Task = Literal[
+    "auto", "math", "numeric", "multiple_choice", "boolean", "game24", "text", "short_answer"
+]
 TASKS: tuple[str, ...] = get_args(Task)
 
 Method = Literal[

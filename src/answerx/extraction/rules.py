@@ -682,6 +682,7 @@ _FALLBACKS: dict[str, tuple[Rule, ...]] = {
     "boolean": (Rule("bottom_scan", 800, 0.4, bottom_scan),),
     "game24": (Rule("bottom_scan", 800, 0.7, bottom_scan),),
     "text": (Rule("bottom_scan", 800, 0.2, bottom_scan),),
+    "short_answer": (Rule("bottom_scan", 800, 0.2, bottom_scan),),
 }
 
 

@@ -152,6 +152,11 @@ def _accept_text(candidate: str, choices: _Choices, numbers: _Numbers) -> Accept
     return Accepted(s, "text") if s else None
 
 
+def _accept_short(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
+    s = _cleaned(candidate)
+    return Accepted(s, "short_answer") if s else None
+
+
 def _accept_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     n = canonical_number(s) if s else None
@@ -241,6 +246,7 @@ _ACCEPTORS: dict[str, _AcceptFn] = {
     "boolean": _accept_boolean,
     "game24": _accept_game24,
     "text": _accept_text,
+    "short_answer": _accept_short,  # an open-domain reply: any short text, graded by meaning
 }
 _STATED: dict[str, _AcceptFn] = _ACCEPTORS | {
     "numeric": _stated_numeric,

@@ -15,20 +15,26 @@ from answerx.extraction.models import Task
 from answerx.grading.core import (
     DEFAULT_TIME_LIMIT_S,
     DEFAULT_TOLERANCE,
-    _clean_gold,
     _extract,
+    _task_for,
     _verdict,
     verify,
 )
+from answerx.grading.golds import clean_golds
+from answerx.grading.judgement import Judge
 from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
-from answerx.grading.tasks import check_task, infer_task
+from answerx.grading.residue import consult
+from answerx.grading.tasks import check_task
 
 __all__ = ["verify_batch", "warm_up"]
 
 _CHUNK_ITEMS = 64  # requests per round trip to a worker: amortises the pipe's latency
 # Extraction and JSON of a large output, on top of the comparison's own limit.
 _SLACK_S = 2.0
+#: Judge calls in flight at once in :func:`verify_batch` (a provider's rate limits
+#: and a laptop's sockets both favour a handful).
+DEFAULT_JUDGE_CONCURRENCY = 4
 
 
 def verify_batch(
@@ -42,17 +48,25 @@ def verify_batch(
     workers: int | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    questions: Sequence[str | None] | None = None,
+    judge: Judge | None = None,
+    judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
 ) -> list[Verdict]:
     """:func:`~answerx.grading.verify` for every output, in order, one verdict each.
 
-    ``outputs`` and ``golds`` are lists (or pyarrow arrays) of the same length;
+    ``outputs`` and ``golds`` are lists (or pyarrow arrays) of the same length; a
+    gold may itself be a list of accepted answers (any one matching is right);
     ``task``, ``choices`` and ``numbers`` are one value for all items or one per
-    item. An item that cannot be read (an output that is None or not text) gets
-    its verdict (``no_answer``), never an exception; one that overruns its time
-    limit gets ``timeout``. ``workers=N`` spreads the items over N worker
-    processes (each item bounded by ``time_limit_s`` there); ``None`` works in
-    this process. Raises InputError when the lengths differ and ConfigError for
-    an unknown task name.
+    item, ``questions`` one per item. An item that cannot be read (an output that
+    is None or not text) gets its verdict (``no_answer``), never an exception; one
+    that overruns its time limit gets ``timeout``. ``workers=N`` spreads the items
+    over N worker processes (each item bounded by ``time_limit_s`` there); ``None``
+    works in this process. Raises InputError when the lengths differ and ConfigError
+    for an unknown task name.
+
+    ``judge`` is asked, in this process, about the items whose rules were unsure
+    (``Verdict.doubt``), at most ``judge_concurrency`` at a time; the others never
+    reach it.
 
     >>> [v.correct for v in verify_batch(["It is 4.", "It is 5."], ["4", "4"])]
     [True, False]
@@ -67,6 +81,7 @@ def verify_batch(
     item_choices = _per_item(choices, n, "choices", _one_list_of(str))
     item_numbers = _per_item(numbers, n, "numbers", _one_list_of(int, float))
     finishes = _per_item(finish_reasons, n, "finish_reasons", lambda v: v is None)
+    asked = _per_item(questions, n, "questions", lambda v: v is None)
     items = [
         {
             "raw_output": outs[i],
@@ -77,14 +92,42 @@ def verify_batch(
             "finish_reason": finishes[i],
             "tolerance": tolerance,
             "time_limit_s": time_limit_s,
+            "question": asked[i],
         }
         for i in range(n)
     ]
+    if judge is not None and judge_concurrency < 1:
+        raise InputError(f"judge_concurrency must be at least 1, not {judge_concurrency}")
     if workers is None or n == 0:
-        return [_verify_here(item) for item in items]
-    if workers < 1:
+        verdicts = [_verify_here(item) for item in items]
+    elif workers < 1:
         raise InputError(f"workers must be at least 1, not {workers}")
-    return _verify_in_workers(items, workers, time_limit_s + _SLACK_S)
+    else:
+        verdicts = _verify_in_workers(items, workers, time_limit_s + _SLACK_S)
+    if judge is None:
+        return verdicts
+    return _consult_all(verdicts, items, judge, judge_concurrency)
+
+
+def _consult_all(
+    verdicts: list[Verdict], items: list[dict[str, Any]], judge: Judge, concurrency: int
+) -> list[Verdict]:
+    """The residue of ``verdicts`` put to ``judge``, ``concurrency`` calls at a time."""
+    residue = [i for i, v in enumerate(verdicts) if v.doubt is not None]
+    if not residue:
+        return verdicts
+
+    def ask(i: int) -> Verdict:
+        item = items[i]
+        return consult(
+            verdicts[i], judge, golds=clean_golds(item["gold"]), question=item["question"],
+            choices=item["choices"],
+        )  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(residue))) as threads:
+        for i, ruled in zip(residue, threads.map(ask, residue), strict=True):
+            verdicts[i] = ruled
+    return verdicts
 
 
 def warm_up(workers: int = 1) -> None:
@@ -134,20 +177,21 @@ def _unreadable_output(item: dict[str, Any]) -> Verdict:
     )
     if verdict.reason == "unreadable_gold":
         return verdict
-    return _verdict("no_answer", "none", None, verdict.gold, None, started)
+    return _verdict("no_answer", "none", None, clean_golds(item["gold"]), None, started)
 
 
 def _timed_out(item: dict[str, Any], waited_s: float) -> Verdict:
     # The worker was killed on this item: read the answer here (extraction is linear
     # and bounded) so the verdict still says what was stated.
-    task = item["task"]
-    if task == "auto":
-        task = infer_task(_clean_gold(item["gold"]) or None, item["choices"], item["numbers"])
+    refs = clean_golds(item["gold"])
+    task = _task_for(item["task"], item["gold"], refs, item["choices"], item["numbers"])
     extraction = _extract(
         item["raw_output"], task, item["choices"], item["numbers"], item["finish_reason"]
     )
-    gold = _clean_gold(item["gold"]) or None
-    verdict = _verdict("timeout", "math_verify", extraction.answer, gold, extraction, 0.0)
+    verdict = _verdict(
+        "timeout", "math_verify", extraction.answer, refs, extraction, 0.0,
+        doubt="comparison_timeout",
+    )  # fmt: skip
     return verdict.model_copy(update={"elapsed_s": waited_s})
 
 

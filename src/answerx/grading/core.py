@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from typing import Final
+from dataclasses import dataclass
+from typing import Any, Final, cast
 
 from answerx.errors import InputError
 from answerx.extraction import Extraction, clean_answer, extract
@@ -19,20 +20,23 @@ from answerx.extraction.models import Task
 from answerx.grading.boolean import boolean_of
 from answerx.grading.choice import choice_of
 from answerx.grading.game24 import judge_game24, numbers_of
+from answerx.grading.golds import Gold, Golds, clean_golds, infer_golds_task, is_alias_list
+from answerx.grading.judgement import Doubt, Judge
 from answerx.grading.mathverify import compare
 from answerx.grading.models import How, Reason, Verdict
 from answerx.grading.numeric import as_fraction, exact_number, numbers_close
+from answerx.grading.qa_metrics import ShortAnswerScores
+from answerx.grading.residue import consult, guess_doubt
+from answerx.grading.short_answer import decide_short_answer
 from answerx.grading.tasks import check_task, infer_task
 from answerx.grading.text import same_text
 
-__all__ = ["DEFAULT_TIME_LIMIT_S", "DEFAULT_TOLERANCE", "Gold", "grade", "verify"]
+__all__ = ["DEFAULT_TIME_LIMIT_S", "DEFAULT_TOLERANCE", "Gold", "Golds", "grade", "verify"]
 
 #: Seconds one item's math-verify comparison may take (math-verify's own default).
 DEFAULT_TIME_LIMIT_S: Final = 5.0
 #: Numeric task: relative to the gold value, absolute below 1.
 DEFAULT_TOLERANCE: Final = 1e-6
-#: A gold answer as datasets hold it: text, or a bare number (GSM8K's ``72``).
-Gold = str | int | float | None
 
 _Decision = tuple[Reason, How]
 _NOTHING: Final = "none"
@@ -43,38 +47,45 @@ _ROUNDING_GAP: Final = 1e-5
 
 def grade(
     answer: str | None,
-    gold: Gold,
+    gold: Golds,
     task: Task | str = "auto",
     *,
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    question: str | None = None,
 ) -> Verdict:
     """Judge an answer already extracted against ``gold``, the way ``task`` says.
 
-    Both are cleaned first (``clean_answer``: "The answer is $4$." is ``4``). No
-    answer is wrong (``no_answer``); a missing gold cannot be judged
-    (``correct=None``, ``unreadable_gold``), except for ``game24`` with
-    ``numbers``. ``auto`` reads the task from the gold answer. Raises ConfigError
-    for an unknown task; never raises for any answer text.
+    ``gold`` is one answer or a list of accepted answers (aliases): the answer is
+    right when it matches any of them, and ``Verdict.matched_gold`` names the one it
+    matched. Both are cleaned first (``clean_answer``: "The answer is $4$." is ``4``).
+    No answer is wrong (``no_answer``); a missing gold cannot be judged
+    (``correct=None``, ``unreadable_gold``), except for ``game24`` with ``numbers``.
+    ``auto`` reads the task from the gold answer (a list of short texts is
+    ``short_answer``). ``question`` lets ``short_answer`` accept a surname for a
+    person. Raises ConfigError for an unknown task; never raises for any answer text.
 
     >>> grade(r"\\frac{1}{2}", "0.5", "math").how
     'fraction'
     >>> grade("Venus", "B", choices=["Mercury", "Venus"]).reason
     'equivalent'
+    >>> grade("Paris, France", ["Paris", "City of Light"]).matched_gold
+    'Paris'
     """
     started = time.perf_counter()
     task = check_task(task)
     pred = clean_answer(answer) if answer else ""
-    ref = _clean_gold(gold)
-    reason, how = _decide(pred, ref, task, choices, numbers, tolerance, time_limit_s)
-    return _verdict(reason, how, pred or None, ref or None, None, started)
+    refs = clean_golds(gold)
+    wanted = _task_for(task, gold, refs, choices, numbers)
+    decided = _decide_golds(pred, refs, wanted, choices, numbers, tolerance, time_limit_s, question)
+    return _verdict(decided.reason, decided.how, pred or None, refs, None, started, decided)
 
 
 def verify(
     raw_output: str,
-    gold: Gold,
+    gold: Golds,
     task: Task | str = "auto",
     *,
     choices: Sequence[str] | None = None,
@@ -82,15 +93,24 @@ def verify(
     finish_reason: str | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    question: str | None = None,
+    judge: Judge | None = None,
 ) -> Verdict:
     """Extract the final answer from ``raw_output`` and judge it against ``gold``.
 
-    An output that states nothing is wrong (``no_answer``, or ``unfinished`` when
-    it was cut off: ``finish_reason="length"``, or an unclosed ``<think>``); a
-    stated answer that is not well formed (``Extraction.valid`` is False) and not
-    equivalent is ``malformed_answer``. ``auto`` reads the task from the gold
-    answer (``72`` is numeric, ``B`` a choice letter, ``\\frac{1}{2}`` math) and
+    ``gold`` is one answer or a list of accepted answers (any one matching is right;
+    ``Verdict.matched_gold`` says which). An output that states nothing is wrong
+    (``no_answer``, or ``unfinished`` when it was cut off: ``finish_reason="length"``,
+    or an unclosed ``<think>``); a stated answer that is not well formed
+    (``Extraction.valid`` is False) and not equivalent is ``malformed_answer``.
+    ``auto`` reads the task from the gold answer (``72`` is numeric, ``B`` a choice
+    letter, ``\\frac{1}{2}`` math, a list of short texts ``short_answer``) and
     extracts with it. Thread-safe; math-verify runs bounded by ``time_limit_s``.
+
+    ``judge`` (see :class:`~answerx.grading.judgement.Judge`, e.g.
+    :class:`answerx.judge.LLMJudge`) is asked only where the rules are unsure
+    (``Verdict.doubt``); it sees ``question`` when given. Without a judge the verdict
+    is the rules' alone.
 
     >>> verify("6 * 7 = 42, so the answer is 42.", 42).correct
     True
@@ -99,18 +119,30 @@ def verify(
     if not isinstance(raw_output, str):
         raise InputError(f"raw_output must be a string, not {type(raw_output).__name__}")
     task = check_task(task)
-    ref = _clean_gold(gold)
-    wanted = infer_task(ref or None, choices, numbers) if task == "auto" else task
+    refs = clean_golds(gold)
+    wanted = _task_for(task, gold, refs, choices, numbers)
     extraction = _extract(raw_output, wanted, choices, numbers, finish_reason)
     if extraction.answer is None:
+        ref = refs[0] if refs else ""
         if not _gold_readable(ref, wanted, numbers):
-            return _verdict("unreadable_gold", _NOTHING, None, None, extraction, started)
+            return _verdict("unreadable_gold", _NOTHING, None, (), extraction, started)
         reason: Reason = "unfinished" if extraction.unfinished else "no_answer"
-        return _verdict(reason, _NOTHING, None, ref or None, extraction, started)
-    reason, how = _decide(extraction.answer, ref, wanted, choices, numbers, tolerance, time_limit_s)
-    if reason == "different" and extraction.valid is False:
-        reason = "malformed_answer"
-    return _verdict(reason, how, extraction.answer, ref or None, extraction, started)
+        doubt: Doubt | None = None if extraction.unfinished else "nothing_extracted"
+        verdict = _verdict(reason, _NOTHING, None, refs, extraction, started, doubt=doubt)
+    else:
+        decided = _decide_golds(
+            extraction.answer, refs, wanted, choices, numbers, tolerance, time_limit_s, question
+        )
+        reason = decided.reason
+        if reason == "different" and extraction.valid is False:
+            reason = "malformed_answer"
+        verdict = _verdict(
+            reason, decided.how, extraction.answer, refs, extraction, started, decided,
+            doubt=decided.doubt or guess_doubt(extraction, reason),
+        )  # fmt: skip
+    if judge is None or verdict.doubt is None:
+        return verdict
+    return consult(verdict, judge, golds=refs, question=question, choices=choices, started=started)
 
 
 # --- extraction ------------------------------------------------------------------------------
@@ -129,12 +161,79 @@ def _extract(
 # --- deciding -------------------------------------------------------------------------------------
 
 
-def _clean_gold(gold: Gold) -> str:
-    if gold is None or isinstance(gold, bool):
-        return ""
-    if isinstance(gold, int | float):
-        gold = repr(gold) if isinstance(gold, float) else str(gold)
-    return clean_answer(gold) if isinstance(gold, str) and gold.strip() else ""
+def _task_for(
+    task: Task,
+    gold: Golds,
+    refs: tuple[str, ...],
+    choices: Sequence[str] | None,
+    numbers: Sequence[int | float] | None,
+) -> Task:
+    """``task``, or for ``auto`` the task the gold answers call for."""
+    if task != "auto":
+        return task
+    if not isinstance(gold, str) and is_alias_list(gold):
+        return infer_golds_task(refs, choices, numbers)
+    return infer_task(refs[0] if refs else None, choices, numbers)
+
+
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    """A decision over all accepted answers: which one matched, the short-answer scores,
+    and why the rules are unsure (None: they are not)."""
+
+    reason: Reason
+    how: How
+    matched: str | None = None
+    scores: ShortAnswerScores | None = None
+    doubt: Doubt | None = None
+
+
+def _decide_golds(
+    pred: str,
+    refs: tuple[str, ...],
+    task: str,
+    choices: Sequence[str] | None,
+    numbers: Sequence[int | float] | None,
+    tolerance: float,
+    limit_s: float,
+    question: str | None,
+) -> _Decided:
+    """:func:`_decide` against every accepted answer: the first that matches wins; when
+    none does, a timeout (unsure) before a plain difference, before an unreadable gold."""
+    if task == "short_answer":
+        if not refs:
+            return _Decided("unreadable_gold", _NOTHING)
+        short = decide_short_answer(pred or None, refs, question)
+        doubt = cast(Doubt | None, short.doubt)
+        return _Decided(
+            cast(Reason, short.reason), cast(How, short.how), short.matched, short.scores, doubt
+        )
+    if len(refs) <= 1:  # one gold: today's single comparison
+        ref = refs[0] if refs else ""
+        reason, how = _decide(pred, ref, task, choices, numbers, tolerance, limit_s)
+        matched = ref if reason == "equivalent" else None
+        return _Decided(reason, how, matched, doubt=_math_doubt(reason, how, task, refs))
+    tried: list[_Decision] = []
+    for ref in refs:
+        reason, how = _decide(pred, ref, task, choices, numbers, tolerance, limit_s)
+        if reason == "equivalent":
+            return _Decided(reason, how, ref or None)
+        tried.append((reason, how))
+    reason, how = min(tried, key=lambda d: _UNSURE_FIRST.get(d[0], 1))
+    return _Decided(reason, how, doubt=_math_doubt(reason, how, task, refs))
+
+
+_UNSURE_FIRST: Final = {"timeout": 0, "unreadable_gold": 2}
+
+
+def _math_doubt(reason: str, how: str, task: str, refs: tuple[str, ...]) -> Doubt | None:
+    """A math comparison the rules could not finish: it timed out, or math-verify could
+    not read the gold (not plain words) and text decided instead."""
+    if reason == "timeout":
+        return "comparison_timeout"
+    if task == "math" and how == "normalised_text" and reason == "different" and refs:
+        return None if _WORDS.fullmatch(refs[0]) else "math_unreadable"
+    return None
 
 
 def _gold_readable(ref: str, task: str, numbers: Sequence[int | float] | None) -> bool:
@@ -147,19 +246,34 @@ def _verdict(
     reason: Reason,
     how: How,
     answer: str | None,
-    gold: str | None,
+    refs: tuple[str, ...],
     extraction: Extraction | None,
     started: float,
+    decided: _Decided | None = None,
+    *,
+    doubt: Doubt | None = None,
 ) -> Verdict:
     correct = True if reason == "equivalent" else None if reason == "unreadable_gold" else False
+    matched = decided.matched if decided is not None and correct else None
+    doubt = doubt if doubt is not None or decided is None else decided.doubt
+    # Only the fields that are set: a default costs nothing, a passed value is validated
+    # (a verdict is made per item, millions of times in a batch).
+    extra: dict[str, Any] = {}
+    if matched is not None:
+        extra["matched_gold"] = matched
+    if decided is not None and decided.scores is not None:
+        extra["scores"] = decided.scores
+    if doubt is not None:
+        extra["doubt"] = doubt
     return Verdict(
         correct=correct,
         reason=reason,
         how=how,
         answer=answer,
-        gold=gold,
+        gold=matched or (refs[0] if refs else None),
         extraction=extraction,
         elapsed_s=time.perf_counter() - started,
+        **extra,
     )
 
 

@@ -7,6 +7,8 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.extraction.models import Extraction
+from answerx.grading.judgement import Doubt, JudgeRuling
+from answerx.grading.qa_metrics import ShortAnswerScores
 
 __all__ = ["HOWS", "REASONS", "How", "Reason", "Verdict"]
 
@@ -50,6 +52,12 @@ REASONS: tuple[str, ...] = get_args(Reason)
 #: - ``normalised_text``: SQuAD-style text match (case, punctuation, articles, spacing);
 #: - ``game24``: the expression uses each given number once and makes 24 (evaluated exactly
 #:   on fractions, never with ``eval``);
+#: - ``exact_match``, ``variant_match``, ``item_set``, ``cover_match``, ``name_match``,
+#:   ``surname_match`` (equivalent) and ``refusal``, ``alias_negated``,
+#:   ``several_candidates``, ``hedged_answer``, ``no_match`` (not): the ``short_answer``
+#:   rules, in that order (see :mod:`answerx.grading.short_answer`);
+#: - ``llm_judge``: the rules were unsure (``Verdict.doubt``) and a judge decided
+#:   (``Verdict.judge`` holds its reason and what it cost);
 #: - ``none``: nothing was compared (no answer, unfinished output, unreadable gold).
 How = Literal[
     "exact",
@@ -62,6 +70,18 @@ How = Literal[
     "boolean",
     "normalised_text",
     "game24",
+    "exact_match",
+    "variant_match",
+    "item_set",
+    "cover_match",
+    "name_match",
+    "surname_match",
+    "refusal",
+    "alias_negated",
+    "several_candidates",
+    "hedged_answer",
+    "no_match",
+    "llm_judge",
     "none",
 ]
 HOWS: tuple[str, ...] = get_args(How)
@@ -80,11 +100,38 @@ class Verdict(BaseModel):
     reason: Reason = Field(description="Why: equivalent, different, no_answer, unfinished, ...")
     how: str = Field(description="The predicate that decided (see answerx.grading.HOWS).")
     answer: str | None = Field(default=None, description="The answer that was judged (cleaned).")
-    gold: str | None = Field(default=None, description="The gold answer it was judged against.")
+    gold: str | None = Field(
+        default=None,
+        description=(
+            "The gold answer it was judged against: with several accepted answers, the one "
+            "that matched, else the first."
+        ),
+    )
+    matched_gold: str | None = Field(
+        default=None,
+        description=(
+            "The accepted answer (alias) the answer matched; None when none did, or when a "
+            "judge decided."
+        ),
+    )
     extraction: Extraction | None = Field(
         default=None, description="The extraction the answer came from (verify only)."
     )
     elapsed_s: float = Field(default=0.0, ge=0.0, description="Seconds spent on this verdict.")
+    scores: ShortAnswerScores | None = Field(
+        default=None,
+        description="short_answer: exact match, token F1 and cover match, as QA work reports them.",
+    )
+    doubt: Doubt | None = Field(
+        default=None,
+        description=(
+            "Why the rules could not decide with confidence (a judge is asked only then); "
+            "None when they could."
+        ),
+    )
+    judge: JudgeRuling | None = Field(
+        default=None, description="What the judge said and cost, when one was asked."
+    )
 
     @property
     def reward(self) -> float:

@@ -1,0 +1,97 @@
+"""Gold answers as datasets hold them: one value, or a list of accepted answers (aliases).
+
+NQ, TriviaQA and HotpotQA give several accepted answers per question (``["Paris",
+"Paris, France", "City of Light"]``); GSM8K gives one number. Grading cleans them
+here into one tuple of texts, and reads the task an ``auto`` item needs from all of
+them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from answerx.errors import InputError
+from answerx.extraction import clean_answer
+from answerx.extraction.models import Task
+from answerx.grading.tasks import infer_task
+
+__all__ = ["Gold", "Golds", "clean_golds", "infer_golds_task", "is_alias_list"]
+
+#: One gold answer: text, or a bare number (GSM8K's ``72``).
+Gold = str | int | float | None
+#: A gold answer, or a list of accepted answers of which any one is right.
+Golds = Gold | Sequence[Gold]
+
+# Longer than this many words, an accepted answer is a sentence, not a short answer.
+_SHORT_WORDS: Final = 12
+
+
+def is_alias_list(gold: object) -> bool:
+    """True when ``gold`` is a list (or tuple) of accepted answers rather than one answer."""
+    if isinstance(gold, list | tuple):  # the usual lists, without the ABC's check
+        return True
+    return isinstance(gold, Sequence) and not isinstance(gold, str | bytes)
+
+
+def _clean_one(gold: object) -> str:
+    if gold is None or isinstance(gold, bool):
+        return ""
+    if isinstance(gold, int | float):
+        gold = repr(gold) if isinstance(gold, float) else str(gold)
+    if not isinstance(gold, str):
+        raise InputError(
+            f"a gold answer must be text or a number, not {type(gold).__name__}: {gold!r}"
+        )
+    return clean_answer(gold) if gold.strip() else ""
+
+
+def clean_golds(gold: object) -> tuple[str, ...]:
+    """The accepted answers, cleaned, empty ones and repeats dropped, in order.
+
+    >>> clean_golds(["Paris", " $Paris$ ", "", "City of Light"]), clean_golds(72)
+    (('Paris', 'City of Light'), ('72',))
+    """
+    if isinstance(gold, str):  # the usual case, without the list's bookkeeping
+        one = clean_answer(gold) if gold.strip() else ""
+        return (one,) if one else ()
+    values = list(gold) if is_alias_list(gold) else [gold]  # type: ignore[call-overload]
+    cleaned = (_clean_one(v) for v in values)
+    return tuple(dict.fromkeys(c for c in cleaned if c))
+
+
+def infer_golds_task(
+    golds: tuple[str, ...],
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+) -> Task:
+    """The task of an ``auto`` item with a *list* of accepted answers: ``short_answer``
+    when they are short texts or plain numbers (a list of aliases is an open-domain QA
+    item: ``["1989"]``, ``["3", "three"]``, ``June 28, 1919``, ``330 m``), else the task
+    all of them share (``math`` for LaTeX, ``multiple_choice`` for letters, ``boolean``),
+    else the first one's. Pass ``task="numeric"`` for numbers within a tolerance.
+
+    >>> infer_golds_task(("Paris", "City of Light")), infer_golds_task((r"\\frac12", "0.5"))
+    ('short_answer', 'math')
+    """
+    if choices or numbers or not golds:
+        return infer_task(golds[0] if golds else None, choices, numbers)
+    kinds = {_kind(g) for g in golds}
+    # A letter or a yes beside names is a short answer too ("H" beside "Hydrogen").
+    if "text" in kinds or kinds == {"numeric"}:
+        short = all(len(g.split()) <= _SHORT_WORDS for g in golds)
+        return "short_answer" if short else "text"
+    if len(kinds) == 1:
+        return kinds.pop()
+    return infer_task(golds[0])
+
+
+# Mathematics beyond digits: LaTeX, operators, brackets. "June 28, 1919" and "330 m"
+# hold digits but are short texts.
+_MATH_SYNTAX = re.compile(r"[\\^_{}=+*/<>()\[\]]")
+
+
+def _kind(gold: str) -> Task:
+    task = infer_task(gold)
+    return "text" if task == "math" and not _MATH_SYNTAX.search(gold) else task

@@ -1,0 +1,155 @@
+"""The residue: items the rules cannot decide with confidence, and asking a judge about them.
+
+Rules decide first, always. An item joins the residue (``Verdict.doubt``) when a
+finished output yields no answer, when the answer is a fallback's guess out of a
+longer output, when a short answer's guards fired or its measures disagree, or when a
+math comparison could not finish. Only those items reach a judge, and a judge that
+cannot answer (budget spent, provider down) leaves the rules' verdict as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from answerx.errors import AnswerxError
+from answerx.extraction.models import Extraction
+from answerx.grading.judgement import Doubt, Judge, JudgeRequest, JudgeRuling
+from answerx.grading.models import Reason, Verdict
+
+__all__ = ["GUESS_CONFIDENCE", "JudgeTotals", "consult", "guess_doubt", "judge_totals"]
+
+log = logging.getLogger("answerx.grading")
+
+#: An extraction below this confidence is a fallback's guess (last number 0.30, last
+#: line 0.20; every explicit marker is 0.85 or more).
+GUESS_CONFIDENCE: Final = 0.35
+
+_REASON_OF: Final[dict[str, Reason]] = {
+    "correct": "equivalent",
+    "incorrect": "different",
+    "no_answer": "no_answer",
+}
+
+
+def guess_doubt(extraction: Extraction, reason: str) -> Doubt | None:
+    """``low_confidence_guess`` when the answer is a fallback rule's pick out of a longer
+    output. An output that is the answer and nothing else (``Paris``, ``18``) is no
+    guess whatever rule read it: there was nothing else to read."""
+    if reason == "unreadable_gold" or extraction.answer is None:
+        return None
+    if extraction.confidence >= GUESS_CONFIDENCE:
+        return None
+    whole = extraction.raw_output.strip()
+    if extraction.candidate is not None and extraction.candidate.strip() == whole:
+        return None
+    return "low_confidence_guess"
+
+
+def consult(
+    verdict: Verdict,
+    judge: Judge,
+    *,
+    golds: Sequence[str],
+    question: str | None = None,
+    choices: Sequence[str] | None = None,
+    started: float | None = None,
+) -> Verdict:
+    """``verdict`` after asking ``judge`` about it, when ``verdict.doubt`` is set; ``golds``
+    are the accepted answers (cleaned).
+
+    The judge's verdict replaces the rules' (``how="llm_judge"``); a ruling without
+    a verdict (not asked, or failed) is recorded and the rules' verdict stands.
+    """
+    if verdict.doubt is None:
+        return verdict
+    extraction = verdict.extraction
+    request = JudgeRequest(
+        task=extraction.task if extraction is not None else "auto",
+        raw_output=extraction.raw_output if extraction is not None else (verdict.answer or ""),
+        answer=verdict.answer,
+        golds=tuple(golds),
+        question=question,
+        choices=tuple(choices) if choices else None,
+        doubt=verdict.doubt,
+        rules_how=verdict.how,
+        rules_correct=verdict.correct,
+    )
+    try:
+        ruling = judge.judge(request)
+    except AnswerxError as exc:  # a judge that raises anyway: the rules' verdict stands
+        ruling = JudgeRuling(verdict=None, reason=f"judge failed: {type(exc).__name__}: {exc}")
+    ruling = ruling.model_copy(update={"rules_how": verdict.how, "rules_correct": verdict.correct})
+    update: dict[str, object] = {"judge": ruling}
+    if ruling.verdict is not None:
+        reason = _REASON_OF[ruling.verdict]
+        update |= {
+            "correct": reason == "equivalent",
+            "reason": reason,
+            "how": "llm_judge",
+            "matched_gold": None,
+        }
+    if started is not None:
+        update["elapsed_s"] = time.perf_counter() - started
+    return verdict.model_copy(update=update)
+
+
+class JudgeTotals(BaseModel):
+    """What judging cost over many verdicts: for a file summary, a run, a report."""
+
+    model_config = ConfigDict(frozen=True)
+
+    items: int = Field(description="Verdicts counted.")
+    doubtful: int = Field(description="Verdicts the rules were unsure of (the residue).")
+    asked: int = Field(description="Residue items a judge was consulted about.")
+    judged: int = Field(description="Items the judge ruled on (its verdict replaced the rules').")
+    overturned: int = Field(description="Judged items whose correctness the judge changed.")
+    not_judged: int = Field(description="Asked but not judged (budget spent, provider error).")
+    cached: int = Field(description="Rulings answered from the judge's cache.")
+    calls: int = Field(description="Requests paid for.")
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None = Field(description="Summed cost; None when any cost is unknown.")
+
+    @property
+    def residue_share(self) -> float:
+        """The share of items in the residue (0.0 for none)."""
+        return self.doubtful / self.items if self.items else 0.0
+
+
+def judge_totals(verdicts: Iterable[Verdict]) -> JudgeTotals:
+    """Sum what the judge did and cost over ``verdicts``.
+
+    >>> judge_totals([]).asked
+    0
+    """
+    items = doubtful = asked = judged = overturned = not_judged = cached = calls = 0
+    tokens_in = tokens_out = 0
+    cost: float | None = 0.0
+    for v in verdicts:
+        items += 1
+        doubtful += v.doubt is not None
+        ruling = v.judge
+        if ruling is None:
+            continue
+        asked += 1
+        judged += ruling.verdict is not None
+        not_judged += ruling.verdict is None
+        overturned += ruling.verdict is not None and v.correct != ruling.rules_correct
+        cached += ruling.cached
+        calls += ruling.calls
+        tokens_in += ruling.input_tokens
+        tokens_out += ruling.output_tokens
+        if ruling.calls and ruling.cost_usd is None:
+            cost = None
+        elif cost is not None and ruling.cost_usd is not None:
+            cost += ruling.cost_usd
+    return JudgeTotals(
+        items=items, doubtful=doubtful, asked=asked, judged=judged, overturned=overturned,
+        not_judged=not_judged, cached=cached, calls=calls, input_tokens=tokens_in,
+        output_tokens=tokens_out, cost_usd=cost,
+    )  # fmt: skip

@@ -1,0 +1,77 @@
+"""Where judge answers are kept so that a re-run costs nothing: the cache hook.
+
+A judge cache is anything with ``get(key)`` returning an entry with ``payload`` and
+``info`` (or None) and ``put(key, payload, info)``: exactly the interface of the
+experiments' :class:`~answerx.experiments.cache.ResponseCache`, which plugs in as it
+is (a judge question is one more call of the run). :class:`MemoryJudgeCache` keeps
+answers for the life of the process. Keys hash everything that decides the answer:
+provider, model, endpoint, modes, the messages, the verdict model's schema and the
+call's options.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from answerx.callinfo import CallInfo
+
+__all__ = ["CachedReply", "JudgeCache", "MemoryJudgeCache", "judge_cache_key"]
+
+
+class CachedReply(Protocol):
+    """One stored judge call: the verdict model's JSON and the call's CallInfo."""
+
+    @property
+    def payload(self) -> str: ...
+
+    @property
+    def info(self) -> CallInfo: ...
+
+
+class JudgeCache(Protocol):
+    """The cache hook of :class:`~answerx.judge.LLMJudge` (thread-safe implementations only)."""
+
+    def get(self, key: str) -> CachedReply | None:
+        """The stored call of ``key``, or None."""
+        ...
+
+    def put(self, key: str, payload: str, info: CallInfo) -> None:
+        """Store the call of ``key``."""
+        ...
+
+
+class _Entry(BaseModel):
+    payload: str
+    info: CallInfo
+
+
+class MemoryJudgeCache:
+    """A :class:`JudgeCache` in a dict, for the life of the process (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> CachedReply | None:
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key: str, payload: str, info: CallInfo) -> None:
+        with self._lock:
+            self._entries[key] = _Entry(payload=payload, info=info)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+
+def judge_cache_key(**parts: Any) -> str:
+    """A stable hash of a judge call's identifying parts (JSON with sorted keys), the same
+    recipe as the response cache's keys."""
+    blob = json.dumps({"kind": "judge", **parts}, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -1,0 +1,237 @@
+"""``LLMJudge``: an LLM rules on the items grading's rules could not decide.
+
+The judge is one structured call through :class:`~answerx.structured.InstructorClientManager`
+(tools mode, then the provider's JSON modes, re-asks on an invalid object: the
+same chain the reasoning approaches use) with the task's verdict model
+(:func:`~answerx.judge.models.judgement_model`) and the ``judge`` prompt. It is asked
+only about the residue (``Verdict.doubt``): pass it to ``verify(..., judge=...)`` or
+``verify_batch(..., judge=...)``. A provider error or a spent budget gives a ruling
+without a verdict, and the rules' verdict stands.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from answerx.callinfo import CallInfo
+from answerx.errors import ConfigError, ProviderError
+from answerx.grading.judgement import JudgeRequest, JudgeRuling
+from answerx.judge.budget import JudgeBudget, JudgeSummary, Price
+from answerx.judge.cache import JudgeCache, judge_cache_key
+from answerx.judge.models import TASK_RULES, Judgement, judgement_model
+from answerx.resources import prompt_template
+from answerx.structured.manager import InstructorClientManager
+
+__all__ = ["LLMJudge"]
+
+#: A reply longer than this is shown to the judge as its head and its tail.
+DEFAULT_MAX_OUTPUT_CHARS: Final = 6000
+
+_DOUBT_NOTES: Final = {
+    "nothing_extracted": "no final answer was found in the reply.",
+    "low_confidence_guess": "the reply marks no final answer; {answer} was guessed from it.",
+    "cover_f1_disagree": "the reply shares words with an accepted answer, but not clearly.",
+    "guard_fired": "an accepted answer appears in the reply, but it may be negated, hedged, "
+    "or one of several candidates.",
+    "comparison_timeout": "comparing {answer} with the accepted answers took too long.",
+    "math_unreadable": "the accepted answers could not be parsed as mathematics.",
+}
+
+
+class LLMJudge:
+    """A :class:`~answerx.grading.judgement.Judge` that asks an LLM, within a budget.
+
+    >>> judge = LLMJudge(InstructorClientManager("openai", "gpt-4o-mini"),   # doctest: +SKIP
+    ...                  max_calls=200, max_cost_usd=0.50, price=price)
+    >>> verify(output, ["Paris", "City of Light"], question=q, judge=judge)  # doctest: +SKIP
+
+    ``max_calls`` caps the questions sent, ``max_cost_usd`` what they cost (it needs
+    ``price``, e.g. ``answerx.experiments.prices.price_of(provider, model)``);
+    ``cache`` (a :class:`~answerx.judge.cache.JudgeCache`, such as the experiments'
+    ``ResponseCache``) answers a repeated question for free; a ruling whose
+    confidence is below ``min_confidence`` is not used. ``options`` go to the provider
+    with every call (default ``temperature=0``). Thread-safe.
+    """
+
+    def __init__(
+        self,
+        manager: InstructorClientManager,
+        *,
+        max_calls: int | None = None,
+        max_cost_usd: float | None = None,
+        price: Price | None = None,
+        cache: JudgeCache | None = None,
+        min_confidence: float = 0.0,
+        options: Mapping[str, Any] | None = None,
+        prompt_dir: str | Path | None = None,
+        max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    ) -> None:
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ConfigError(f"min_confidence must be in [0, 1], not {min_confidence}")
+        if max_output_chars < 200:
+            raise ConfigError(f"max_output_chars must be at least 200, not {max_output_chars}")
+        self.manager = manager
+        self.budget = JudgeBudget(max_calls=max_calls, max_cost_usd=max_cost_usd, price=price)
+        self.cache = cache
+        self.min_confidence = min_confidence
+        self.options: dict[str, Any] = {"temperature": 0, **(options or {})}
+        self.prompt_dir = prompt_dir
+        self.max_output_chars = max_output_chars
+        prompt_template("judge", prompt_dir)  # a missing or broken prompt fails here
+
+    @property
+    def name(self) -> str:
+        """``provider/model``, as rulings name the judge."""
+        return f"{self.manager.provider}/{self.manager.model}"
+
+    @property
+    def summary(self) -> JudgeSummary:
+        """What this judge did and spent so far."""
+        return self.budget.summary
+
+    def __repr__(self) -> str:
+        return f"LLMJudge({self.name!r})"
+
+    # ------------------------------------------------------------------ judging
+    def judge(self, request: JudgeRequest) -> JudgeRuling:
+        """The ruling on ``request`` (never raises for a provider failure)."""
+        model, messages, key = self._prepare(request)
+        ready = self._before_call(model, key)
+        if ready is not None:
+            return ready
+        try:
+            result, info = self.manager.create(messages, model, **self.options)
+        except ProviderError as exc:
+            return self._failed(exc)
+        return self._after_call(result, info, key)
+
+    async def ajudge(self, request: JudgeRequest) -> JudgeRuling:
+        """Async :meth:`judge`."""
+        model, messages, key = self._prepare(request)
+        ready = self._before_call(model, key)
+        if ready is not None:
+            return ready
+        try:
+            result, info = await self.manager.acreate(messages, model, **self.options)
+        except ProviderError as exc:
+            return self._failed(exc)
+        return self._after_call(result, info, key)
+
+    # ------------------------------------------------------------------ steps
+    def _prepare(self, request: JudgeRequest) -> tuple[type[Judgement], list[dict[str, str]], str]:
+        model = judgement_model(request.task)
+        messages = [{"role": "user", "content": self.prompt(request)}]
+        key = "" if self.cache is None else self._key(model, messages)
+        return model, messages, key
+
+    def _before_call(self, model: type[Judgement], key: str) -> JudgeRuling | None:
+        """A ruling without a call (from the cache, or refused by the budget), or None."""
+        self.budget.note(asked=1)
+        if key and self.cache is not None:
+            entry = self.cache.get(key)
+            if entry is not None:
+                self.budget.note(cache_hits=1)
+                return self._ruling(model.model_validate_json(entry.payload), None, cached=True)
+        why = self.budget.reserve()
+        if why is not None:
+            return JudgeRuling(verdict=None, reason=f"not asked: {why}", judge=self.name)
+        return None
+
+    def _after_call(self, result: Judgement, info: CallInfo, key: str) -> JudgeRuling:
+        if key and self.cache is not None:
+            self.cache.put(key, result.model_dump_json(), info)
+        return self._ruling(result, info, cached=False)
+
+    def _ruling(self, result: Judgement, info: CallInfo | None, *, cached: bool) -> JudgeRuling:
+        cost: float | None = 0.0
+        if info is not None:
+            cost = self.budget.spend(info.usage, info.attempts)
+        verdict: Any = result.verdict
+        reason = result.reason or "(no reason given)"
+        if result.confidence < self.min_confidence:
+            self.budget.note(unsure=1)
+            verdict = None
+            reason = f"judge unsure ({result.confidence:.2f} < {self.min_confidence:.2f}): {reason}"
+        else:
+            self.budget.note(judged=1)
+        return JudgeRuling(
+            verdict=verdict,
+            reason=reason,
+            confidence=result.confidence,
+            judge=self.name,
+            calls=0 if info is None else 1,
+            input_tokens=0 if info is None else info.usage.input_tokens,
+            output_tokens=0 if info is None else info.usage.output_tokens,
+            cost_usd=cost,
+            cached=cached,
+        )
+
+    def _failed(self, error: ProviderError) -> JudgeRuling:
+        """A failed call: its paid attempts counted, the rules' verdict left standing."""
+        info = error.call_info
+        self.budget.note(failed=1)
+        cost = self.budget.spend(info.usage, info.attempts) if info is not None else None
+        return JudgeRuling(
+            verdict=None,
+            reason=f"judge failed ({type(error).__name__}): {error}",
+            judge=self.name,
+            calls=1,
+            input_tokens=info.usage.input_tokens if info is not None else 0,
+            output_tokens=info.usage.output_tokens if info is not None else 0,
+            cost_usd=cost,
+        )
+
+    # ------------------------------------------------------------------ the question
+    def prompt(self, request: JudgeRequest) -> str:
+        """The judge prompt for ``request`` (``prompts/judge.txt``)."""
+        template = prompt_template("judge", self.prompt_dir)
+        shown = request.answer if request.answer is not None else "nothing"
+        question = f"\nThe question:\n<question>\n{request.question}\n</question>\n"
+        options = ""
+        if request.choices:
+            letters = "ABCDEFGHIJ"
+            options = "\nOptions:\n" + "\n".join(
+                f"({letters[i]}) {c}" for i, c in enumerate(request.choices)
+            )
+        answer_note = (
+            f"An automatic extractor read the reply's final answer as: {shown}"
+            if request.answer is not None
+            else "An automatic extractor found no final answer in the reply."
+        )
+        return template.substitute(
+            question_block=(question if request.question else "") + options,
+            golds="\n".join(f"- {g}" for g in request.golds) or "- (none given)",
+            raw_output=_shortened(request.raw_output, self.max_output_chars),
+            answer_note=answer_note,
+            task_rule=TASK_RULES.get(request.task, TASK_RULES["text"]),
+            doubt_note=_DOUBT_NOTES[request.doubt].format(answer=repr(shown)),
+        )
+
+    def _key(self, model: type[Judgement], messages: Sequence[Mapping[str, str]]) -> str:
+        return judge_cache_key(
+            provider=self.manager.provider,
+            model=self.manager.model,
+            base_url=self.manager.endpoint_identity,
+            modes=self.manager.modes,
+            messages=list(messages),
+            schema=_schema_of(model),
+            params=self.options,
+            max_tokens=self.manager.max_tokens,
+        )
+
+
+@functools.lru_cache(maxsize=64)
+def _schema_of(model: type[Judgement]) -> dict[str, Any]:
+    return {"name": model.__name__, "schema": model.model_json_schema()}
+
+
+def _shortened(text: str, limit: int) -> str:
+    """``text``, or its first third and last two thirds around a note of what was cut:
+    the final answer sits at the end of a reply, the question it answers at its start."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit // 3, limit - limit // 3
+    return f"{text[:head]}\n[... {len(text) - head - tail} characters left out ...]\n{text[-tail:]}"
