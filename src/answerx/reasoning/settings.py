@@ -178,6 +178,8 @@ class ApproachOptions(TypedDict, total=False):
     max_searches: int
     max_steps: int
     max_passages: int
+    no_query: Literal["search", "nudge"]
+    next_query: Literal["generation", "answer"]
 
 
 #: The options of :class:`ApproachOptions` that say how an approach runs, not what it does.
