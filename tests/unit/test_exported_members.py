@@ -68,6 +68,7 @@ EXPORTED: dict[str, set[str]] = {
         "ChainOfThoughtExtraction",
         "ChainOfVerificationExtraction",
         "DirectAnswerExtraction",
+        "ExtractionSettings",
         "InstructorClientManager",
         "ModeAttempt",
         "ProgramOfThoughtExtraction",

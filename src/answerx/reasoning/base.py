@@ -31,6 +31,7 @@ from answerx.reasoning.engine import (
 from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import ResponseMetadata, StandardResponse, Strategy
 from answerx.reasoning.settings import ApproachOptions, ApproachSettings, parse_settings
+from answerx.structured.extraction import ExtractionSettings
 from answerx.structured.models import get_extraction_model
 
 __all__ = ["STRATEGIES", "BaseReasoning"]
@@ -198,6 +199,7 @@ class BaseReasoning(ABC, Generic[S]):
             settings=self.settings,
             prompts=PromptBook.for_question(question, spec, self.prompt_dir),
             response_model=get_extraction_model(self.extraction_approach or self.name, spec=spec),
+            extraction=_extraction_settings(self.manager),
         )  # fmt: skip
         self.prepare(run)
         return run, BudgetTracker(self.budget), time.perf_counter()
@@ -256,6 +258,12 @@ class BaseReasoning(ABC, Generic[S]):
         if self.prompt_dir is not None:
             parameters["prompt_dir"] = str(self.prompt_dir)
         return parameters
+
+
+def _extraction_settings(manager: ReasoningManager) -> ExtractionSettings | None:
+    """The manager's extraction settings; None for a manager without them (a test double)."""
+    settings = getattr(manager, "extraction", None)
+    return settings if isinstance(settings, ExtractionSettings) else None
 
 
 def _transcript(entries: Sequence[tuple[str, str]]) -> str:

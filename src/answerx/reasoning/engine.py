@@ -55,6 +55,7 @@ from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import Stage, Strategy
 from answerx.reasoning.settings import ApproachSettings
 from answerx.structured.callinfo import CallInfo
+from answerx.structured.extraction import ExtractionSettings
 from answerx.structured.models import ReasoningExtraction
 
 __all__ = [
@@ -116,10 +117,20 @@ class Run:
     extras: dict[str, Any] = field(default_factory=dict)
     #: Provider options of every call, when they are not the settings' (a caller's loop).
     call_options: dict[str, Any] | None = None
+    #: The manager's extraction settings (None: a manager without them, as a test double).
+    extraction: ExtractionSettings | None = None
 
     @property
     def task(self) -> str:
         return self.spec.task
+
+    @property
+    def min_confidence(self) -> float:
+        """Two-stage's threshold: the approach's ``min_confidence`` when it sets one, else
+        the manager's extraction settings'."""
+        if "min_confidence" in self.settings.model_fields_set or self.extraction is None:
+            return self.settings.min_confidence
+        return self.extraction.min_confidence
 
     @property
     def options(self) -> dict[str, Any]:
