@@ -85,29 +85,28 @@ def deepresearch_fields(
     time_limit_s: float | None = None,
 ) -> tuple[str, str]:
     """``(prediction, termination)`` as DeepResearch writes them, for an agent that stopped
-    for ``stopped_by`` with answerx's ``answer`` (None: none found).
+    for ``stopped_by`` with answerx's ``answer`` (None: none found) read from its last
+    reply ``final_reply``.
 
-    After a forced answer (the context limit) DeepResearch judges the forced reply
-    ``final_reply`` itself: a closed ``<answer>…</answer>`` is an answer (answerx's reading
-    of it when answerx found the block too, else the block's text), anything else (an
-    unclosed block included) a format error whose prediction is the whole reply.
-    ``time_limit_s`` names the limit in the timeout string (DeepResearch's 150 minutes
-    by default).
+    DeepResearch's prediction is the text between the reply's (first) ``<answer>`` and
+    ``</answer>`` as written (answerx strips its ends), where answerx's answer is cleaned
+    (``Paris.`` → ``Paris``); an answer answerx read elsewhere (``\\boxed{}``, a phrase)
+    is its prediction. After a forced answer (the context limit) DeepResearch judges the
+    forced reply itself: a closed block is an answer, anything else (an unclosed block
+    included) a format error whose prediction is the whole reply. ``time_limit_s`` names
+    the limit in the timeout string (DeepResearch's 150 minutes by default).
     """
+    reply = (final_reply or "").strip()
+    block = _CLOSED_BLOCK.search(reply)
     if stopped_by in (Termination.TOKEN_LIMIT_ANSWER, Termination.TOKEN_LIMIT_FORMAT_ERROR):
-        reply = (final_reply or "").strip()
-        block = _CLOSED_BLOCK.search(reply)
         if block is None:
             return reply, str(Termination.TOKEN_LIMIT_FORMAT_ERROR)
-        found = answer if stopped_by is Termination.TOKEN_LIMIT_ANSWER else None
-        return (found if found is not None else block.group(1).strip()), str(
-            Termination.TOKEN_LIMIT_ANSWER
-        )
+        return block.group(1).strip(), str(Termination.TOKEN_LIMIT_ANSWER)
     if stopped_by is Termination.TIMEOUT:
         text = timeout_termination(time_limit_s)
         return text, text
     if stopped_by is Termination.ANSWER and answer is not None:
-        return answer, str(Termination.ANSWER)
+        return (block.group(1).strip() if block else answer), str(Termination.ANSWER)
     reason = Termination.ANSWER_NOT_FOUND if stopped_by is Termination.ANSWER else stopped_by
     return NO_ANSWER_FOUND, str(reason)
 

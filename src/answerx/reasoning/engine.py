@@ -269,7 +269,7 @@ def agent_record(
     else:
         answer = outcome.answer.extraction.answer if outcome.answer is not None else None
         stopped_by = Termination.ANSWER if answer is not None else Termination.ANSWER_NOT_FOUND
-        reply = None
+        reply = outcome.answer.reply if outcome.answer is not None else None
     return AgentRecord.of(
         question=run.question, gold=gold, messages=list(run.conversation),
         stopped_by=stopped_by, extracted_answer=answer, final_reply=reply,
