@@ -264,6 +264,7 @@ def agent_record(
     termination strings, answerx's typed answer and reason beside them, and what the
     calls used. ``gold`` is the question's gold answer (DeepResearch's ``answer``)."""
     final = outcome.final
+    reply: str | None
     if final is not None:
         answer, stopped_by, reply = final.prediction, final.termination, final.text
     else:
