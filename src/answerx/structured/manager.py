@@ -669,7 +669,12 @@ class InstructorClientManager:
     def _extraction_kw(self, settings: ExtractionSettings, kw: dict[str, Any]) -> dict[str, Any]:
         """The extraction call's options: the settings' sampling, the caller's ``kw`` over
         them, and the first mode only when the fallback is off."""
-        options: dict[str, Any] = {"temperature": settings.temperature}
+        # 0, not 0.0: the request (and an experiment cache's key) stays the one answerx
+        # sent before the temperature was a setting.
+        temperature = settings.temperature
+        options: dict[str, Any] = {
+            "temperature": int(temperature) if temperature.is_integer() else temperature
+        }
         if settings.max_tokens is not None:
             options["max_tokens"] = settings.max_tokens
         options.update(kw)
