@@ -3,6 +3,7 @@ interleaving, a scripted full survey through the fake provider, and format_surve
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Iterator
@@ -17,12 +18,14 @@ from answerx.agent.survey import (
     Survey,
     SurveyRun,
     apply,
+    citation_numbers,
     cited_keys,
     clean_title,
     cursor_of,
     format_survey,
     interleave_passages,
     parse_response,
+    read_action,
     retrieved_keys,
     transition,
     validate_action,
@@ -107,6 +110,7 @@ def test_the_cursor_walks_depth_first_to_the_first_unwritten_part() -> None:
 
 
 PLANS = [{"title": f"S{i}", "plan": f"plan {i}"} for i in range(3)]
+HARD: dict[str, Any] = {"hard_mode": True}
 WRITTEN = _survey(
     Section(title="A", plan="a", content="x"),
     Section(title="B", plan="b", content="x", subsections=[Section(title="B1", content="x")]),
@@ -117,17 +121,19 @@ WRITTEN = _survey(
     ("action", "valid", "kwargs", "problem"),
     [
         ({"name": "search", "keywords": ["a", "b"]}, ["search"], {}, None),
-        ({"name": "search", "keywords": list("abcdef")}, ["search"], {}, "at most 5 keywords"),
-        ({"name": "search", "keywords": list("abcdef")}, ["search"], {"hard_mode": False}, None),
+        ({"name": "search", "keywords": list("abcdef")}, ["search"], HARD, "at most 5 keywords"),
+        # Hard mode is off by default, as in SurveyCPM's configuration (hard_mode: false).
+        ({"name": "search", "keywords": list("abcdef")}, ["search"], {}, None),
         ({"name": "search", "keywords": []}, ["search"], {}, "non-empty list of keywords"),
         ({"name": "search", "keywords": ["a"], "k": 3}, ["search"], {}, "exactly"),
         ({"name": "write", "content": LONG}, ["search"], {}, "not one of search"),
         ({"name": "init-plan", "title": "T", "sections": PLANS}, ["init-plan"], {}, None),
-        ({"name": "init-plan", "title": "T", "sections": PLANS[:2]}, ["init-plan"], {}, "3 to 12"),
+        ({"name": "init-plan", "title": "T", "sections": PLANS[:2]}, ["init-plan"], HARD,
+         "3 to 12"),
         ({"name": "init-plan", "title": "T", "sections": [{"title": "S"}] * 3}, ["init-plan"], {},
          "'title', 'plan'"),
         ({"name": "init-plan", "title": "T", "sections": PLANS}, ["init-plan"],
-         {"instruction": "写一篇关于奥斯特兰的综述"}, "language"),
+         {"instruction": "写一篇关于奥斯特兰的综述", **HARD}, "language"),
         ({"name": "extend-plan", "position": "section-1", "subsections": PLANS[:2]},
          ["extend-plan", "nop"], {"survey": WRITTEN}, None),
         ({"name": "extend-plan", "position": "section-2", "subsections": PLANS[:2]},
@@ -139,20 +145,22 @@ WRITTEN = _survey(
         ({"name": "extend-plan", "position": "section-9", "subsections": PLANS[:2]},
          ["extend-plan"], {"survey": WRITTEN}, "no section-9"),
         ({"name": "extend-plan", "position": "section-1", "subsections": PLANS[:1]},
-         ["extend-plan"], {"survey": WRITTEN}, "2 to 7"),
+         ["extend-plan"], {"survey": WRITTEN, **HARD}, "2 to 7"),
         ({"name": "nop"}, ["extend-plan", "nop"], {}, None),
         ({"name": "nop", "why": "done"}, ["extend-plan", "nop"], {}, "no fields"),
         ({"name": "write", "content": LONG + "\\cite{textid1}"}, ["write"],
-         {"retrieved": ["textid1"]}, None),
-        ({"name": "write", "content": "Too short."}, ["write"], {}, "longer than 50"),
-        ({"name": "write", "content": "## Heading\n" + LONG}, ["write"], {}, "headings"),
-        ({"name": "write", "content": LONG + "bibkey: textid1"}, ["write"], {}, "'bibkey'"),
+         {"retrieved": ["textid1"], **HARD}, None),
+        ({"name": "write", "content": "Too short."}, ["write"], HARD, "longer than 50"),
+        ({"name": "write", "content": "## Heading\n" + LONG}, ["write"], HARD, "headings"),
+        ({"name": "write", "content": LONG + "bibkey: textid1"}, ["write"], HARD, "'bibkey'"),
         ({"name": "write", "content": LONG + "\\cite{textid2, textid1}"}, ["write"],
-         {"retrieved": ["textid1"]}, "not retrieved: textid2"),
-        ({"name": "write", "content": LONG + "\\cite{a}" * 13}, ["write"], {"retrieved": ["a"]},
-         "at most 12"),
-        ({"name": "write", "content": LONG}, ["write"], {"instruction": "写一篇综述"}, "language"),
-        ({"name": "write", "content": "Short."}, ["write"], {"hard_mode": False}, None),
+         {"retrieved": ["textid1"], **HARD}, "not retrieved: textid2"),
+        ({"name": "write", "content": LONG + "\\cite{a}" * 13}, ["write"],
+         {"retrieved": ["a"], **HARD}, "at most 12"),
+        ({"name": "write", "content": LONG}, ["write"], {"instruction": "写一篇综述", **HARD},
+         "language"),
+        ({"name": "write", "content": "Short."}, ["write"], {}, None),
+        ({"name": "write", "content": "  "}, ["write"], {}, "empty"),
     ],
 )  # fmt: skip
 def test_validate_action(
@@ -174,6 +182,102 @@ def test_parse_response_reads_thought_and_action_and_says_why_it_failed() -> Non
     assert "not JSON" in (parse_response(_reply("{oops"), ["search"]).problem or "")
     written = parse_response(_reply(LONG), ["write"])
     assert written.action == {"name": "write", "content": LONG.strip()}
+
+
+EXTEND = {"name": "extend-plan", "position": "section-1", "subsections": PLANS[:2]}
+XML_ACTIONS = [
+    ("<action><name>search</name><keywords><keyword>Lumen Rail</keyword>"
+     "<keyword>Reyl</keyword></keywords></action>",
+     {"name": "search", "keywords": ["Lumen Rail", "Reyl"]}),
+    ("<search><keywords>Lumen Rail\nReyl</keywords></search>",
+     {"name": "search", "keywords": ["Lumen Rail", "Reyl"]}),
+    ("<action><init-plan><title>Ostrand</title><sections>"
+     + "".join(f"<section><title>S{i}</title><plan>plan {i}</plan></section>" for i in range(3))
+     + "</sections></init-plan></action>",
+     {"name": "init-plan", "title": "Ostrand", "sections": PLANS}),
+    ('<action name="extend-plan"><position>section-1</position><subsections>'
+     "<subsection><title>S0</title><plan>plan 0</plan></subsection>"
+     "<subsection><title>S1</title><plan>plan 1</plan></subsection></subsections></action>",
+     EXTEND),
+    ("<action><nop/></action>", {"name": "nop"}),
+    ("<write><content>Lumen Rail grew &amp; grew \\cite{textid1}.</content></write>",
+     {"name": "write", "content": "Lumen Rail grew & grew \\cite{textid1}."}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "action"), XML_ACTIONS)
+def test_actions_read_as_xml_elements(text: str, action: dict[str, Any]) -> None:
+    assert read_action(f"<thought>Next.</thought>{text}") == action
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _reply(EXTEND),  # the wrapper
+        json.dumps(EXTEND),  # bare JSON
+        f"<thought>Deeper.</thought>\n```json\n{json.dumps(EXTEND)}\n```",  # fenced, no <action>
+        f"I will extend section 1: {json.dumps(EXTEND)}",  # after some words
+    ],
+)
+def test_actions_read_as_json_with_or_without_the_wrapper(text: str) -> None:
+    assert read_action(text) == EXTEND
+    assert parse_response(text, ["extend-plan", "nop"]).ok
+
+
+def test_the_write_step_takes_only_a_write_action(index: Index) -> None:
+    survey = _survey(Section(title="A", plan="a", content=LONG), Section(title="B", plan="b"))
+    run = SurveyRun(instruction="A survey of Ostrand", state="write", survey=survey)
+
+    entry = apply(run, _reply(EXTEND), index, top_k=3, hard_mode=False)
+
+    # Read as what it is, an extension, and rejected: the step is kept, section 2 unwritten.
+    assert (entry["action"], entry["ok"]) == ("extend-plan", False)
+    assert "not one of write" in entry["problem"]
+    assert (run.state, run.cursor) == ("write", "section-2")
+    assert run.survey is not None and run.survey.sections[1].content is None
+    # A write action, as JSON, XML or the plain content of <action>, is the content.
+    for reply in (
+        _reply({"name": "write", "content": "Lumen Rail grew."}),
+        "<action><write><content>Lumen Rail grew.</content></write></action>",
+        _reply("Lumen Rail grew."),
+    ):
+        parsed = parse_response(reply, ["write"])
+        assert parsed.action == {"name": "write", "content": "Lumen Rail grew."}, reply
+
+
+def test_a_write_step_answered_with_an_extension_never_becomes_section_text(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, index: Index
+) -> None:
+    answered: list[str] = []
+
+    def model(request: RecordedRequest) -> Reply:
+        prompt = request.messages[-1]["content"]
+        if "Now write the part at section-2" in prompt and "section-2" not in answered:
+            answered.append("section-2")  # first: the wrong action, then the content
+            return Reply.text(_reply({**EXTEND, "position": "section-2"}))
+        return _scripted_model(request)
+
+    fake_provider.set_default(model)
+
+    result = write_survey("A survey of Ostrand's instrument makers", manager, index, top_k=3)
+
+    assert result.survey is not None
+    assert "extend-plan" not in json.dumps(result.survey)
+    assert result.survey["sections"][1]["content"].startswith(LONG.strip())
+    rejected = [e for e in result.trace if not e["ok"]]
+    assert [(e["state"], e["action"]) for e in rejected] == [("write", "extend-plan")]
+
+
+def test_hard_mode_is_off_by_default_as_in_surveycpms_configuration() -> None:
+    defaults = {
+        name: inspect.signature(fn).parameters["hard_mode"].default
+        for name, fn in [("write_survey", write_survey), ("parse_response", parse_response),
+                         ("validate_action", validate_action)]
+    }  # fmt: skip
+    assert defaults == {"write_survey": False, "parse_response": False, "validate_action": False}
+    short = {"name": "write", "content": "Lumen Rail grew."}
+    assert parse_response(_reply(short), ["write"]).ok
+    assert not parse_response(_reply(short), ["write"], hard_mode=True).ok
 
 
 def test_citation_keys_come_from_cite_commands_and_bibkey_lines() -> None:
@@ -199,8 +303,16 @@ def test_passages_are_interleaved_per_keyword_deduplicated_and_keep_their_keys()
     assert [(k, p.id) for k, p in first] == [
         ("textid1", "a"), ("textid2", "b"), ("textid3", "d"), ("textid4", "c"),
     ]  # fmt: skip
-    again = interleave_passages([[_p("d"), _p("f", "bibkey: fenwick1911\nFenwick")]], 5, keys)
-    assert [(k, p.id) for k, p in again] == [("textid3", "d"), ("fenwick1911", "f")]
+    again = interleave_passages(
+        [[_p("d"), _p("f", "bibkey: fenwick1911\nFenwick"), _p("g")]], 5, keys
+    )
+    # A passage's own bibkey is its key; every passage's number is its place (textidN: N).
+    assert [(k, p.id) for k, p in again] == [
+        ("textid3", "d"), ("fenwick1911", "f"), ("textid6", "g"),
+    ]  # fmt: skip
+    assert citation_numbers(keys) == {
+        "textid1": 1, "textid2": 2, "textid3": 3, "textid4": 4, "fenwick1911": 5, "textid6": 6,
+    }  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the machine
@@ -264,9 +376,12 @@ def test_a_scripted_survey_runs_to_the_end(
     assert result.survey is not None
     assert [s["title"] for s in result.survey["sections"][0]["subsections"]] == ["Sub A", "Sub B"]
     markdown = result.markdown
-    assert markdown.startswith("# Section-1. Instruments of Ostrand\n\n## 1 Makers\n")
+    # The model's numbering is cleaned off the title as off the section titles.
+    assert markdown.startswith("# Instruments of Ostrand\n\n## 1 Makers\n")
     assert "## 2 Optics" in markdown and "## 3 Prizes" in markdown
     assert "### 1.1 Sub A" in markdown and "[1]" in markdown and "\\cite" not in markdown
+    assert result.citations["textid1"] == 1
+    assert format_survey(result.survey, citations=result.citations) == markdown
     assert result.usage.input_tokens > 0
     # The first write prompt: its part, its plan, and the passages of the search before it.
     writes = [r for r in fake_provider.chat_requests if "Now write the part" in r.text]
@@ -314,6 +429,21 @@ def test_format_survey(survey: dict[str, Any] | None, markdown: str) -> None:
     assert format_survey(survey) == markdown
 
 
+def test_format_survey_numbers_citep_and_a_passages_own_bibkey() -> None:
+    survey = {"title": "2. Instruments of Ostrand", "sections": [{
+        "title": "Makers", "plan": "",
+        "content": "Founded 1898 \\citep{fenwick1911}, see \\citet[p.~3]{textid2, textid1} and "
+                   "\\cite{bibkey: fenwick1911}. \\nocite{textid4}Unknown \\cite{other2001}.",
+    }]}  # fmt: skip
+
+    markdown = format_survey(survey, citations={"textid1": 1, "textid2": 2, "fenwick1911": 3})
+
+    assert markdown == (
+        "# Instruments of Ostrand\n\n## 1 Makers\n\n"
+        "Founded 1898 [3], see [1][2] and [3]. Unknown [other2001]."
+    )
+
+
 @pytest.mark.parametrize(
     ("title", "clean"),
     [("Section-2. Optics", "Optics"), ("Section 3 Prizes", "Prizes"), ("2.3.1 Lenses", "Lenses"),
@@ -357,4 +487,4 @@ def test_the_survey_command_prints_the_markdown(
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "## 1 Makers" in result.output
-    assert out.read_text(encoding="utf-8").startswith("# Section-1. Instruments of Ostrand")
+    assert out.read_text(encoding="utf-8").startswith("# Instruments of Ostrand")

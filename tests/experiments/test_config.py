@@ -326,9 +326,9 @@ def test_the_hash_names_the_experiment_not_how_it_is_executed() -> None:
 
 
 def test_an_unset_index_leaves_the_hash_of_earlier_runs_as_it_was() -> None:
-    # Runs stored before configs had index: must still resume.
+    # Runs stored before configs had index (or extraction): must still resume.
     base = config_from_dict(MINIMAL)
-    before = base.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | {"index"})
+    before = base.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | {"index", "extraction"})
     canonical = json.dumps(before, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert config_hash(base) == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     assert config_hash(config_from_dict(MINIMAL, {"index": "bundled"})) != config_hash(base)

@@ -67,7 +67,8 @@ def test_search_r1_searches_inserts_information_and_answers(
     assert information.startswith("<information>Doc 1(Title: ")
     assert information.endswith("</information>")
     search = response.metadata.search  # type: ignore[attr-defined]
-    assert search["steps"][0]["query"] == "Tarn Valley Railway operator"
+    # Read as UltraRAG's Search-R1 tool reads it: the missing question mark added.
+    assert search["steps"][0]["query"] == "Tarn Valley Railway operator?"
     assert set(search["steps"][0]["passage_ids"]) == {"tarn-valley-railway", "lumen-rail"}
     assert sorted(search["citations"].values()) == [1, 2]
     assert response.extracted_answer == "Tomasz Reyl"
@@ -76,7 +77,25 @@ def test_search_r1_searches_inserts_information_and_answers(
     assert response.usage == reported_usage(fake_provider)
 
 
-def test_search_r1_nudges_an_invalid_turn(
+def test_search_r1_searches_there_is_no_query_for_a_turn_without_one_as_the_tool_does(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel,
+    index: Index,
+) -> None:  # fmt: skip
+    # The prompt names the bare tags too: its own rule, added last, wins for it.
+    model.on("<information>", "<search>Lumen Rail founder?</search>", "<answer>T. Reyl</answer>")
+    model.on(SEARCH_R1, "I am not sure what to do.")
+
+    response = get_approach("search_r1", manager, retriever=index).execute(QUESTION)
+
+    assert model.log == [SEARCH_R1, "<information>", "<information>"]
+    steps = response.metadata.search["steps"]  # type: ignore[attr-defined]
+    assert [s["query"] for s in steps] == ["There is no query.", "Lumen Rail founder?"]
+    assert _contents(fake_provider, 1)[-1].startswith("<information>")
+    assert response.metadata.invalid_turns == 1  # type: ignore[attr-defined]
+    assert response.extracted_answer == "T. Reyl"
+
+
+def test_search_r1_nudges_an_invalid_turn_when_asked(
     manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel,
     index: Index,
 ) -> None:  # fmt: skip
@@ -84,7 +103,8 @@ def test_search_r1_nudges_an_invalid_turn(
     model.on(INVALID, "<search>Lumen Rail founder</search>")
     model.on(INFORMATION, "<answer>Tomasz Reyl</answer>")
 
-    response = get_approach("search_r1", manager, retriever=index).execute(QUESTION)
+    agent = get_approach("search_r1", manager, retriever=index, no_query="nudge")
+    response = agent.execute(QUESTION)
 
     assert model.log == [SEARCH_R1, INVALID, INFORMATION]
     nudge = _contents(fake_provider, 1)[-1]
@@ -285,18 +305,36 @@ def test_ircot_makes_the_final_attempt_after_max_steps(
 # --------------------------------------------------------------------------- iter_retgen
 
 
-def test_iter_retgen_retrieves_with_the_question_and_the_previous_answer(
+def test_iter_retgen_retrieves_with_the_question_and_the_previous_generation(
     manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel,
     index: Index,
 ) -> None:  # fmt: skip
-    model.on(ITER_RETGEN, "<answer>Lumen Rail</answer>", "<answer>Tomasz Reyl</answer>")
+    first = "The railway is run by Lumen Rail, I think."  # no answer the rules can be sure of
+    model.on(ITER_RETGEN, first, "<answer>Tomasz Reyl</answer>")
 
     response = get_approach("iter_retgen", manager, retriever=index, rounds=2).execute(QUESTION)
 
     steps = response.metadata.search["steps"]  # type: ignore[attr-defined]
-    assert [s["query"] for s in steps] == [QUESTION, f"{QUESTION} Lumen Rail"]
+    # UltraRAG's next query: f"{q} {ans}" with the round's generation, and no extraction
+    # call for the unsure first round.
+    assert [s["query"] for s in steps] == [QUESTION, f"{QUESTION} {first}"]
     assert len(fake_provider.chat_requests) == 2
     assert response.extracted_answer == "Tomasz Reyl"  # the last round's answer
+    assert response.metadata.calls == 2
+
+
+def test_iter_retgen_can_retrieve_with_the_previous_answer(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel,
+    index: Index,
+) -> None:  # fmt: skip
+    model.on(ITER_RETGEN, "So it is <answer>Lumen Rail</answer>", "<answer>Tomasz Reyl</answer>")
+
+    agent = get_approach("iter_retgen", manager, retriever=index, rounds=2, next_query="answer")
+    response = agent.execute(QUESTION)
+
+    steps = response.metadata.search["steps"]  # type: ignore[attr-defined]
+    assert [s["query"] for s in steps] == [QUESTION, f"{QUESTION} Lumen Rail"]
+    assert response.extracted_answer == "Tomasz Reyl"
     assert response.metadata.calls == 2
 
 

@@ -41,7 +41,7 @@ def test_ask_with_an_index_runs_a_search_loop(
     assert result.exit_code == 0, result.output
     response = json.loads(result.output)
     assert response["extracted_answer"] == "Tomasz Reyl"
-    assert response["metadata"]["search"]["steps"][0]["query"] == "Lumen Rail founder"
+    assert response["metadata"]["search"]["steps"][0]["query"] == "Lumen Rail founder?"
 
 
 def test_ask_a_search_approach_without_or_with_a_missing_index_fails_clearly(

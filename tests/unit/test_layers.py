@@ -180,7 +180,6 @@ def test_the_design_map_states_these_layers() -> None:
 # Modules outside cli/ that still draw with rich, each owned by work in progress (issue
 # 26 §5: output belongs at the edge). A fixed module must leave this set (checked below).
 RICH_OUTSIDE_CLI: set[str] = {
-    "answerx.agent.records",  # termination_table (issue 26 §4 retires or moves it)
     "answerx.integrations.ray",  # the summary printed after a Ray run (issue 25)
 }
 

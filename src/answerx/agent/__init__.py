@@ -1,10 +1,14 @@
-"""Budgets, termination, the final attempt and a generic agent loop (DESIGN.md).
+"""Budgets, termination, the final attempt and DeepResearch result records (DESIGN.md).
 
 - :class:`Budget` / :class:`BudgetTracker`: max calls, max tokens, context size, wall clock.
 - :func:`final_attempt` / :func:`force_answer`: the one extra call at temperature 0
   when a limit is reached; :func:`raise_if_unanswered` → :class:`StepLimitReached`.
-- :func:`run_agent_loop` / :func:`arun_agent_loop`: a multi-turn loop with a caller's step.
-- :class:`AgentRecord`, :func:`tally_terminations`: DeepResearch-style JSONL result lines.
+- :class:`AgentRecord`, :func:`termination_stats`: DeepResearch result lines (its
+  ``prediction``/``termination`` strings, answerx's typed fields beside them) and the
+  termination counts with the success rate.
+
+Agents run on one loop, the engine of :mod:`answerx.reasoning` (the approaches, the
+search loops, and :func:`answerx.reasoning.run_agent_loop` for a step of your own).
 """
 
 from answerx.agent.budget import Budget, BudgetTracker, estimate_tokens
@@ -18,38 +22,42 @@ from answerx.agent.final import (
     force_answer,
     raise_if_unanswered,
 )
-from answerx.agent.loop import StepResult, arun_agent_loop, run_agent_loop
 from answerx.agent.records import (
+    NO_ANSWER_FOUND,
     AgentRecord,
+    TerminationStats,
+    deepresearch_fields,
     iter_records,
     read_records,
     tally_terminations,
-    termination_table,
+    termination_stats,
+    timeout_termination,
     write_records,
 )
 from answerx.agent.termination import StepLimitReached, Termination
 
 __all__ = [
+    "NO_ANSWER_FOUND",
     "AgentRecord",
     "AsyncTextManager",
     "Budget",
     "BudgetTracker",
     "FinalAnswer",
     "StepLimitReached",
-    "StepResult",
     "Termination",
+    "TerminationStats",
     "TextManager",
     "afinal_attempt",
     "aforce_answer",
-    "arun_agent_loop",
+    "deepresearch_fields",
     "estimate_tokens",
     "final_attempt",
     "force_answer",
     "iter_records",
     "raise_if_unanswered",
     "read_records",
-    "run_agent_loop",
     "tally_terminations",
-    "termination_table",
+    "termination_stats",
+    "timeout_termination",
     "write_records",
 ]

@@ -11,32 +11,40 @@ The writer is a state machine over a survey JSON and a *cursor*::
   for the first part (depth first) without content, and ``None`` once everything
   is written (:func:`cursor_of`).
 * Each step asks the model for ``<thought>…</thought><action>…</action>``. The
-  action is JSON (``search`` with keywords, ``init-plan`` with sections,
-  ``extend-plan`` at a position, ``nop``), or for ``write`` the content itself.
-  :func:`parse_response` validates it (:func:`validate_action`), strictly in
-  hard mode: counts, a minimum length, no headings, the language of the
-  instruction, and citations only of keys retrieved for this part (read from the
-  passages' ``bibkey:`` lines; SurveyCPM upstream reads them with its ``\\cite``
-  pattern and so never checks them). A reply that fails keeps the old state and
-  is retried, within ``max_step`` steps (140) and ``max_extend_step`` extension
-  attempts (12).
+  action (:func:`read_action`) is a JSON object or XML elements (``search`` with
+  keywords, ``init-plan`` with sections, ``extend-plan`` at a position, ``nop``,
+  ``write`` with content), with or without the ``<thought>/<action>`` wrapper; in
+  the write step, an ``<action>`` that holds no action is the content itself. Only
+  the step's own actions are accepted: any other is read as what it is and
+  rejected, the step kept (SurveyCPM's valid actions per state).
+  :func:`parse_response` validates it (:func:`validate_action`), strictly in hard
+  mode (off by default, as in SurveyCPM's configuration): counts, a minimum
+  length, no headings, the language of the instruction, and citations only of
+  keys retrieved for this part (read from the passages' ``bibkey:`` lines;
+  SurveyCPM upstream reads them with its ``\\cite`` pattern and so never checks
+  them). A reply that fails keeps the old state and is retried, within
+  ``max_step`` steps (140) and ``max_extend_step`` extension attempts (12).
 * A search retrieves each keyword, deduplicates the passages and interleaves
   them up to ``top_k`` (:func:`interleave_passages`); each passage keeps one
-  citation key (``textidN``, or its own ``bibkey:`` line) for the whole survey.
+  citation key (``textidN``, or its own ``bibkey:`` line) and one citation number
+  (the order it was first retrieved in; ``textidN`` is number N) for the whole
+  survey.
 
 :func:`write_survey` runs the machine against a manager and a retriever and
 returns a :class:`SurveyResult`: the Markdown (:func:`format_survey`), the survey
-JSON, the steps taken and the termination (``answer`` when the survey is done;
+JSON, the citation numbers, the steps taken and the termination (``answer`` when the survey is done;
 ``exceed available llm calls`` at the step limit or call/token budget;
 ``timeout``). :func:`transition` is the pure state update, testable alone.
 """
 
 from __future__ import annotations
 
+import functools
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -57,12 +65,14 @@ __all__ = [
     "SurveyResult",
     "SurveyRun",
     "apply",
+    "citation_numbers",
     "cited_keys",
     "clean_title",
     "cursor_of",
     "format_survey",
     "interleave_passages",
     "parse_response",
+    "read_action",
     "retrieved_keys",
     "transition",
     "validate_action",
@@ -76,7 +86,9 @@ ExtendResult = Literal["extended", "nop", "retry", ""]
 MAX_STEP: Final = 140
 MAX_EXTEND_STEP: Final = 12
 _THOUGHT = re.compile(r"<thought>(.*?)</thought>", re.DOTALL)
-_ACTION = re.compile(r"<action>(.*?)</action>", re.DOTALL)
+# <action>…</action>, also <action name="search">…</action> (XML actions may name themselves so).
+_ACTION = re.compile(r"<action(\s[^<>]*)?>(.*?)</action\s*>", re.DOTALL)
+_ACTION_NAMES: Final[tuple[str, ...]] = ("search", "init-plan", "extend-plan", "nop", "write")
 _POSITION = re.compile(r"section-(\d{1,3})(?:\.(\d{1,3}))?(?:\.(\d{1,3}))?")
 _CITE = re.compile(r"\\\w*cite(?!style)\w*\{([^{}]*)\}")
 _BIBKEY_LINE = re.compile(r"^\s*bibkey:\s*(\S+)\s*$", re.MULTILINE | re.IGNORECASE)
@@ -232,12 +244,13 @@ def validate_action(
     cursor: str | None = None,
     instruction: str | None = None,
     retrieved: Sequence[str] | None = None,
-    hard_mode: bool = True,
+    hard_mode: bool = False,
 ) -> str | None:
     """Why ``action`` is not acceptable now; None when it is.
 
-    Always: the name is one of ``valid`` and the fields are exactly the action's.
-    Hard mode adds SurveyCPM's strict checks: 1–5 keywords; 3–12 sections; 2–7
+    Always: the name is one of ``valid``, the fields are exactly the action's, and
+    written content is not empty. Hard mode (off by default, as in SurveyCPM's
+    configuration) adds SurveyCPM's strict checks: 1–5 keywords; 3–12 sections; 2–7
     subsections; written content longer than 50 characters without ``#`` or the word
     "bibkey", with at most 12 citations, all of keys in ``retrieved``; plans and
     content in the language of ``instruction``. An extension must be at ``cursor``
@@ -310,6 +323,8 @@ def validate_action(
         content = action.get("content")
         if fields != {"name", "content"} or not isinstance(content, str):
             return "write needs exactly its content"
+        if not content.strip():
+            return "the content is empty"
         if hard_mode:
             return _check_content(content, instruction, retrieved)
     return None
@@ -342,33 +357,174 @@ def parse_response(
     cursor: str | None = None,
     instruction: str | None = None,
     retrieved: Sequence[str] | None = None,
-    hard_mode: bool = True,
+    hard_mode: bool = False,
 ) -> ParsedResponse:
-    """Read ``<thought>…</thought><action>…</action>``; for ``write`` the action's text is
-    the content, otherwise one JSON object. See :func:`validate_action`."""
+    """Read ``<thought>…</thought><action>…</action>`` (:func:`read_action`): the action as
+    JSON or XML, with or without the wrapper. In the write step (``valid == ["write"]``)
+    an ``<action>`` block that holds no action is the content itself, as SurveyCPM
+    reads it; an action of another kind is read as what it is and rejected (only the
+    step's own actions are valid). See :func:`validate_action` for the checks."""
     thought_match = _THOUGHT.search(text)
     thought = thought_match.group(1).strip() if thought_match else ""
-    action_match = _ACTION.search(text)
-    if action_match is None:
-        return ParsedResponse(thought=thought, action={}, ok=False, problem="no <action> block")
-    body = action_match.group(1).strip()
-    if list(valid) == ["write"]:
-        action: dict[str, Any] = {"name": "write", "content": body}
-    else:
-        try:
-            loaded = json.loads(_unfence(body))
-        except json.JSONDecodeError as exc:
-            return ParsedResponse(thought=thought, action={}, ok=False,
-                                  problem=f"the action is not JSON ({exc.msg})")  # fmt: skip
-        if not isinstance(loaded, dict):
-            return ParsedResponse(thought=thought, action={}, ok=False,
-                                  problem="the action must be a JSON object")  # fmt: skip
-        action = loaded
+    read = _read(text)
+    action = read.action
+    if action is None and read.body and read.problem is None and list(valid) == ["write"]:
+        action = {"name": "write", "content": read.body}  # plain text: the content itself
+    if action is None:
+        missing = read.problem or ("no <action> block" if read.body is None else "no action")
+        return ParsedResponse(thought=thought, action={}, ok=False, problem=missing)
     problem = validate_action(
         action, valid, survey=survey, cursor=cursor, instruction=instruction,
         retrieved=retrieved, hard_mode=hard_mode,
     )  # fmt: skip
     return ParsedResponse(thought=thought, action=action, ok=problem is None, problem=problem)
+
+
+def read_action(text: str) -> dict[str, Any] | None:
+    """The action of a reply, unvalidated: a JSON object or XML elements, inside
+    ``<action>…</action>`` or bare (a fenced JSON block too); None when there is none.
+
+    XML actions name themselves with a ``<name>`` element, a ``name`` attribute on
+    ``<action>``, or their root element, and hold their fields as elements::
+
+        <action><name>search</name><keywords><keyword>Lumen Rail</keyword></keywords></action>
+        <init-plan><title>…</title><sections><section><title>…</title><plan>…</plan>
+          </section>…</sections></init-plan>
+        <extend-plan><position>section-2</position><subsections><subsection>…</subsection>
+          </subsections></extend-plan>
+        <nop/>    <write><content>…</content></write>
+
+    >>> read_action('<action>{"name": "search", "keywords": ["Lumen Rail"]}</action>')
+    {'name': 'search', 'keywords': ['Lumen Rail']}
+    >>> read_action("<action><name>nop</name></action>")
+    {'name': 'nop'}
+    """
+    return _read(text).action
+
+
+class _Reading(NamedTuple):
+    action: dict[str, Any] | None
+    body: str | None  # the <action> block's text; None without one
+    problem: str | None  # why an action written as JSON could not be read
+
+
+def _read(text: str) -> _Reading:
+    match = _ACTION.search(text)
+    attributes, body = (match.group(1) or "", match.group(2).strip()) if match else ("", None)
+    source = body if body is not None else _THOUGHT.sub("", text).strip()
+    action, problem = _json_action(source)
+    if action is None and problem is None:
+        named = re.search(r"""\bname\s*=\s*["']([\w-]+)["']""", attributes)
+        action = _xml_action(source, named.group(1) if named else None)
+    return _Reading(action, body, problem)
+
+
+# A JSON action that follows some text: {"name": …
+_JSON_START = re.compile(r'\{\s*"name"\s*:')
+
+
+def _json_action(source: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The JSON object ``source`` holds (fenced or not); a problem when it starts as JSON
+    but is not one; (None, None) when it is not JSON at all."""
+    body = _unfence(source)
+    if body.startswith("{"):
+        start = 0
+    else:
+        found = _JSON_START.search(body)
+        if found is None:
+            return None, None
+        start = found.start()
+    try:
+        loaded, _ = json.JSONDecoder().raw_decode(body, start)
+    except json.JSONDecodeError as exc:
+        return None, f"the action is not JSON ({exc.msg})"
+    if not isinstance(loaded, dict):
+        return None, "the action must be a JSON object"
+    return loaded, None
+
+
+def _xml_action(source: str, name: str | None) -> dict[str, Any] | None:
+    """The action written as XML elements (see :func:`read_action`); None when no name."""
+    scope = source
+    if name is None:
+        named = _first(source, "name")
+        name = named.strip() if named is not None else None
+    if name is None:
+        root = re.search(
+            r"<(" + "|".join(map(re.escape, _ACTION_NAMES)) + r")(?:\s[^<>]*)?(/?)>", source
+        )
+        if root is None:
+            return None
+        name = root.group(1)
+        inner = _first(source, name)
+        scope = inner if inner is not None else ""
+    action: dict[str, Any] = {"name": name}
+    sections, scope_rest = _block(scope, "sections")
+    subsections, scope_rest = _block(scope_rest, "subsections")
+    for field in ("title", "position", "content"):
+        value = _first(scope_rest, field)
+        if value is not None:
+            action[field] = value if field == "content" else _leaf(value)
+    keywords = _keywords(scope_rest)
+    if keywords is not None:
+        action["keywords"] = keywords
+    if sections is not None:
+        action["sections"] = _plans_of(sections, "section")
+    if subsections is not None:
+        action["subsections"] = _plans_of(subsections, ("subsection", "section"))
+    return action
+
+
+@functools.lru_cache(maxsize=32)
+def _element(tag: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"<{re.escape(tag)}(?:\s[^<>]*)?>(.*?)</{re.escape(tag)}\s*>", re.DOTALL | re.IGNORECASE
+    )
+
+
+def _first(text: str, tag: str) -> str | None:
+    found = _element(tag).search(text)
+    return None if found is None else html.unescape(found.group(1).strip())
+
+
+def _leaf(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _block(text: str, tag: str) -> tuple[str | None, str]:
+    """The inner text of the first ``<tag>`` element, and ``text`` without it."""
+    found = _element(tag).search(text)
+    if found is None:
+        return None, text
+    return found.group(1), text[: found.start()] + text[found.end() :]
+
+
+def _keywords(text: str) -> list[str] | None:
+    items = [_leaf(html.unescape(k)) for k in _element("keyword").findall(text)]
+    if items:
+        return items
+    block = _first(text, "keywords")
+    if block is None:
+        return None
+    if block.startswith("["):
+        try:
+            listed = json.loads(block)
+        except json.JSONDecodeError:
+            listed = None
+        if isinstance(listed, list):
+            return [str(k) for k in listed]
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+def _plans_of(block: str, tags: str | tuple[str, ...]) -> list[dict[str, str]]:
+    plans = []
+    for tag in (tags,) if isinstance(tags, str) else tags:
+        for item in _element(tag).findall(block):
+            plan = {k: _leaf(v) for k in ("title", "plan") if (v := _first(item, k)) is not None}
+            plans.append(plan)
+        if plans:
+            break
+    return plans
 
 
 def _unfence(body: str) -> str:
@@ -387,7 +543,9 @@ def interleave_passages(
     keyword in turn, then the rest in order to fill up; each passage id once.
 
     ``keys`` (passage id → key) is the survey's registry: a passage keeps its key
-    across searches; a new one gets its own ``bibkey:`` line's key, else ``textidN``.
+    across searches; a new one gets its own ``bibkey:`` line's key, else ``textidN``,
+    N its citation number (the order passages were first retrieved in, see
+    :func:`citation_numbers`).
     """
     if not per_keyword:
         return []
@@ -406,13 +564,19 @@ def interleave_passages(
     for passage in chosen:
         if passage.id not in keys:
             own = retrieved_keys(passage.contents)
-            keys[passage.id] = own[0] if own else f"textid{_next_textid(keys)}"
+            keys[passage.id] = own[0] if own else f"textid{len(keys) + 1}"
         result.append((keys[passage.id], passage))
     return result
 
 
-def _next_textid(keys: Mapping[str, str]) -> int:
-    return sum(1 for key in keys.values() if key.startswith("textid")) + 1
+def citation_numbers(keys: Mapping[str, str]) -> dict[str, int]:
+    """Citation key → number for a survey's registry (passage id → key): each passage's
+    number is the order it was first retrieved in, so ``textidN`` is N and a passage's
+    own bibkey gets the number of its place (a key met twice keeps its first)."""
+    numbers: dict[str, int] = {}
+    for number, key in enumerate(keys.values(), start=1):
+        numbers.setdefault(key, number)
+    return numbers
 
 
 def passages_text(cited: Sequence[tuple[str, Passage]]) -> str:
@@ -486,12 +650,22 @@ class SurveyRun(BaseModel):
     def passages(self) -> str:
         return passages_text(self.cited)
 
+    @property
+    def citations(self) -> dict[str, int]:
+        """Citation key → number (see :func:`citation_numbers`)."""
+        return citation_numbers(self.keys)
+
 
 class SurveyResult(BaseModel):
     """What :func:`write_survey` returns."""
 
     markdown: str
     survey: dict[str, Any] | None = Field(description="The survey JSON (None if never planned).")
+    citations: dict[str, int] = Field(
+        default_factory=dict,
+        description="Citation key → the number the Markdown cites it by ([n]), for every "
+        "passage retrieved (format_survey(survey, citations=…) renders the same).",
+    )
     steps: int
     termination: str
     trace: list[dict[str, Any]] = Field(description="Per step: state, action name, ok, problem.")
@@ -603,7 +777,7 @@ def write_survey(
     manager: TextManager,
     retriever: Retriever,
     *,
-    hard_mode: bool = True,
+    hard_mode: bool = False,
     max_step: int = MAX_STEP,
     max_extend_step: int = MAX_EXTEND_STEP,
     top_k: int = 10,
@@ -647,8 +821,9 @@ def write_survey(
         # Stopped by the step limit with parts unwritten (or never planned).
         termination = Termination.EXCEED_CALLS
     return SurveyResult(
-        markdown=format_survey(run.survey),
+        markdown=format_survey(run.survey, citations=run.citations),
         survey=run.survey.model_dump(exclude_none=True) if run.survey is not None else None,
+        citations=run.citations,
         steps=run.step, termination=str(termination), trace=trace,
         usage=tracker.usage, calls=tracker.calls,
     )  # fmt: skip
@@ -667,7 +842,9 @@ _TITLE_PREFIXES: Final = (
     re.compile(rf"^\s*[{_CN_NUM}]+[.、，,]\s*"),
     re.compile(rf"^\s*[\(（][{_CN_NUM}]+[\)）]\s*"),
 )
-_CITE_GROUP = re.compile(r"\\cite\{([^{}]*)\}")
+# \cite{…} and its natbib/biblatex kin (\citep, \citet, \citealp, \parencite, …), optional
+# arguments included (\citep[p.~3]{key}); \nocite cites nothing in the text.
+_CITE_GROUP = re.compile(r"\\(no)?(?:[a-z]*cite[a-z]*)\*?(?:\[[^\]\n]*\]){0,2}\{([^{}]*)\}")
 
 
 def clean_title(title: str) -> str:
@@ -684,24 +861,33 @@ def _clean_content(content: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", content).strip()
 
 
-def _citations(match: re.Match[str]) -> str:
-    numbers, others = set(), []
-    for key in (k.strip() for k in match.group(1).split(",")):
+def _citations(match: re.Match[str], numbers: Mapping[str, int]) -> str:
+    if match.group(1):  # \nocite
+        return ""
+    found, others = set(), []
+    for key in (k.strip() for k in match.group(2).split(",")):
         if key.lower().startswith("bibkey:"):
             key = key[len("bibkey:") :].strip()
-        found = re.fullmatch(r"textid(\d+)", key)
-        if found:
-            numbers.add(int(found.group(1)))
+        textid = re.fullmatch(r"textid(\d+)", key)
+        if key in numbers:
+            found.add(numbers[key])
+        elif textid:
+            found.add(int(textid.group(1)))
         elif key:
             others.append(key)
-    return "".join(f"[{n}]" for n in sorted(numbers)) + "".join(f"[{k}]" for k in others)
+    return "".join(f"[{n}]" for n in sorted(found)) + "".join(f"[{k}]" for k in others)
 
 
-def format_survey(survey: Survey | Mapping[str, Any] | None) -> str:
+def format_survey(
+    survey: Survey | Mapping[str, Any] | None, *, citations: Mapping[str, int] | None = None
+) -> str:
     """The survey as Markdown: ``# Title``, ``## 1 Section``, ``### 1.1 Subsection``,
-    ``#### 1.1.1 …``; content as written (numbering prefixes and ``Section-1.2``
-    references cleaned off), a part's plan in italics where its content is missing,
-    and ``\\cite{textid3, textid1}`` as ``[1][3]``."""
+    ``#### 1.1.1 …``; titles and content as written (the model's numbering prefixes and
+    ``Section-1.2`` references cleaned off), a part's plan in italics where its content is
+    missing, and citations numbered: ``\\cite{textid3, textid1}`` (or ``\\citep``,
+    ``\\citet``, …) as ``[1][3]``; a key of ``citations`` (key → number, such as a
+    passage's own bibkey: :attr:`SurveyResult.citations`) as its number, any other key
+    as ``[key]``."""
     if survey is None:
         return "No survey was written."
     if not isinstance(survey, Survey):
@@ -709,7 +895,7 @@ def format_survey(survey: Survey | Mapping[str, Any] | None) -> str:
             survey = Survey.model_validate(survey)
         except ValidationError as exc:
             raise InputError(f"not a survey: {exc.errors()[0]['msg']}") from None
-    lines = [f"# {survey.title.strip() or 'Untitled survey'}", ""]
+    lines = [f"# {clean_title(survey.title) or 'Untitled survey'}", ""]
 
     def render(sections: Sequence[Section], prefix: str, depth: int) -> None:
         for i, section in enumerate(sections, start=1):
@@ -724,4 +910,5 @@ def format_survey(survey: Survey | Mapping[str, Any] | None) -> str:
 
     render(survey.sections, "", 1)
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-    return _CITE_GROUP.sub(_citations, text)
+    numbers = citations or {}
+    return _CITE_GROUP.sub(lambda match: _citations(match, numbers), text)

@@ -10,7 +10,10 @@ __all__ = ["StepLimitReached", "Termination"]
 
 
 class Termination(StrEnum):
-    """The termination reasons, spelled exactly as DeepResearch-style result files spell them."""
+    """Why an agent stopped: answerx's typed reasons. All but ``TIMEOUT`` are spelled as
+    DeepResearch's result files spell them; its time-limit string is
+    :func:`answerx.agent.timeout_termination` (``No answer found after 2h30mins``), which
+    records write beside ``stopped_by="timeout"``."""
 
     ANSWER = "answer"
     ANSWER_NOT_FOUND = "answer not found"

@@ -38,8 +38,13 @@ def survey_command(
     ] = 12,
     top_k: Annotated[int, typer.Option("--top-k", min=1, help="Passages per search.")] = 10,
     hard_mode: Annotated[
-        bool, typer.Option("--hard/--lenient", help="SurveyCPM's strict action checks.")
-    ] = True,
+        bool,
+        typer.Option(
+            "--hard/--lenient",
+            help="SurveyCPM's strict action checks (off by default, as in SurveyCPM's "
+            "configuration: hard_mode: false).",
+        ),
+    ] = False,
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", min=1, show_default=False, help="Per call.")
     ] = None,

@@ -13,6 +13,12 @@ stay importable from here).
 Relative paths (dataset files, the output database, the prompt directory, the
 index) are relative to the directory answerx runs in, not to the YAML file.
 
+``extraction:`` changes how every target's extraction call runs (the two_stage LLM
+step), over each provider's ``extraction:`` of ``providers.yaml``: some of
+``temperature``, ``max_tokens``, ``min_confidence``, ``confidence_threshold``,
+``enable_fallback``, or a preset (``extraction: ml-agents``; see
+:mod:`answerx.structured.extraction`).
+
 The search approaches (``search_r1``, ``r1_searcher``, ``search_o1``, ``ircot``,
 ``iter_retgen``) read from ``index:``, an index written by ``answerx index build``
 (an FTS5 file or a bm25s folder) or ``bundled`` (the bundled fictional corpus).
@@ -51,6 +57,7 @@ from answerx.home import default_db, default_report_dir
 from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
 from answerx.reasoning.response import Strategy
+from answerx.structured.extraction import ExtractionOverride
 from answerx.structured.providers import ModeName, load_providers
 from answerx.yamlerrors import (
     YamlPath,
@@ -217,6 +224,12 @@ class ExperimentConfig(BaseModel):
     approach_settings: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Extra settings per approach name (e.g. rounds)."
     )
+    extraction: ExtractionOverride | None = Field(
+        default=None,
+        description="How every target's extraction call runs, over its provider's "
+        "extraction settings of providers.yaml: temperature, max_tokens, min_confidence, "
+        "confidence_threshold, enable_fallback, or a preset (answerx, ml-agents).",
+    )
     cache: bool = Field(default=True, description="Reuse identical earlier responses.")
     output: OutputConfig = Field(default_factory=OutputConfig)
     prompt_dir: Path | None = Field(
@@ -322,7 +335,7 @@ HASH_EXCLUDED_KEYS: frozenset[str] = frozenset(
 
 
 # Keys newer than some stored runs: left out of the hash while None (their old meaning).
-_HASHED_WHEN_SET: frozenset[str] = frozenset({"index"})
+_HASHED_WHEN_SET: frozenset[str] = frozenset({"index", "extraction"})
 
 
 def config_hash(config: ExperimentConfig) -> str:
@@ -331,7 +344,7 @@ def config_hash(config: ExperimentConfig) -> str:
     Canonical: keys sorted, no whitespace, defaults included, and the keys in
     :data:`HASH_EXCLUDED_KEYS` left out. Two configs with the same hash ask the
     same questions of the same models in the same way. Keys added after runs were
-    stored (``index``) count only when set, so those runs still resume.
+    stored (``index``, ``extraction``) count only when set, so those runs still resume.
     """
     unset = {key for key in _HASHED_WHEN_SET if getattr(config, key) is None}
     data = config.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | unset)

@@ -225,6 +225,7 @@ class _Run:
             cache=self.cache,
             limits=self.limits(target.provider),
             seed=config.seed,
+            extraction=config.extraction,
         )
 
     async def aclose(self) -> None:

@@ -1,5 +1,9 @@
 """Reasoning approaches: prompt, call the manager, return a :class:`StandardResponse`.
 
+Every approach runs on the one agent loop of :mod:`answerx.reasoning.engine`;
+:func:`run_agent_loop` runs it with a step of your own (a search, a tool) and returns
+a DeepResearch result line, as :meth:`BaseReasoning.record` does for an approach.
+
 >>> from answerx.reasoning import get_approach                       # doctest: +SKIP
 >>> cot = get_approach("chain_of_thought", manager, strategy="two_stage")  # doctest: +SKIP
 >>> response = cot.execute("What is 17 * 23?")                       # doctest: +SKIP
@@ -8,6 +12,7 @@
 """
 
 from answerx.reasoning.base import STRATEGIES, BaseReasoning
+from answerx.reasoning.loop import StepResult, arun_agent_loop, run_agent_loop
 from answerx.reasoning.registry import (
     APPROACH_DESCRIPTIONS,
     APPROACHES,
@@ -37,7 +42,10 @@ __all__ = [
     "ResponseMetadata",
     "Stage",
     "StandardResponse",
+    "StepResult",
     "Strategy",
+    "arun_agent_loop",
     "check_approach",
     "get_approach",
+    "run_agent_loop",
 ]

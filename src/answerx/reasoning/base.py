@@ -11,15 +11,27 @@ from typing import Any, ClassVar, Final, Generic, TypeVar, Unpack, cast, get_arg
 
 from answerx.agent.budget import Budget, BudgetTracker
 from answerx.agent.final import raise_if_unanswered
+from answerx.agent.records import AgentRecord
 from answerx.agent.termination import Termination
 from answerx.errors import InputError, UnknownName
 from answerx.extraction.spec import AnswerSpec
 from answerx.extraction.tasks import check_task
 from answerx.reasoning.calls import ReasoningManager, aperform_batch, perform_batch
-from answerx.reasoning.engine import Answer, Outcome, Run, Steps, adrive, drive, governed
+from answerx.reasoning.engine import (
+    Answer,
+    GiveUp,
+    Outcome,
+    Run,
+    Steps,
+    adrive,
+    agent_record,
+    drive,
+    governed,
+)
 from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import ResponseMetadata, StandardResponse, Strategy
 from answerx.reasoning.settings import ApproachOptions, ApproachSettings, parse_settings
+from answerx.structured.extraction import ExtractionSettings
 from answerx.structured.models import get_extraction_model
 
 __all__ = ["STRATEGIES", "BaseReasoning"]
@@ -84,8 +96,9 @@ class BaseReasoning(ABC, Generic[S]):
                 f"task={self.task!r})")  # fmt: skip
 
     @abstractmethod
-    def steps(self, run: Run) -> Steps[Answer]:
-        """The approach's step logic for one question (a generator of request batches)."""
+    def steps(self, run: Run) -> Steps[Answer | GiveUp]:
+        """The approach's step logic for one question (a generator of request batches):
+        its answer, or :class:`~answerx.reasoning.engine.GiveUp` for the final attempt."""
 
     # ------------------------------------------------------------------ running
     def execute(
@@ -103,10 +116,8 @@ class BaseReasoning(ABC, Generic[S]):
         ``numbers`` (with the approach's task). Needs no event loop, so it also works
         inside a running one (a notebook); concurrent steps run in threads.
         """
-        run, tracker, started = self._start(question, self._spec(spec, choices, numbers))
-        steps = governed(run, self.steps(run), tracker)
-        outcome = drive(steps, partial(perform_batch, self.manager))
-        return self._respond(run, tracker, outcome, time.perf_counter() - started)
+        run, tracker, outcome, elapsed = self._drive(question, self._spec(spec, choices, numbers))
+        return self._respond(run, tracker, outcome, elapsed)
 
     async def aexecute(
         self,
@@ -117,10 +128,40 @@ class BaseReasoning(ABC, Generic[S]):
         spec: AnswerSpec | None = None,
     ) -> StandardResponse:
         """Async :meth:`execute`: concurrent steps run with ``asyncio.gather``."""
-        run, tracker, started = self._start(question, self._spec(spec, choices, numbers))
-        steps = governed(run, self.steps(run), tracker)
-        outcome = await adrive(steps, partial(aperform_batch, self.manager))
-        return self._respond(run, tracker, outcome, time.perf_counter() - started)
+        spec = self._spec(spec, choices, numbers)
+        run, tracker, outcome, elapsed = await self._adrive(question, spec)
+        return self._respond(run, tracker, outcome, elapsed)
+
+    def record(
+        self,
+        question: str,
+        *,
+        gold: str | None = None,
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[int | float] | None = None,
+        spec: AnswerSpec | None = None,
+    ) -> AgentRecord:
+        """Answer ``question`` like :meth:`execute`, as a DeepResearch result line: its
+        ``prediction``/``termination`` strings, answerx's ``extracted_answer`` and
+        ``stopped_by`` beside them, the conversation, usage and calls. ``gold`` is the
+        gold answer (the line's ``answer``). Never raises for a spent budget: the
+        line says why the approach stopped."""
+        run, tracker, outcome, elapsed = self._drive(question, self._spec(spec, choices, numbers))
+        return agent_record(run, tracker, outcome, gold=gold, latency_s=elapsed)
+
+    async def arecord(
+        self,
+        question: str,
+        *,
+        gold: str | None = None,
+        choices: Sequence[str] | None = None,
+        numbers: Sequence[int | float] | None = None,
+        spec: AnswerSpec | None = None,
+    ) -> AgentRecord:
+        """Async :meth:`record`."""
+        spec = self._spec(spec, choices, numbers)
+        run, tracker, outcome, elapsed = await self._adrive(question, spec)
+        return agent_record(run, tracker, outcome, gold=gold, latency_s=elapsed)
 
     def prepare(self, run: Run) -> None:
         """Set up the run's state before the first step (a hook; nothing by default)."""
@@ -134,6 +175,22 @@ class BaseReasoning(ABC, Generic[S]):
     ) -> AnswerSpec:
         return AnswerSpec.given(spec, self.task, choices, numbers)
 
+    def _drive(self, question: str, spec: AnswerSpec) -> tuple[Run, BudgetTracker, Outcome, float]:
+        """Run the steps for ``question`` with the manager's sync methods."""
+        run, tracker, started = self._start(question, spec)
+        steps = governed(run, self.steps(run), tracker)
+        outcome = drive(steps, partial(perform_batch, self.manager))
+        return run, tracker, outcome, time.perf_counter() - started
+
+    async def _adrive(
+        self, question: str, spec: AnswerSpec
+    ) -> tuple[Run, BudgetTracker, Outcome, float]:
+        """Async :meth:`_drive`."""
+        run, tracker, started = self._start(question, spec)
+        steps = governed(run, self.steps(run), tracker)
+        outcome = await adrive(steps, partial(aperform_batch, self.manager))
+        return run, tracker, outcome, time.perf_counter() - started
+
     def _start(self, question: str, spec: AnswerSpec) -> tuple[Run, BudgetTracker, float]:
         if not isinstance(question, str) or not question.strip():
             raise InputError("the question must be a non-empty string")
@@ -142,6 +199,7 @@ class BaseReasoning(ABC, Generic[S]):
             settings=self.settings,
             prompts=PromptBook.for_question(question, spec, self.prompt_dir),
             response_model=get_extraction_model(self.extraction_approach or self.name, spec=spec),
+            extraction=_extraction_settings(self.manager),
         )  # fmt: skip
         self.prepare(run)
         return run, BudgetTracker(self.budget), time.perf_counter()
@@ -200,6 +258,12 @@ class BaseReasoning(ABC, Generic[S]):
         if self.prompt_dir is not None:
             parameters["prompt_dir"] = str(self.prompt_dir)
         return parameters
+
+
+def _extraction_settings(manager: ReasoningManager) -> ExtractionSettings | None:
+    """The manager's extraction settings; None for a manager without them (a test double)."""
+    settings = getattr(manager, "extraction", None)
+    return settings if isinstance(settings, ExtractionSettings) else None
 
 
 def _transcript(entries: Sequence[tuple[str, str]]) -> str:

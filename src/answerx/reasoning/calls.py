@@ -16,6 +16,7 @@ A batch is performed whole: :func:`perform_batch` returns every request's
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from pydantic import BaseModel
 
 from answerx.agent.final import afinal_attempt, aforce_answer, final_attempt, force_answer
 from answerx.agent.termination import Termination
+from answerx.errors import ConfigError
 from answerx.extraction.spec import AnswerSpec
 from answerx.reasoning.sandbox import SandboxMode, arun_python, run_python
 from answerx.structured.callinfo import CallInfo
@@ -43,6 +45,7 @@ __all__ = [
     "Settled",
     "StructuredCall",
     "TextCall",
+    "ToolCall",
     "aperform_batch",
     "perform_batch",
 ]
@@ -164,7 +167,17 @@ class FinalCall:
         return self.reason in (Termination.TOKEN_LIMIT_ANSWER, Termination.TOKEN_LIMIT_FORMAT_ERROR)
 
 
-Request = TextCall | StructuredCall | ExtractCall | CodeRun | FinalCall
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """The caller's own step of an agent loop (a search, a tool): ``fn(*args)``, awaited
+    under the async driver when it returns an awaitable. No LLM call, no budget."""
+
+    step: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+
+Request = TextCall | StructuredCall | ExtractCall | CodeRun | FinalCall | ToolCall
 LLMRequest = TextCall | StructuredCall | ExtractCall
 Batch = tuple[Request, ...]
 """Requests made together: concurrently when there are several."""
@@ -214,6 +227,8 @@ def _call(manager: ReasoningManager, request: Request) -> _Call:
                 "sandbox": sandbox,
             }  # fmt: skip
             return _Call(run_python, arun_python, (code,), limits)
+        case ToolCall(step, fn, args):
+            return _Call(_sync_tool(step, fn), _async_tool(fn), args, {})
         case FinalCall():
             sync, async_ = (
                 (force_answer, aforce_answer) if request.forced else (final_attempt, afinal_attempt)
@@ -222,8 +237,29 @@ def _call(manager: ReasoningManager, request: Request) -> _Call:
     raise TypeError(f"not a request: {request!r}")  # pragma: no cover - exhaustive match
 
 
+def _sync_tool(step: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        result = fn(*args)
+        if inspect.isawaitable(result):
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()  # never awaited: no "coroutine was never awaited" warning
+            raise ConfigError(f"the {step} is async: run it with the async driver (aexecute, …)")
+        return result
+
+    return call
+
+
+def _async_tool(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    async def call(*args: Any) -> Any:
+        result = fn(*args)
+        return await result if inspect.isawaitable(result) else result
+
+    return call
+
+
 def _done(request: Request, result: Any) -> Done:
-    if isinstance(request, CodeRun):
+    if isinstance(request, CodeRun | ToolCall):
         return Done(result, None)
     if isinstance(request, FinalCall):
         return Done(result, result.info)

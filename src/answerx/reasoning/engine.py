@@ -1,22 +1,30 @@
 """Running an approach's steps: budgets, accounting, the final attempt, sync or async.
 
+This is the one agent loop of answerx: the reasoning approaches, the search loops
+and :func:`answerx.reasoning.run_agent_loop` (a caller's own step) all run here.
+
 An approach is a generator of :data:`Steps`: it yields a :data:`Batch` of
 requests (:mod:`answerx.reasoning.calls`) and receives their values, in order;
-it returns an :class:`Answer`; a failed request's error is raised inside it at
+it returns an :class:`Answer`, or :class:`GiveUp` when it ends without one (a
+turn limit, a step that stops); a failed request's error is raised inside it at
 its ``yield`` (it may catch it). :func:`governed` wraps it: before each batch it
 checks the :class:`~answerx.agent.BudgetTracker`, after each it records the
 calls' :class:`CallInfo`, of failed calls too (a
 :class:`~answerx.errors.ProviderError` carries its ``call_info``), so usage and
-attempts sum over every call the approach made; when the budget runs out it ends
-the approach and asks for the final attempt instead. :func:`drive` and
-:func:`adrive` feed requests to the manager, sync or async: the step logic exists once.
+attempts sum over every call the approach made; when the budget runs out, or the
+steps give up, it ends them with the final attempt. :func:`drive` and
+:func:`adrive` feed requests to the manager, sync or async: the step logic exists
+once. :func:`agent_record` turns how a run ended into a DeepResearch result line
+(:class:`~answerx.agent.AgentRecord`).
 
 Budget rules: calls and provider tokens are checked before every batch (a call
 under way is not interrupted; nor is the wall clock enforced mid-call — the
 manager's own timeout bounds each call). A concurrent batch starts only when the
 budget allows all of its calls; otherwise the approach ends there with the final
 attempt. A request whose messages pass ``max_context_tokens`` ends it with the
-forced answer. The final attempt itself is one call beyond ``max_calls``.
+forced answer. The final attempt itself is one call beyond ``max_calls``. Steps that
+give up get the final attempt for their reason, or for the budget's when it is spent
+too, or the forced answer when the conversation has outgrown ``max_context_tokens``.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from typing import Any, TypeVar
 
 from answerx.agent.budget import BudgetTracker
 from answerx.agent.final import FinalAnswer
+from answerx.agent.records import AgentRecord
 from answerx.agent.termination import Termination
 from answerx.errors import ProviderError
 from answerx.extraction.models import Extraction
@@ -46,15 +55,18 @@ from answerx.reasoning.prompts import PromptBook
 from answerx.reasoning.response import Stage, Strategy
 from answerx.reasoning.settings import ApproachSettings
 from answerx.structured.callinfo import CallInfo
+from answerx.structured.extraction import ExtractionSettings
 from answerx.structured.models import ReasoningExtraction
 
 __all__ = [
     "Answer",
+    "GiveUp",
     "Outcome",
     "Run",
     "Steps",
     "adrive",
     "advance",
+    "agent_record",
     "drive",
     "governed",
     "render_structured",
@@ -75,6 +87,17 @@ class Answer:
     structured: ReasoningExtraction | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class GiveUp:
+    """What steps return when they end without an answer: the engine makes the final
+    attempt for ``reason`` (the budget's own reason when it is spent too; the forced
+    answer when the context is full). ``limit`` names the steps' own limit, reported
+    as ``metadata.step_limit`` (``max_turns``, ``max_steps``; None: the steps stopped)."""
+
+    reason: Termination
+    limit: str | None = None
+
+
 @dataclass(slots=True)
 class Run:
     """The state of one question while an approach works on it."""
@@ -92,14 +115,28 @@ class Run:
     transcript: list[tuple[str, str]] = field(default_factory=list)
     #: Extra metadata fields the approach reports (rounds used, sandbox outcome, …).
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Provider options of every call, when they are not the settings' (a caller's loop).
+    call_options: dict[str, Any] | None = None
+    #: The manager's extraction settings (None: a manager without them, as a test double).
+    extraction: ExtractionSettings | None = None
 
     @property
     def task(self) -> str:
         return self.spec.task
 
     @property
+    def min_confidence(self) -> float:
+        """Two-stage's threshold: the approach's ``min_confidence`` when it sets one, else
+        the manager's extraction settings'."""
+        if "min_confidence" in self.settings.model_fields_set or self.extraction is None:
+            return self.settings.min_confidence
+        return self.extraction.min_confidence
+
+    @property
     def options(self) -> dict[str, Any]:
         """Provider options of every call."""
+        if self.call_options is not None:
+            return dict(self.call_options)
         return self.settings.call_options()
 
     def begin(self, message: Message) -> None:
@@ -124,7 +161,7 @@ class Outcome:
     last_structured: CallInfo | None = None
 
 
-def governed(run: Run, steps: Steps[Answer], tracker: BudgetTracker) -> Steps[Outcome]:
+def governed(run: Run, steps: Steps[Answer | GiveUp], tracker: BudgetTracker) -> Steps[Outcome]:
     """``steps`` under the budget of ``tracker``, with every call recorded."""
     outcome: list[Any] | Exception | None = None
     last_structured: CallInfo | None = None
@@ -132,18 +169,18 @@ def governed(run: Run, steps: Steps[Answer], tracker: BudgetTracker) -> Steps[Ou
         try:
             batch = advance(steps, outcome)
         except StopIteration as stop:
-            return Outcome(stop.value, last_structured=last_structured)
+            if not isinstance(stop.value, GiveUp):
+                return Outcome(stop.value, last_structured=last_structured)
+            if stop.value.limit is not None:
+                run.extras["step_limit"] = stop.value.limit
+            final = yield from _last_call(run, _give_up_reason(run, stop.value, tracker), tracker)
+            return Outcome(None, final=final, last_structured=last_structured)
         limit = _stop_reason(batch, tracker)
         if limit is not None:
             steps.close()
             reason, run.extras["budget_exhausted"] = limit
-            [done] = yield (_final_call(run, reason),)
-            if isinstance(done, Exception):
-                raise done  # not a provider failure (final_attempt keeps those): a bug
-            if done.info is not None:
-                tracker.record(done.info)
-            run.transcript.append(("final attempt", done.value.text))
-            return Outcome(None, final=done.value, last_structured=last_structured)
+            final = yield from _last_call(run, reason, tracker)
+            return Outcome(None, final=final, last_structured=last_structured)
         settled: list[Settled] = yield batch
         failure: Exception | None = None
         for request, result in zip(batch, settled, strict=True):
@@ -161,6 +198,29 @@ def governed(run: Run, steps: Steps[Answer], tracker: BudgetTracker) -> Steps[Ou
                 failure = result
         # The steps get every value, or the batch's first failure raised inside them.
         outcome = failure or [result.value for result in settled if isinstance(result, Done)]
+
+
+def _last_call(run: Run, reason: Termination, tracker: BudgetTracker) -> Steps[FinalAnswer]:
+    """The final attempt (or forced answer) for ``reason``; the conversation then ends
+    with its prompt and reply."""
+    request = _final_call(run, reason)
+    [done] = yield (request,)
+    if isinstance(done, Exception):
+        raise done  # not a provider failure (final_attempt keeps those): a bug
+    if done.info is not None:
+        tracker.record(done.info)
+    final: FinalAnswer = done.value
+    run.transcript.append((request.step, final.text))
+    run.conversation = final.messages(request.messages)
+    return final
+
+
+def _give_up_reason(run: Run, give_up: GiveUp, tracker: BudgetTracker) -> Termination:
+    """The last call's reason when steps give up: a full context forces the answer, a spent
+    budget keeps its own reason, else the steps'."""
+    if tracker.context_exceeded(run.conversation):
+        return Termination.TOKEN_LIMIT_ANSWER
+    return tracker.exhausted() or give_up.reason
 
 
 def _stop_reason(batch: Batch, tracker: BudgetTracker) -> tuple[Termination, str] | None:
@@ -194,6 +254,28 @@ def _final_call(run: Run, reason: Termination) -> FinalCall:
         step="final attempt", messages=tuple(messages), reason=reason, spec=run.spec,
         # The caller's options (max_tokens, …); final_attempt sets temperature 0 itself.
         prompt_dir=run.prompts.prompt_dir, options=run.options,
+    )  # fmt: skip
+
+
+def agent_record(
+    run: Run, tracker: BudgetTracker, outcome: Outcome, *, gold: str | None, latency_s: float
+) -> AgentRecord:
+    """How ``run`` ended, as a DeepResearch result line: DeepResearch's prediction and
+    termination strings, answerx's typed answer and reason beside them, and what the
+    calls used. ``gold`` is the question's gold answer (DeepResearch's ``answer``)."""
+    final = outcome.final
+    reply: str | None
+    if final is not None:
+        answer, stopped_by, reply = final.prediction, final.termination, final.text
+    else:
+        answer = outcome.answer.extraction.answer if outcome.answer is not None else None
+        stopped_by = Termination.ANSWER if answer is not None else Termination.ANSWER_NOT_FOUND
+        reply = outcome.answer.reply if outcome.answer is not None else None
+    return AgentRecord.of(
+        question=run.question, gold=gold, messages=list(run.conversation),
+        stopped_by=stopped_by, extracted_answer=answer, final_reply=reply,
+        time_limit_s=tracker.budget.time_limit_s, usage=tracker.usage, calls=tracker.calls,
+        latency_s=latency_s, final_attempt=final is not None,
     )  # fmt: skip
 
 

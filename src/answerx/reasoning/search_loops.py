@@ -8,8 +8,10 @@ and feeds what it finds back to the model:
     The model writes ``<search> query </search>``; generation stops at the
     closing tag (a stop sequence where the provider takes one, else the reply is
     cut there); the top-k passages come back as ``<information>…</information>``.
-    Done at ``<answer>…</answer>``. A turn with neither gets Search-R1's "My
-    previous action is invalid…" nudge (``search_r1_invalid``).
+    Done at ``<answer>…</answer>``. Queries are read as UltraRAG's tool reads them
+    (a missing ``?`` added); a turn with neither is searched with "There is no
+    query." as the tool does, or gets Search-R1's "My previous action is
+    invalid…" nudge (``no_query="nudge"``, ``search_r1_invalid``).
 ``r1_searcher``
     ``<|begin_of_query|>…<|end_of_query|>``, passages between
     ``<|begin_of_documents|>`` and ``<|end_of_documents|>``; done at ``</answer>``
@@ -25,8 +27,9 @@ and feeds what it finds back to the model:
     reasoning step; passages accumulate (at most ``max_passages``); done at "so
     the answer is", after ``max_steps`` sentences at most.
 ``iter_retgen``
-    ``rounds`` rounds of retrieve (question + previous answer) → answer; the last
-    round's answer is the prediction.
+    ``rounds`` rounds of retrieve (question + previous generation, as UltraRAG's
+    tool; ``next_query="answer"``: + previous answer) → answer; the last round's
+    answer is the prediction.
 
 The model's turns are free text whatever the strategy: answers are read as the
 ``two_stage`` strategy reads them (the rules, then an LLM extraction only when
@@ -46,12 +49,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar, Final, TypeVar, Unpack
+from typing import Any, ClassVar, Final, Literal, TypeVar, Unpack
 
 from pydantic import Field
 
-from answerx.agent.budget import BudgetTracker
-from answerx.agent.final import FinalAnswer
 from answerx.agent.search import (
     SearchO1Lists,
     format_passages,
@@ -63,13 +64,13 @@ from answerx.agent.termination import Termination
 from answerx.errors import ConfigError
 from answerx.extraction.queries import (
     NO_HELPFUL_INFORMATION,
+    NO_QUERY,
     extract_final_information,
     extract_query,
 )
 from answerx.reasoning.base import BaseReasoning
-from answerx.reasoning.calls import FinalCall, Message, ReasoningManager
-from answerx.reasoning.engine import Answer, Outcome, Run, Steps
-from answerx.reasoning.response import StandardResponse
+from answerx.reasoning.calls import Message, ReasoningManager
+from answerx.reasoning.engine import Answer, GiveUp, Run, Steps
 from answerx.reasoning.settings import ApproachOptions, ApproachSettings
 from answerx.reasoning.steps import read_reply, text_step
 from answerx.retrieval.base import Passage, Retriever
@@ -83,6 +84,7 @@ __all__ = [
     "SearchO1",
     "SearchO1Settings",
     "SearchR1",
+    "SearchR1Settings",
     "SearchReasoning",
     "SearchSettings",
 ]
@@ -92,7 +94,6 @@ S = TypeVar("S", bound="SearchSettings")
 #: The structured approach whose extraction model reads a search loop's reply when the
 #: rules are unsure: a search trajectory is a chain of thought with retrieved text in it.
 EXTRACTION_APPROACH: Final = "chain_of_thought"
-_FINAL_KEY: Final = "_step_limit_final"  # a Run.extras slot, removed before the response
 _SO_THE_ANSWER = re.compile(r"so\s+the\s+answer\s+is", re.IGNORECASE)
 
 
@@ -107,6 +108,16 @@ class SearchSettings(ApproachSettings):
         default=True,
         description="Stop generation at the closing query tag with a stop sequence (turn off "
         "for a provider that refuses one; the reply is then cut at the tag).",
+    )
+
+
+class SearchR1Settings(SearchSettings):
+    """search_r1: what a turn with neither a query nor an answer gets."""
+
+    no_query: Literal["search", "nudge"] = Field(
+        default="search",
+        description="search: retrieve with 'There is no query.', as UltraRAG's Search-R1 "
+        "tool does; nudge: Search-R1's 'My previous action is invalid…' message instead.",
     )
 
 
@@ -127,6 +138,12 @@ class IterRetGenSettings(SearchSettings):
     """iter_retgen: a fixed number of retrieve → generate rounds."""
 
     rounds: int = Field(default=3, ge=1, le=20, description="Retrieve → generate rounds.")
+    next_query: Literal["generation", "answer"] = Field(
+        default="generation",
+        description="What follows the question in the next round's query: the previous "
+        "round's generation, as UltraRAG's tool does (no extra call), or its answer, read "
+        "as two_stage reads it (an LLM extraction call when the rules are unsure).",
+    )
 
 
 class SearchReasoning(BaseReasoning[S]):
@@ -163,14 +180,6 @@ class SearchReasoning(BaseReasoning[S]):
         numbers = run.extras["search"]["citations"]
         return "\n".join(f"[{numbers[p.id]}] {p.contents}" for p in passages)
 
-    def _respond(
-        self, run: Run, tracker: BudgetTracker, outcome: Outcome, elapsed: float
-    ) -> StandardResponse:
-        final = run.extras.pop(_FINAL_KEY, None)
-        if isinstance(final, FinalAnswer):  # the loop's own step limit: as a budget's
-            outcome = Outcome(None, final=final, last_structured=outcome.last_structured)
-        return super()._respond(run, tracker, outcome, elapsed)
-
     # ------------------------------------------------------------------ shared steps
     def search(self, run: Run, query: str, step: int, k: int | None = None) -> list[Passage]:
         """Retrieve for ``query`` and record it in the run's search trace."""
@@ -196,22 +205,11 @@ class SearchReasoning(BaseReasoning[S]):
         """The answer of a reply, read as ``two_stage`` reads it."""
         return (yield from read_reply(replace(run, approach=EXTRACTION_APPROACH), reply))
 
-    def step_limit(self, run: Run, limit: str) -> Steps[Answer]:
-        """The loop's own limit is reached: one final attempt, reported as a budget's."""
-        run.extras["step_limit"] = limit
-        [final] = yield (self._final_call(run),)
-        run.transcript.append(("final attempt", final.text))
-        run.extras[_FINAL_KEY] = final
-        return Answer(final.extraction, "final_attempt", final.text)
-
-    def _final_call(self, run: Run) -> FinalCall:
-        messages = run.conversation
-        if len(messages) > 1 and messages[-1].get("role") == "user":
-            messages = messages[:-1]  # as the engine's: follow the last reply
-        return FinalCall(
-            step="final attempt", messages=tuple(messages), reason=Termination.EXCEED_CALLS,
-            spec=run.spec, prompt_dir=run.prompts.prompt_dir, options=run.options,
-        )  # fmt: skip
+    @staticmethod
+    def step_limit(limit: str) -> GiveUp:
+        """The loop's own limit is reached without an answer: the final attempt follows, as
+        after a spent call budget (``metadata.step_limit`` names the limit)."""
+        return GiveUp(Termination.EXCEED_CALLS, limit)
 
     def query_of(self, turn: str) -> str | None:
         """The query the turn asks for, in this loop's convention; None when none."""
@@ -247,15 +245,18 @@ def _user(content: str) -> Message:
     return {"role": "user", "content": content}
 
 
-class SearchR1(SearchReasoning[SearchSettings]):
+class SearchR1(SearchReasoning[SearchR1Settings]):
     """``search_r1`` (Search-R1): the model searches with ``<search>`` tags until it answers.
 
     Stages, one conversation: each turn is a free-text call stopped at ``</search>``; a
-    query gets the top-k passages back as ``<information>…</information>``; a turn with
-    ``<answer>…</answer>`` ends the loop and is read as ``two_stage`` reads a reply (the
-    rules, then an LLM extraction call only when they are unsure); a turn with neither
-    gets Search-R1's "invalid action" nudge (counted in ``invalid_turns``). Metadata:
-    ``search`` (each step's query, passage ids and citation numbers).
+    query is read as UltraRAG's Search-R1 tool reads it (the last ``<search>``, a missing
+    ``?`` added) and gets the top-k passages back as ``<information>…</information>``; a
+    turn with ``<answer>…</answer>`` ends the loop and is read as ``two_stage`` reads a
+    reply (the rules, then an LLM extraction call only when they are unsure). A turn with
+    neither is counted in ``invalid_turns`` and, as in the tool, searched with "There is
+    no query." (``no_query="nudge"``: Search-R1's "My previous action is invalid…"
+    message instead). Metadata: ``search`` (each step's query, passage ids and
+    citation numbers).
 
     Budget: every call (each model turn, and an extraction call when the rules are
     unsure) counts toward the :class:`~answerx.agent.Budget`; retrieval does not. When
@@ -270,25 +271,28 @@ class SearchR1(SearchReasoning[SearchSettings]):
     description: ClassVar[str] = (
         "Search-R1: <search> queries, <information> passages, <answer> (needs --index)."
     )
-    settings_model = SearchSettings
+    settings_model = SearchR1Settings
     query_format = "search_r1"
     open_tag = "<search>"
     close_tag = "</search>"
 
-    def steps(self, run: Run) -> Steps[Answer]:
+    def steps(self, run: Run) -> Steps[Answer | GiveUp]:
         run.begin(run.prompts.user("search_r1"))
         for turn_number in range(1, self.settings.max_turns + 1):
             turn = yield from self.generate(run, f"turn {turn_number}")
-            query = self.query_of(turn)
-            if query is not None and "</answer>" not in turn:
-                passages = self.search(run, query, turn_number)
-                run.say(_user(f"<information>{format_passages(passages)}</information>"))
-            elif "</answer>" in turn:
+            if "</answer>" in turn:
                 return (yield from self.answer(run, turn))
-            else:
+            found = extract_query(
+                turn, formats=[self.query_format], default=NO_QUERY, complete_question=True
+            )
+            if not found.found:
                 run.extras["invalid_turns"] = run.extras.get("invalid_turns", 0) + 1
-                run.say(run.prompts.user("search_r1_invalid"))
-        return (yield from self.step_limit(run, "max_turns"))
+                if self.settings.no_query == "nudge":
+                    run.say(run.prompts.user("search_r1_invalid"))
+                    continue
+            passages = self.search(run, found.query or NO_QUERY, turn_number)
+            run.say(_user(f"<information>{format_passages(passages)}</information>"))
+        return self.step_limit("max_turns")
 
 
 class R1Searcher(SearchReasoning[SearchSettings]):
@@ -318,7 +322,7 @@ class R1Searcher(SearchReasoning[SearchSettings]):
     open_tag = "<|begin_of_query|>"
     close_tag = "<|end_of_query|>"
 
-    def steps(self, run: Run) -> Steps[Answer]:
+    def steps(self, run: Run) -> Steps[Answer | GiveUp]:
         run.begin(run.prompts.user("r1_searcher"))
         for turn_number in range(1, self.settings.max_turns + 1):
             turn = yield from self.generate(run, f"turn {turn_number}")
@@ -328,7 +332,7 @@ class R1Searcher(SearchReasoning[SearchSettings]):
             passages = self.search(run, query, turn_number)
             documents = "\n".join(p.contents for p in passages)
             run.say(_user(f"<|begin_of_documents|>\n{documents}\n<|end_of_documents|>"))
-        return (yield from self.step_limit(run, "max_turns"))
+        return self.step_limit("max_turns")
 
 
 class SearchO1(SearchReasoning[SearchO1Settings]):
@@ -362,7 +366,7 @@ class SearchO1(SearchReasoning[SearchO1Settings]):
     open_tag = "<|begin_search_query|>"
     close_tag = "<|end_search_query|>"
 
-    def steps(self, run: Run) -> Steps[Answer]:
+    def steps(self, run: Run) -> Steps[Answer | GiveUp]:
         lists = SearchO1Lists()
         run.begin(run.prompts.user("search_o1", max_searches=self.settings.max_searches))
         searches = 0
@@ -386,7 +390,7 @@ class SearchO1(SearchReasoning[SearchO1Settings]):
                 lists.information.add(result)
             run.say(_user(f"<|begin_search_result|>{result}<|end_search_result|>"))
         run.extras["search_o1"] = _lists_dump(lists)
-        return (yield from self.step_limit(run, "max_turns"))
+        return self.step_limit("max_turns")
 
     def _reason_in_documents(
         self, run: Run, lists: SearchO1Lists, query: str, passages: list[Passage]
@@ -434,7 +438,7 @@ class IRCoT(SearchReasoning[IRCoTSettings]):
     )
     settings_model = IRCoTSettings
 
-    def steps(self, run: Run) -> Steps[Answer]:
+    def steps(self, run: Run) -> Steps[Answer | GiveUp]:
         passages = self.search(run, run.question, 0)
         sentences: list[str] = []
         for step in range(1, self.settings.max_steps + 1):
@@ -456,39 +460,45 @@ class IRCoT(SearchReasoning[IRCoTSettings]):
             if sentence:
                 found = self.search(run, sentence, step)
                 passages = merge_passages(passages, found, limit=self.settings.max_passages)
-        return (yield from self.step_limit(run, "max_steps"))
+        return self.step_limit("max_steps")
 
 
 class IterRetGen(SearchReasoning[IterRetGenSettings]):
     """``iter_retgen`` (Iter-RetGen): rounds of retrieve, then generate.
 
     Stages: ``rounds`` rounds, each retrieving with the question plus the previous
-    round's answer, then one free-text call that answers from those passages, read as
-    ``two_stage`` reads a reply; the last round's answer is the prediction. Metadata:
-    ``search``.
+    round's generation (as UltraRAG's tool builds the next query: ``f"{q} {ans}"``), then
+    one free-text call that answers from those passages; the last round's reply is read
+    as ``two_stage`` reads a reply and is the prediction. ``next_query="answer"`` builds
+    the query from the previous round's answer instead, read the ``two_stage`` way in
+    every round. Metadata: ``search``.
 
-    Budget: ``rounds`` calls (plus an extraction call for a round the rules are unsure
-    of); retrieval does not count. When the budget does not allow the next call, one
-    final attempt answers from the conversation so far (``metadata.stage ==
-    "final_attempt"``); when that finds nothing, :class:`~answerx.agent.StepLimitReached`
-    (or a response saying why, with ``result_mode=True``).
+    Budget: ``rounds`` calls (plus an extraction call when the rules are unsure of the
+    last reply, or with ``next_query="answer"`` of any round's); retrieval does not
+    count. When the budget does not allow the next call, one final attempt answers from
+    the conversation so far (``metadata.stage == "final_attempt"``); when that finds
+    nothing, :class:`~answerx.agent.StepLimitReached` (or a response saying why, with
+    ``result_mode=True``).
     """
 
     name: ClassVar[str] = "iter_retgen"
     description: ClassVar[str] = (
-        "IterRetGen: rounds of retrieve (question + last answer) then answer (needs --index)."
+        "IterRetGen: rounds of retrieve (question + last generation) then answer (needs --index)."
     )
     settings_model = IterRetGenSettings
 
-    def steps(self, run: Run) -> Steps[Answer]:
+    def steps(self, run: Run) -> Steps[Answer | GiveUp]:
         previous: str | None = None
-        answer: Answer | None = None
-        for round_ in range(1, self.settings.rounds + 1):
+        rounds = self.settings.rounds
+        for round_ in range(1, rounds + 1):
             passages = self.search(run, iter_retgen_query(run.question, previous), round_)
             cited = self.cite(run, passages) or "(none found)"
             run.begin(run.prompts.user("iter_retgen", passages=cited))
             reply = yield from text_step(run, f"round {round_}")
-            answer = yield from self.answer(run, reply)
-            previous = answer.extraction.answer
-        assert answer is not None  # rounds >= 1
-        return answer
+            if round_ == rounds:
+                return (yield from self.answer(run, reply))
+            if self.settings.next_query == "answer":
+                previous = (yield from self.answer(run, reply)).extraction.answer
+            else:
+                previous = reply
+        raise AssertionError("rounds >= 1")  # pragma: no cover - the settings model says so

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from answerx.agent.budget import Budget
 from answerx.errors import ConfigError, UnknownName
 from answerx.extraction.models import Task
-from answerx.extraction.rules import RULES
 from answerx.reasoning.response import Strategy
+from answerx.structured.extraction import MARKER_CONFIDENCE
 
 __all__ = [
     "MARKER_CONFIDENCE",
@@ -33,12 +33,6 @@ __all__ = [
     "VerificationSettings",
     "parse_settings",
 ]
-
-#: The lowest base confidence of an explicit marker (answer block, boxed, JSON field,
-#: "the answer is", ``Output:``). Two-stage extraction asks an LLM only below it:
-#: when nothing was found, a task fallback guessed (last number, letter, line scan),
-#: or a marker was weakened (inside ``<think>``, an ``<answer>`` block cut off).
-MARKER_CONFIDENCE: Final = min(rule.confidence for rule in RULES)
 
 
 class ApproachSettings(BaseModel):
@@ -56,7 +50,8 @@ class ApproachSettings(BaseModel):
         default=MARKER_CONFIDENCE,
         ge=0.0,
         le=1.0,
-        description="two_stage: ask the LLM to extract when the rules' confidence is below this.",
+        description="two_stage: ask the LLM to extract when the rules' confidence is below "
+        "this (default: the manager's extraction settings, 0.85 unless changed there).",
     )
 
     def call_options(self) -> dict[str, Any]:
@@ -178,6 +173,8 @@ class ApproachOptions(TypedDict, total=False):
     max_searches: int
     max_steps: int
     max_passages: int
+    no_query: Literal["search", "nudge"]
+    next_query: Literal["generation", "answer"]
 
 
 #: The options of :class:`ApproachOptions` that say how an approach runs, not what it does.

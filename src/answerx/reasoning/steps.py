@@ -6,7 +6,10 @@
   (bound to the task), so reasoning and answer come back in one object;
 - ``two_stage``: a free-text call, then :func:`answerx.extract` on the reply, then
   ``extract_structured`` only when the rules found nothing or only a weak answer
-  (confidence below the ``min_confidence`` setting); it gets the task, the choices
+  (confidence below the ``min_confidence`` setting, or the manager's extraction
+  settings' when the approach sets none); it runs with the manager's extraction
+  settings (temperature, max_tokens, confidence threshold, mode fallback:
+  :mod:`answerx.structured.extraction`) and gets the task, the choices
   and the game-of-24 numbers, bound into its response model. If that structured
   call fails in every mode, the rules' answer (possibly none) stands, and the
   failed call still counts in the response's usage, attempts and calls. A reply
@@ -73,18 +76,18 @@ def read_reply(run: Run, reply: str, sent: Sequence[Message] | None = None) -> S
         reply, run.task, choices=run.spec.choices, numbers=run.spec.numbers,
         finish_reason=run.extras.get("finish_reason"),
     )  # fmt: skip
-    if found.found and found.confidence >= run.settings.min_confidence:
+    if found.found and found.confidence >= run.min_confidence:
         return Answer(found, "deterministic", reply)
     if not found.found and found.unfinished:
         return (yield from _forced_answer(run, reply, sent))
     request = ExtractCall(
         step="structured extraction", raw_output=reply, approach=run.approach,
         question=run.question, spec=run.spec,
-        # Temperature 0: extraction copies the answer, it does not create one. And the
-        # provider's own max_tokens: the copy holds the whole reasoning, which a cap
-        # meant for the reasoning steps would cut off.
-        options={**{k: v for k, v in run.options.items() if k != "max_tokens"},
-                 "temperature": 0},
+        # Not the steps' temperature and max_tokens: the manager's extraction settings
+        # decide them (temperature 0: extraction copies the answer, it does not create
+        # one; the provider's max_tokens: the copy holds the whole reasoning, which a cap
+        # meant for the reasoning steps would cut off).
+        options={k: v for k, v in run.options.items() if k not in ("max_tokens", "temperature")},
     )  # fmt: skip
     try:
         [obj] = yield (request,)

@@ -1,6 +1,7 @@
 """Structured extraction: Pydantic response models and the provider-aware Instructor manager."""
 
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
+from answerx.structured.extraction import ExtractionSettings
 from answerx.structured.manager import InstructorClientManager
 from answerx.structured.models import (
     REASONING_EXTRACTION_MODELS,
@@ -32,6 +33,7 @@ __all__ = [
     "ChainOfThoughtExtraction",
     "ChainOfVerificationExtraction",
     "DirectAnswerExtraction",
+    "ExtractionSettings",
     "InstructorClientManager",
     "ModeAttempt",
     "ProgramOfThoughtExtraction",

@@ -3,6 +3,20 @@
 Each provider SDK raises its own exception classes, and Instructor wraps them
 again; the manager only needs to know what to *do*:
 retry with backoff, try the next mode, or stop with a clear error.
+
+"The structured-output mode is refused" (``mode_rejected``: try the next mode) is an
+HTTP 400/404/422/500 whose message names the mechanism (tools, function calling,
+``response_format``, JSON schema, grammar). Every provider's real wording is covered,
+in the shapes each sends it (``tests/integration/test_manager_tools_unsupported.py``):
+OpenRouter's "No endpoints found that support tool use" (404) and, for a routed model,
+"Provider returned error" (400) with the upstream's own error in ``metadata.raw``
+("model features function calling not support"); vLLM's '"auto" tool choice requires
+--enable-auto-tool-choice …' (400, message at the top level); llama.cpp's "tools param
+requires --jinja flag" and "Unsupported param: tools" (500); Ollama's "… does not
+support tools" (400, also as a bare ``{"error": "…"}``); Cohere's "invalid request: tool
+use is not supported by the provided model" (400) and "No valid tool call or response
+generated" (422). Any other 400 (a bad parameter, a wrong model) is not retried in
+another mode: it would fail there too, and a wrong key never is.
 """
 
 from __future__ import annotations
@@ -96,14 +110,48 @@ def _is_connection_error(exc: BaseException) -> bool:
 
 
 def _body_text(exc: BaseException) -> str:
+    """The provider's own words: the error body's message, and where a router passes an
+    upstream provider's error on (OpenRouter's "Provider returned error" with the routed
+    provider's reply in ``metadata.raw``), that error's message too."""
     body = getattr(exc, "body", None)
+    texts: list[str] = []
     if isinstance(body, dict):
         err = body.get("error", body)
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return str(err["message"])
-        if isinstance(body.get("message"), str):
-            return str(body["message"])
+        if isinstance(err, str):  # {"error": "… does not support tools"} (Ollama, TGI)
+            texts.append(err)
+        elif isinstance(err, dict):
+            texts += [err[key] for key in ("message", "detail") if isinstance(err.get(key), str)]
+            metadata = err.get("metadata")
+            if isinstance(metadata, dict) and metadata.get("raw"):
+                texts.append(_upstream_text(metadata["raw"]))
+        if err is not body and isinstance(body.get("message"), str):
+            texts.append(body["message"])
+    elif isinstance(body, str) and body.strip():
+        texts.append(body)
+    if texts:
+        return ": ".join(dict.fromkeys(t.strip() for t in texts if t.strip()))
     return getattr(exc, "message", None) or str(exc)
+
+
+def _upstream_text(raw: object, depth: int = 0) -> str:
+    """The message of an upstream provider's error as a router passes it on: a JSON text
+    or an object (``{"error": {"message": …}}``, ``{"message": …}``, ``{"data": "…"}``),
+    or plain text."""
+    if isinstance(raw, str):
+        try:
+            loaded = json.loads(raw)
+        except json.JSONDecodeError:
+            return raw
+        if isinstance(loaded, str):
+            return loaded
+        raw = loaded
+    if isinstance(raw, dict) and depth < 4:
+        for key in ("error", "message", "data", "detail"):
+            if key in raw:
+                found = _upstream_text(raw[key], depth + 1)
+                if found:
+                    return found
+    return ""
 
 
 def _retry_after(exc: BaseException) -> float | None:

@@ -31,6 +31,7 @@ from answerx.errors import ConfigError, ProviderError, StructuredOutputError, re
 from answerx.resources import prompt_template
 from answerx.structured.adapters import SdkAdapter
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
+from answerx.structured.extraction import ExtractionLike, ExtractionSettings
 from answerx.structured.failures import FALLBACK, Failure, classify
 from answerx.structured.fastpath import FirstTry, options_key
 from answerx.structured.grammar import fenced_json_grammar, grammar_model
@@ -152,6 +153,12 @@ class InstructorClientManager:
     and re-asks go through Instructor's own loop. ``fast_path=False`` sends every
     attempt through Instructor's ``create``.
 
+    ``extraction=`` changes how :meth:`extract_structured` runs (temperature, max_tokens,
+    confidence threshold, mode fallback; a preset name such as ``"ml-agents"``), over the
+    provider's ``extraction:`` settings (:mod:`answerx.structured.extraction`).
+    :meth:`get_primary_mode` and :meth:`get_fallback_mode` name the chain's first two
+    modes, as the ml-agents Instructor phase's manager does.
+
     ``async_transport="aiohttp"`` gives the async clients their SDK's own aiohttp
     transport where it has one (the ``aiohttp`` extra of the SDK), which costs less
     CPU per call than httpx at high concurrency; experiment runs use it. ``await aclose()``
@@ -175,6 +182,7 @@ class InstructorClientManager:
         config_path: str | None = None,
         fast_path: bool = True,
         async_transport: Literal["httpx", "aiohttp"] = "httpx",
+        extraction: ExtractionLike = None,
     ) -> None:
         self.spec: ProviderSpec = get_provider(provider, config_path)
         #: The adapter of the provider's SDK: clients, Instructor wrapper, reading replies.
@@ -198,6 +206,11 @@ class InstructorClientManager:
         self.max_tokens = max_tokens or self.spec.max_tokens
         self.fast_path = fast_path
         self.async_transport = async_transport
+        #: How the extraction call runs: the provider's ``extraction:`` settings of
+        #: providers.yaml, with ``extraction=`` over them (see answerx.structured.extraction).
+        self.extraction: ExtractionSettings = (
+            ExtractionSettings().updated(self.spec.extraction).updated(extraction)
+        )
         self._api_key = self.spec.resolve_api_key(api_key)
         self.base_url = self.spec.resolve_base_url(base_url)
         # No URL for an autostart provider: answerx serves the bundled model itself.
@@ -224,6 +237,21 @@ class InstructorClientManager:
     def backoff_max(self) -> float:
         """The longest pause before a retry, in seconds (``Retry-After`` included)."""
         return self._backoff.maximum
+
+    def get_primary_mode(self) -> str:
+        """The first structured-output mode tried (``tools`` for most providers).
+
+        answerx's mode names (``tools``, ``json``, ``json_schema``, ``json_with_schema``,
+        ``md_json``) are Instructor's ``TOOLS``, ``JSON``, ``JSON_SCHEMA``, ``JSON`` with
+        a schema, ``MD_JSON``; the SDK adapter picks the provider's variant (Anthropic's
+        ``ANTHROPIC_TOOLS``/``ANTHROPIC_JSON``, Cohere's)."""
+        return self.modes[0]
+
+    def get_fallback_mode(self) -> str:
+        """The mode tried after the primary one fails in a way another mode can fix; the
+        primary itself when the chain has one mode (as the ml-agents manager answers for a
+        provider without a fallback). The chain may hold more: see :attr:`modes`."""
+        return self.modes[1] if len(self.modes) > 1 else self.modes[0]
 
     def __repr__(self) -> str:  # never shows the key
         return f"InstructorClientManager({self.provider!r}, {self.model!r}, modes={self.modes})"
@@ -377,12 +405,15 @@ class InstructorClientManager:
         self,
         messages: Messages,
         response_model: type[T],
+        *,
+        modes: Sequence[str] | None = None,
         **kw: Any,
     ) -> tuple[T, CallInfo]:
         """The parsed ``response_model`` and the :class:`CallInfo` of the call.
 
-        ``kw`` goes to the provider (``temperature``, ``max_tokens``, …). No
-        Instructor ``context=`` is passed: Instructor would render every message
+        ``kw`` goes to the provider (``temperature``, ``max_tokens``, …); ``modes``
+        limits this call to some modes of the chain (default: all of them, in order).
+        No Instructor ``context=`` is passed: Instructor would render every message
         as a Jinja template, corrupting LaTeX such as ``\\frac{{a}}{b}``; task
         checks are bound into the response model instead (see
         :func:`answerx.structured.get_extraction_model`).
@@ -390,7 +421,7 @@ class InstructorClientManager:
         tally, started = self._structured_tally(), time.perf_counter()
         key = options_key(kw)
         sent = self._sent_model(response_model, kw)
-        for mode in self.modes:
+        for mode in self._chain(modes):
             tally.start_mode(mode)
             attempt = self._attempt(mode, messages, sent, tally, kw, key)
             try:
@@ -411,13 +442,15 @@ class InstructorClientManager:
         self,
         messages: Messages,
         response_model: type[T],
+        *,
+        modes: Sequence[str] | None = None,
         **kw: Any,
     ) -> tuple[T, CallInfo]:
         """Async :meth:`create`."""
         tally, started = self._structured_tally(), time.perf_counter()
         key = options_key(kw)
         sent = self._sent_model(response_model, kw)
-        for mode in self.modes:
+        for mode in self._chain(modes):
             tally.start_mode(mode)
             attempt = self._aattempt(mode, messages, sent, tally, kw, key)
             try:
@@ -433,6 +466,17 @@ class InstructorClientManager:
                 # __context__ keeps the SDK exception (which may quote the key).
                 raise self._with_info(error, tally, started)
         raise self._with_info(self._all_modes_failed(tally), tally, started)
+
+    def _chain(self, modes: Sequence[str] | None) -> tuple[str, ...]:
+        """The modes one call tries: ``modes`` (each of the manager's chain), or the chain."""
+        if modes is None:
+            return self.modes
+        unknown = [m for m in modes if m not in self.modes]
+        if unknown or not modes:
+            raise ConfigError(
+                f"modes={list(modes)}: each must be one of this manager's modes {list(self.modes)}"
+            )
+        return tuple(modes)
 
     def _structured_tally(self) -> _Tally:
         return _Tally(self.adapter, repair=True, max_retries=self.max_retries)
@@ -582,17 +626,25 @@ class InstructorClientManager:
         task: str | None = None,
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        settings: ExtractionLike = None,
         **kw: Any,
     ) -> tuple[ReasoningExtraction, CallInfo]:
         """Ask the model to separate the reasoning from the final answer of ``raw_output``.
 
         ``task`` (and ``choices``) bind the expected answer shape into the response
-        model, so a wrong shape is re-asked; ``kw`` goes to the provider.
+        model, so a wrong shape is re-asked. The call runs with the manager's
+        :attr:`extraction` settings, ``settings`` over them (a mapping of some fields, a
+        preset name such as ``"ml-agents"``, or an :class:`ExtractionSettings`): its
+        temperature and max_tokens (``kw``, which goes to the provider, wins over both),
+        the mode fallback, and the confidence threshold: an extraction whose own
+        confidence is below it raises :class:`~answerx.errors.StructuredOutputError`.
         """
         model_cls, messages = _extraction_request(
             raw_output, approach, question, task, choices, numbers
         )
-        return self.create(messages, model_cls, **kw)
+        used = self.extraction.updated(settings)
+        obj, info = self.create(messages, model_cls, **self._extraction_kw(used, kw))
+        return self._accepted(obj, info, used)
 
     async def aextract_structured(
         self,
@@ -603,13 +655,48 @@ class InstructorClientManager:
         task: str | None = None,
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        settings: ExtractionLike = None,
         **kw: Any,
     ) -> tuple[ReasoningExtraction, CallInfo]:
         """Async :meth:`extract_structured`."""
         model_cls, messages = _extraction_request(
             raw_output, approach, question, task, choices, numbers
         )
-        return await self.acreate(messages, model_cls, **kw)
+        used = self.extraction.updated(settings)
+        obj, info = await self.acreate(messages, model_cls, **self._extraction_kw(used, kw))
+        return self._accepted(obj, info, used)
+
+    def _extraction_kw(self, settings: ExtractionSettings, kw: dict[str, Any]) -> dict[str, Any]:
+        """The extraction call's options: the settings' sampling, the caller's ``kw`` over
+        them, and the first mode only when the fallback is off."""
+        # 0, not 0.0: the request (and an experiment cache's key) stays the one answerx
+        # sent before the temperature was a setting.
+        temperature = settings.temperature
+        options: dict[str, Any] = {
+            "temperature": int(temperature) if temperature.is_integer() else temperature
+        }
+        if settings.max_tokens is not None:
+            options["max_tokens"] = settings.max_tokens
+        options.update(kw)
+        if not settings.enable_fallback:
+            options["modes"] = self.modes[:1]
+        return options
+
+    def _accepted(
+        self, obj: ReasoningExtraction, info: CallInfo, settings: ExtractionSettings
+    ) -> tuple[ReasoningExtraction, CallInfo]:
+        """``(obj, info)`` when the extraction's confidence reaches the threshold."""
+        threshold = settings.confidence_threshold
+        confidence = obj.confidence if obj.confidence is not None else 0.0
+        if confidence >= threshold:
+            return obj, info
+        reason = f"confidence {confidence:g} is below the confidence threshold {threshold:g}"
+        error = StructuredOutputError(
+            "the extraction was not accepted", failures=[(info.mode or "structured", reason)],
+            provider=self.provider, model=self.model,
+        )  # fmt: skip
+        error.call_info = info  # what the call used was paid for
+        raise error
 
     # ------------------------------------------------------------------ failures
     def _after_failure(self, exc: Exception, mode: str, tally: _Tally) -> ProviderError | None:

@@ -1,8 +1,9 @@
 """Providers as data: one :class:`ProviderSpec` row per provider, from ``config/providers.yaml``.
 
 A row names its SDK adapter (``sdk:``, one module of :mod:`answerx.structured.adapters`),
-the environment variable of its key, its base URL, timeout and the chain of
-structured-output modes to try. Adding a provider on an SDK that has an adapter is
+the environment variable of its key, its base URL, timeout, the chain of
+structured-output modes to try and how its extraction call runs (``extraction:``,
+:mod:`answerx.structured.extraction`). Adding a provider on an SDK that has an adapter is
 one YAML row; adding an SDK is one adapter module. Everything SDK-specific (clients,
 Instructor wrapper, reading replies, capabilities) is the adapter's.
 
@@ -31,6 +32,7 @@ from pydantic import (
 from answerx.errors import ConfigError, CredentialsMissing, UnknownName
 from answerx.resources import data_file
 from answerx.structured.adapters import MODES, SdkAdapter, adapter_names, all_adapters, get_adapter
+from answerx.structured.extraction import ExtractionOverride
 from answerx.yamlerrors import YamlPath, format_validation_error, line_of, read_yaml
 
 __all__ = [
@@ -83,6 +85,12 @@ class ProviderSpec(BaseModel):
     modes: tuple[ModeName, ...] = Field(min_length=1)
     timeout: float = Field(default=60.0, gt=0)
     max_tokens: int = Field(default=1024, gt=0)
+    extraction: ExtractionOverride = Field(
+        default_factory=ExtractionOverride,
+        description="How the extraction call runs for this provider (temperature, "
+        "max_tokens, min_confidence, confidence_threshold, enable_fallback, or a preset "
+        "name): see answerx.structured.extraction.",
+    )
 
     @field_validator("sdk")
     @classmethod

@@ -1,4 +1,5 @@
-"""run_agent_loop / arun_agent_loop: a search-agent style loop against the fake provider."""
+"""run_agent_loop / arun_agent_loop: a step of your own on the engine's one loop, against the
+fake provider, ending in DeepResearch result lines."""
 
 from __future__ import annotations
 
@@ -9,18 +10,18 @@ from typing import Any
 import pytest
 
 from answerx.agent import (
+    NO_ANSWER_FOUND,
     AgentRecord,
     Budget,
     StepLimitReached,
-    StepResult,
     Termination,
-    arun_agent_loop,
     read_records,
-    run_agent_loop,
     tally_terminations,
+    termination_stats,
     write_records,
 )
 from answerx.errors import ConfigError
+from answerx.reasoning import StepResult, arun_agent_loop, run_agent_loop
 from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
@@ -123,8 +124,11 @@ def test_a_final_attempt_that_finds_nothing_ends_with_exceed_available_llm_calls
 
     record = run_agent_loop(manager, OPENING, step=SearchTool(), budget=Budget(max_calls=1))
 
-    assert record.prediction is None
-    assert record.termination == "exceed available llm calls"
+    assert (record.prediction, record.termination) == (
+        "No answer found.",
+        "exceed available llm calls",
+    )
+    assert (record.extracted_answer, record.stopped_by) == (None, Termination.EXCEED_CALLS)
     assert (record.final_attempt, record.calls) == (True, 2)
 
 
@@ -149,7 +153,7 @@ def test_a_final_call_that_fails_is_recorded_without_a_reply_and_still_counted(
 
     record = run_agent_loop(manager, OPENING, step=SearchTool(), budget=Budget(max_calls=1))
 
-    assert (record.prediction, record.termination) == (None, "exceed available llm calls")
+    assert (record.prediction, record.termination) == (NO_ANSWER_FOUND, Termination.EXCEED_CALLS)
     assert (record.final_attempt, record.calls) == (True, 2)  # the failed call was made
     assert record.usage == Usage(input_tokens=40, output_tokens=8)
     assert record.messages[-1] == {"role": "user", "content": FINAL_PROMPT}  # no reply
@@ -188,7 +192,8 @@ def test_a_step_that_stops_and_a_fruitless_final_attempt_end_with_answer_not_fou
 
     record = run_agent_loop(manager, OPENING, step=SearchTool(None), budget=Budget(max_calls=5))
 
-    assert (record.prediction, record.termination) == (None, "answer not found")
+    assert (record.prediction, record.termination) == ("No answer found.", "answer not found")
+    assert record.extracted_answer is None
 
 
 def test_a_step_that_stops_on_the_last_allowed_call_reports_the_spent_budget(
@@ -198,7 +203,7 @@ def test_a_step_that_stops_on_the_last_allowed_call_reports_the_spent_budget(
 
     record = run_agent_loop(manager, OPENING, step=SearchTool(None), budget=Budget(max_calls=1))
 
-    assert (record.prediction, record.termination) == (None, "exceed available llm calls")
+    assert (record.prediction, record.termination) == (NO_ANSWER_FOUND, Termination.EXCEED_CALLS)
     assert record.calls == 2
 
 
@@ -234,7 +239,9 @@ def test_the_time_limit_ends_the_loop_with_a_final_attempt(
         clock=lambda: now[0],
     )
 
-    assert (record.prediction, record.termination, record.calls) == (None, "timeout", 3)
+    # DeepResearch's time-limit string, in its form for this one-minute limit.
+    assert record.termination == record.prediction == "No answer found after 0h1mins"
+    assert (record.extracted_answer, record.stopped_by, record.calls) == (None, "timeout", 3)
     assert last_content(fake_provider.last_request) == FINAL_PROMPT
 
 
@@ -278,6 +285,29 @@ def test_a_forced_reply_without_a_block_is_a_format_error_whose_prediction_is_th
 
     assert record.termination == "format error: generate an answer as token limit reached"
     assert record.prediction == "Most likely Frank Herbert."
+
+
+def test_a_forced_reply_with_an_unclosed_block_is_a_format_error_for_deepresearch(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer
+) -> None:
+    long_page = "<information>" + "Dune is a 1965 science-fiction novel. " * 40 + "</information>"
+    fake_provider.enqueue(Reply.text(SEARCHING), Reply.text("<answer>Frank Herbert"))
+
+    record = run_agent_loop(
+        manager,
+        OPENING,
+        step=SearchTool(long_page),
+        budget=Budget(max_calls=10, max_context_tokens=200),
+    )
+
+    # DeepResearch needs both tags: its pair says format error, with the whole reply ...
+    assert record.termination == "format error: generate an answer as token limit reached"
+    assert record.prediction == "<answer>Frank Herbert"
+    # ... while answerx's own reading keeps the answer the cut block states.
+    assert (record.extracted_answer, record.stopped_by) == (
+        "Frank Herbert",
+        Termination.TOKEN_LIMIT_ANSWER,
+    )
 
 
 def test_a_loop_needs_a_limit(manager: InstructorClientManager) -> None:
@@ -346,3 +376,5 @@ def test_loop_records_round_trip_through_a_jsonl_file_and_tally(
     assert read_records(path) == records
     assert isinstance(read_records(path)[0], AgentRecord)
     assert tally_terminations(path) == {"answer": 1, "exceed available llm calls": 1}
+    stats = termination_stats(path)
+    assert (stats.total, stats.successful, stats.success_rate) == (2, 1, 50.0)
