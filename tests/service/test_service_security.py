@@ -465,6 +465,34 @@ def test_answerx_serve_never_shows_a_refused_provider_key(
     assert status == 0, server.output
 
 
+@pytest.mark.slow
+def test_answerx_serve_logs_no_piece_of_a_key_its_provider_echoed(
+    child_env: dict[str, str],
+    serve_process: Callable[..., ServeProcess],
+    fake_provider: FakeProviderServer,
+) -> None:
+    # The provider puts the Authorization header it got into a float field: every
+    # mode fails, and pydantic quotes the echo cut to its first and last characters.
+    key = "sk-proj-4fJ9q2LxT7vB1mN8cR3eW6yZ0aK5hD2gU9iO4pS7tQ1"
+    echo = {"full_reasoning_text": "r", "answer_value": "4", "confidence": f"Bearer {key}"}
+    fake_provider.set_default(Reply.tool_call(echo))
+    server = serve_process({**child_env, **fake_provider.env(api_key=key)})
+    server.wait_until_up()
+
+    response = httpx.post(
+        server.url + "/v1/extract/structured",
+        json={"raw_output": "The answer is 4.", "provider": "openai", "model": "gpt-test"},
+        timeout=30,
+    )
+    status = server.stop()
+
+    assert response.status_code == 502
+    assert "provider call failed: StructuredOutputError" in server.output
+    shown = response.text + server.output
+    assert [key[i : i + 8] for i in range(len(key) - 7) if key[i : i + 8] in shown] == []
+    assert status == 0, server.output
+
+
 # A SIGTERM that reaches `answerx` while it is still loading: this script sends it to
 # itself as soon as the named module starts to be imported, then runs the console
 # script's entry point (answerx.__main__:main) with the given arguments.

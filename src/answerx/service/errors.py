@@ -27,8 +27,11 @@ endpoints), the error also has ``attempts`` and ``usage``: what the failed call
 cost, from its :class:`~answerx.structured.CallInfo` (numbers only; the failure
 reasons it also holds are provider text, kept out of responses).
 
-A bug's exception reaches the log as its type name only, a provider's error as
-its redacted message; a client gets no stack trace, no key, no request body.
+A provider error's message says what failed (refused, unavailable, no valid object
+in any mode, the HTTP status), never what the provider said or returned: that can
+quote anything, a key it echoed included. The server's log has it, redacted of
+every run of 8+ characters of a configured key. A bug's exception reaches the
+log as its type name only; a client gets no stack trace, no key, no request body.
 """
 
 from __future__ import annotations
@@ -55,9 +58,12 @@ from answerx.errors import (
     ProviderAuthError,
     ProviderError,
     ProviderRateLimited,
+    ProviderRequestError,
     ProviderTimeout,
+    ProviderUnavailable,
     RunNotFound,
     StoreError,
+    StructuredOutputError,
     redact,
 )
 from answerx.service.asgi import JSON, WatchedSend
@@ -293,7 +299,27 @@ def _provider_error_response(exc: ProviderError) -> Response:
         return error_response(
             429, "provider_rate_limited", f"{where} is rate limiting this server", headers, **cost
         )
-    return error_response(502, "provider_error", detail, **cost)
+    return error_response(502, "provider_error", _what_failed(exc, where), **cost)
+
+
+# What a provider failure was, in the words of the service: a provider's message can
+# quote anything it was sent or returned (a key it echoed, cut short by pydantic's
+# ``input_value='…'``), so no part of it is passed on to the client; the log has it.
+_FAILURES: Final[tuple[tuple[type[ProviderError], str], ...]] = (
+    (StructuredOutputError, "gave no valid answer object in any mode"),
+    (ProviderUnavailable, "is unavailable (a server error or no connection, after every retry)"),
+    (ProviderRequestError, "refused the request"),
+)
+
+
+def _what_failed(exc: ProviderError, where: str) -> str:
+    what = next((text for kind, text in _FAILURES if isinstance(exc, kind)), "failed")
+    status = f" (HTTP {exc.status_code})" if exc.status_code is not None else ""
+    tried = ""
+    if isinstance(exc, StructuredOutputError) and exc.failures:
+        modes = ", ".join(dict.fromkeys(mode for mode, _ in exc.failures))
+        tried = f"; modes tried: {modes}"
+    return f"{where} {what}{status}{tried}; the server's log has the provider's message"
 
 
 def _cost(exc: ProviderError) -> dict[str, Any]:
