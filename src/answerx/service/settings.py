@@ -23,8 +23,10 @@ variable                   meaning                                      default
                            clients keep idle connections: httpx 5,
                            aiohttp 15; see below)
 ``ANSWERX_MAX_CONNECTIONS`` connections open at once per server         1000
-                           worker; beyond: closed at once (and
-                           requests beyond it answered 503)
+                           worker; beyond: the one waiting longest
+                           for a request is closed to make room
+                           (never one with a request in progress;
+                           none: the new one is closed)
 =========================  ===========================================  =========
 
 Why 20 s of keep-alive, not uvicorn's 5: a client reuses an idle connection until
@@ -98,7 +100,10 @@ class ServiceSettings(BaseModel):
         default=20, ge=1, description="Idle seconds before a keep-alive connection is closed."
     )
     max_connections: int = Field(
-        default=1000, ge=1, description="Connections open at once (per worker process)."
+        default=1000,
+        ge=1,
+        description="Connections open at once (per worker process); beyond, the one "
+        "waiting longest for a request is closed to make room.",
     )
 
     @property
