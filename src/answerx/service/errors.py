@@ -1,6 +1,7 @@
 """Every error the service answers, as JSON ``{"error": {"type", "message"}}``.
 
-- 400 ``invalid_json``: the body is not JSON at all.
+- 400 ``invalid_json``: the body is not JSON at all; ``invalid_host``: a ``Host``
+  header the server does not answer (:mod:`answerx.service.hosts`).
 - 401 ``unauthorized``: missing or wrong bearer token.
 - 404 ``not_found``, 405 ``method_not_allowed``: no such endpoint or method.
 - 413 ``payload_too_large``: the body is over ``ANSWERX_MAX_BODY_BYTES``;
@@ -106,7 +107,7 @@ _INVALID_JSON: Final = "the request body is not valid JSON"
 JSON_REQUIRED: Final = "send the request body as JSON, with Content-Type: application/json"
 
 _DESCRIPTIONS: Final = {
-    400: "The body is not valid JSON.",
+    400: "The body is not valid JSON, or the Host header is not one this server answers.",
     401: "Missing or wrong bearer token (when the server has ANSWERX_API_TOKEN).",
     413: "The body is larger than ANSWERX_MAX_BODY_BYTES, or a batch has more items than "
     "ANSWERX_MAX_BATCH.",
