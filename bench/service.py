@@ -581,6 +581,12 @@ def _p99_ms(latencies: list[float | None]) -> float:
 def run_hoarding(args: Any) -> None:
     """Phase 5: /healthz and authenticated requests while one client hoards connections."""
     _raise_open_files()
+    print(
+        f"Hoarding: {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f}), one "
+        f"server worker ({'httptools' if _has('httptools') else 'h11'}, "
+        f"{'uvloop' if _has('uvloop') else 'asyncio'}), ANSWERX_MAX_CONNECTIONS default; "
+        f"{args.hoarding_probes} tries of each probe, every 25 ms, each on a new connection."
+    )
     print()
     print(
         "| code | hoarder | /healthz within 100 ms | /healthz answered | /healthz p99 ms "
