@@ -409,10 +409,9 @@ def _command(
 
 def _plan(cwd: str, as_root: bool) -> str:
     """What the init builds (:mod:`answerx.reasoning._sandbox_init`), as JSON."""
-    view = json.loads(host_view().to_json())
     return json.dumps(
         {
-            **view,
+            **host_view().plan(),
             "root": str(Path(cwd, _NEW_ROOT)),
             "program": str(Path(cwd, _PROGRAM)),
             "program_name": _PROGRAM,

@@ -24,7 +24,6 @@ A view that would show a home directory (a prefix of ``/``, or one holding
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shutil
 import subprocess
@@ -33,7 +32,7 @@ import sysconfig
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["DEVICES", "View", "ViewError", "host_view", "plan_view", "shared_libraries"]
 
@@ -61,11 +60,9 @@ class View:
     links: tuple[tuple[str, str], ...]
     work: str
 
-    def to_json(self) -> str:
-        """The plan as the sandbox's init reads it."""
-        return json.dumps(
-            {"dirs": self.dirs, "files": self.files, "links": self.links, "work": self.work}
-        )
+    def plan(self) -> dict[str, Any]:
+        """The view as the sandbox's init reads it (JSON-ready)."""
+        return {"dirs": self.dirs, "files": self.files, "links": self.links, "work": self.work}
 
 
 @functools.cache
