@@ -308,7 +308,7 @@ def _provider_error_response(exc: ProviderError) -> Response:
 # ``input_value='…'``), so no part of it is passed on to the client; the log has it.
 _FAILURES: Final[tuple[tuple[type[ProviderError], str], ...]] = (
     (StructuredOutputError, "gave no valid answer object in any mode"),
-    (ProviderUnavailable, "is unavailable (a server error or no connection, after every retry)"),
+    (ProviderUnavailable, "is unavailable after every retry"),
     (ProviderRequestError, "refused the request"),
 )
 
