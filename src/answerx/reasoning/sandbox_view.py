@@ -7,7 +7,7 @@ exactly these host paths are mounted read-only, at the paths they have here,
 - the interpreter: ``sys.prefix`` and ``sys.base_prefix`` (and the exec prefixes:
   the venv and the Python it was made from), wherever they live;
 - the directories holding the shared libraries that the interpreter and its
-  standard extension modules load (as ``ldd`` lists them), and the dynamic
+  standard extension modules load (:func:`shared_libraries`), and the dynamic
   loader's cache ``/etc/ld.so.cache``;
 - the symbolic links on the way to them (``/lib -> usr/lib``, a venv's
   ``bin/python`` pointing into ``/root/.pyenv``), recreated as links;
@@ -17,8 +17,8 @@ empty and can be passed through but not listed. The sandbox adds a minimal
 ``/dev``, the ``/proc`` of the program's PID namespace and its private work
 directory (:attr:`View.work`).
 
-A view that would show a home directory (a prefix of ``/``, or one holding
-``$HOME``, ``/root`` or ``/home``) is refused with :class:`ViewError`.
+A view that would show a home directory (one of those directories being ``/``,
+or holding ``$HOME``, ``/root`` or ``/home``) is refused with :class:`ViewError`.
 """
 
 from __future__ import annotations
