@@ -25,6 +25,15 @@ connections, each sending its next request as soon as the previous answer is in.
       (keep-alive on), a mix of single extractions, batches and early errors (413
       before the body is read, 415, 422). Target: 0 dropped (closed without a reply).
 
+5. **Connection hoarding** (``--hoarding``, or only it with ``--hoarding-only``):
+   one unauthenticated client opens 1,100 connections to a one-worker server with
+   a token and holds them idle (``held``), or also re-opens each one the server
+   closes (``reconnecting``); meanwhile ``/healthz`` and an authenticated
+   ``/v1/extract`` are tried every 25 ms, each on a new connection. Share answered
+   within 100 ms (and at all), for this code and, side by side, the code in
+   ``--compare`` (default ``/work/base/src``, the wave's start, whose cap turned new
+   connections away). Target: >= 99 % of ``/healthz`` within 100 ms.
+
 The generator is aiohttp (installed with Instructor, a dependency of answerx).
 ``--generator httpx`` runs the same loop on ``httpx.AsyncClient``, which cannot
 serve as the generator: httpcore's connection pool scans every connection for
@@ -37,12 +46,14 @@ measurement, not a test.
 
     python bench/service.py                    # about a minute
     python bench/service.py --duration 20 --corpus
+    python bench/service.py --hoarding-only     # about a minute
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -453,6 +464,158 @@ def run_hostile(args: Any, env: dict[str, str]) -> None:
     )
 
 
+# --------------------------------------------------------------------------- hoarding
+
+HOARD = 1100
+TOKEN = "bench-token-" + "x" * 20
+TARGET_HOARDED_SHARE = 0.99
+PROBE_WITHIN_S = 0.100
+
+
+def _raise_open_files() -> None:
+    """1,100 sockets need more descriptors than a default soft limit of 1,024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def _hoarder(port: int, count: int, reconnect: bool, ready: Any, stop: Any, out: Any) -> None:
+    """One client holding ``count`` idle connections (re-opening closed ones if asked)."""
+    _raise_open_files()
+
+    async def hoard() -> dict[str, int]:
+        opened = closed = 0
+
+        async def hold() -> None:
+            nonlocal opened, closed
+            while True:
+                try:
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                except OSError:
+                    await asyncio.sleep(0.05)
+                    continue
+                opened += 1
+                if opened >= count:
+                    ready.set()
+                with contextlib.suppress(OSError):
+                    await reader.read(1)  # nothing comes until the server closes it
+                closed += 1
+                writer.close()
+                if not reconnect:
+                    return
+
+        tasks = [asyncio.create_task(hold()) for _ in range(count)]
+        while not stop.is_set():
+            await asyncio.sleep(0.1)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return {"opened": opened, "closed_by_server": closed}
+
+    out.put(asyncio.run(hoard()))
+
+
+def _probe(port: int, request: bytes) -> float | None:
+    """Seconds until a whole ``200`` answer on a new connection, or None (refused,
+    reset, another status, nothing within 2 s)."""
+    began = time.perf_counter()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+            sock.sendall(request)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+    except OSError:
+        return None
+    return time.perf_counter() - began if answer.startswith(b"HTTP/1.1 200") else None
+
+
+def _share(latencies: list[float | None], within: float | None = None) -> float:
+    ok = [t for t in latencies if t is not None and (within is None or t <= within)]
+    return len(ok) / len(latencies)
+
+
+def hoarding(src: str | None, reconnect: bool, probes: int) -> dict[str, Any]:
+    """Probe a fresh one-worker server (``src``: the answerx to run) while one client
+    hoards :data:`HOARD` connections."""
+    env = {**os.environ, "ANSWERX_API_TOKEN": TOKEN}
+    if src is not None:
+        env["PYTHONPATH"] = src
+    healthz = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    body = b'{"raw_output": "So the answer is 42."}'
+    extract = (
+        b"POST /v1/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b"Authorization: Bearer " + TOKEN.encode() + b"\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
+    port = _free_port()
+    serve = [sys.executable, "-m", "answerx", "serve", "--workers", "1", "--port", str(port)]
+    spawn = multiprocessing.get_context("spawn")
+    ready, stop, out = spawn.Event(), spawn.Event(), spawn.Queue()
+    with running(serve, port, env):
+        hoarder = spawn.Process(target=_hoarder, args=(port, HOARD, reconnect, ready, stop, out))
+        hoarder.start()
+        ready.wait(60)
+        time.sleep(1.0)  # every connection in, the server at its cap
+        results: dict[str, list[float | None]] = {"healthz": [], "extract": []}
+        for _ in range(probes):
+            results["healthz"].append(_probe(port, healthz))
+            results["extract"].append(_probe(port, extract))
+            time.sleep(0.025)
+        stop.set()
+        hoard = out.get(timeout=60)
+        hoarder.join(30)
+    return {
+        **hoard,
+        **{f"{k}_fast": _share(v, PROBE_WITHIN_S) for k, v in results.items()},
+        **{f"{k}_answered": _share(v) for k, v in results.items()},
+        "healthz_p99_ms": _p99_ms(results["healthz"]),
+    }
+
+
+def _p99_ms(latencies: list[float | None]) -> float:
+    ordered = sorted(t if t is not None else float("inf") for t in latencies)
+    return 1000 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+def run_hoarding(args: Any) -> None:
+    """Phase 5: /healthz and authenticated requests while one client hoards connections."""
+    _raise_open_files()
+    print(
+        f"Hoarding: {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f}), one "
+        f"server worker ({'httptools' if _has('httptools') else 'h11'}, "
+        f"{'uvloop' if _has('uvloop') else 'asyncio'}), ANSWERX_MAX_CONNECTIONS default; "
+        f"{args.hoarding_probes} tries of each probe, every 25 ms, each on a new connection."
+    )
+    print()
+    print(
+        "| code | hoarder | /healthz within 100 ms | /healthz answered | /healthz p99 ms "
+        "| authenticated /v1/extract within 100 ms | answered | hoarder's connections "
+        "opened / closed by the server |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    runs = [(None, "held"), (None, "reconnecting")]
+    if args.compare and Path(args.compare, "answerx").is_dir():
+        runs.insert(0, (args.compare, "held"))
+    mine = 1.0
+    for src, kind in runs:
+        row = hoarding(src, kind == "reconnecting", args.hoarding_probes)
+        label = f"baseline `{src}`" if src else "this code"
+        print(
+            f"| {label} | {HOARD:,} {kind} | {row['healthz_fast']:.1%} | "
+            f"{row['healthz_answered']:.1%} | {row['healthz_p99_ms']:.0f} | "
+            f"{row['extract_fast']:.1%} | {row['extract_answered']:.1%} | "
+            f"{row['opened']:,} / {row['closed_by_server']:,} |"
+        )
+        if src is None:
+            mine = min(mine, row["healthz_fast"])
+    print()
+    print(
+        f"/healthz within 100 ms under {HOARD:,} hoarded connections: {mine:.1%} at worst "
+        f"(target >= {TARGET_HOARDED_SHARE:.0%}): {_verdict(mine >= TARGET_HOARDED_SHARE)}"
+    )
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -493,7 +656,16 @@ def main() -> None:
     parser.add_argument("--hostile", action="store_true", help="run phase 4 too")
     parser.add_argument("--hostile-only", action="store_true", help="run only phase 4")
     parser.add_argument("--hostile-seconds", type=float, default=15.0)
+    parser.add_argument("--hoarding", action="store_true", help="run phase 5 too")
+    parser.add_argument("--hoarding-only", action="store_true", help="run only phase 5")
+    parser.add_argument("--hoarding-probes", type=int, default=200, help="tries of each kind")
+    parser.add_argument(
+        "--compare", default="/work/base/src", help="the baseline's src/ for phase 5"
+    )
     args = parser.parse_args()
+    if args.hoarding_only:
+        run_hoarding(args)
+        return
 
     import uvicorn
 
@@ -568,6 +740,8 @@ def main() -> None:
         )
     if args.hostile:
         run_hostile(args, env)
+    if args.hoarding:
+        run_hoarding(args)
 
 
 def _has(module: str) -> bool:

@@ -46,6 +46,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from answerx.didyoumean import suggest
+from answerx.redactor import redact_keys
 
 if TYPE_CHECKING:  # pydantic is not loaded just to raise an error
     from answerx.callinfo import CallInfo
@@ -261,8 +262,10 @@ _SECRET = re.compile(
 
 
 def redact(text: str, *secrets: str | None) -> str:
-    """``text`` with the given secrets, and anything shaped like a key, replaced by ``***``."""
+    """``text`` with the given secrets, any run of 8+ characters of them or of a
+    configured key (:mod:`answerx.redactor`), and anything shaped like a key,
+    replaced by ``***``."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    return _SECRET.sub("***", text)
+    return _SECRET.sub("***", redact_keys(text, *secrets))

@@ -11,8 +11,12 @@ from answerx.errors import (
     ConfigError,
     CredentialsMissing,
     DuplicateRun,
+    ProviderError,
+    ProviderRequestError,
+    ProviderUnavailable,
     RunNotFound,
     StoreError,
+    StructuredOutputError,
     UnknownName,
 )
 from answerx.service.errors import answerx_error_response
@@ -45,3 +49,29 @@ def test_missing_credentials_do_not_tell_the_client_which_variable_the_server_la
     body = json.loads(bytes(answerx_error_response(error).body))
 
     assert "OPENAI_API_KEY" not in body["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (ProviderUnavailable("HTTP 503: upstream said PROVIDER-TEXT", provider="openai",
+                             model="m", status_code=503),
+         "openai/m is unavailable after every retry (HTTP 503)"),
+        (ProviderRequestError("HTTP 400: PROVIDER-TEXT is not allowed", provider="openai",
+                              model="m", status_code=400),
+         "openai/m refused the request (HTTP 400)"),
+        (StructuredOutputError("no mode produced a valid object", provider="openai", model="m",
+                               failures=[("tools", "input_value='PROVIDER-TEXT'"),
+                                         ("json", "PROVIDER-TEXT")]),
+         "openai/m gave no valid answer object in any mode; modes tried: tools, json"),
+        (ProviderError("PROVIDER-TEXT", provider="openai"), "openai failed"),
+    ],
+)  # fmt: skip
+def test_a_provider_failure_says_what_failed_never_what_the_provider_said(
+    error: ProviderError, message: str
+) -> None:
+    body = json.loads(bytes(answerx_error_response(error).body))
+
+    assert body["error"]["type"] == "provider_error"
+    assert body["error"]["message"] == message + "; the server's log has the provider's message"
+    assert "PROVIDER-TEXT" not in json.dumps(body)

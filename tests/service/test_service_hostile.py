@@ -169,26 +169,78 @@ def test_a_finished_request_is_not_cut_by_the_header_deadline(
     assert (first.status_code, second.status_code) == (200, 200)
 
 
-def test_connections_beyond_the_cap_are_closed_at_once(start_service: StartService) -> None:
-    url = start_service(max_connections=4, header_timeout_s=30)
-    held = [_open(url) for _ in range(4)]
+def test_a_client_hoarding_idle_connections_cannot_keep_others_out(
+    start_service: StartService,
+) -> None:
+    # One unauthenticated client holds more idle connections than the cap; the
+    # health check and an authenticated request still get in, at once (before, the
+    # newcomers were reset until a slot freed at the 30 s header deadline).
+    url = start_service(max_connections=20, header_timeout_s=30, api_token="t" * 20)
+    hoard = [_open(url) for _ in range(30)]
     try:
-        extra = [_open(url) for _ in range(3)]
+        health = httpx.get(url + "/healthz", timeout=5)
+        served = httpx.post(
+            url + "/v1/extract",
+            json={"raw_output": "#### 5"},
+            headers={"authorization": "Bearer " + "t" * 20},
+            timeout=5,
+        )
 
-        assert [_closed_by_server(sock, 5) for sock in extra] == [True] * 3
-        assert not _closed_by_server(held[0], 0.2)  # the first four stay open
+        assert (health.status_code, served.json()["answer"]) == (200, "5")
+        closed = [_closed_by_server(sock, 0.5) for sock in hoard]
+        assert closed[:10] == [True] * 10  # the oldest made room
+        assert closed[-5:] == [False] * 5  # the newest still wait for a request
     finally:
-        for sock in held:
+        for sock in hoard:
             sock.close()
-    # Once they are gone, the server takes connections again.
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            assert httpx.get(url + "/healthz", timeout=5).status_code == 200
-            break
-        except httpx.TransportError:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+
+
+def test_connections_waiting_for_a_request_make_room_oldest_first(
+    start_service: StartService,
+) -> None:
+    url = start_service(max_connections=4, header_timeout_s=30, keep_alive_s=30)
+    kept_alive = _open(url, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert kept_alive.recv(4096).startswith(b"HTTP/1.1 200")  # served, now idle
+    fresh = [_open(url) for _ in range(3)]  # opened later, never sent a request
+    try:
+        newcomer = _open(url)
+
+        # The oldest of those that never sent a request goes first, before an idle
+        # keep-alive connection older than all of them.
+        assert _closed_by_server(fresh[0], 5)
+        assert not _closed_by_server(kept_alive, 0.3)
+        assert not _closed_by_server(newcomer, 0.3)
+
+        _open(url).close()
+        _open(url).close()
+        assert _closed_by_server(fresh[1], 5)  # then the next ones ...
+        assert _closed_by_server(fresh[2], 5)
+        assert not _closed_by_server(kept_alive, 0.3)
+    finally:
+        for sock in (kept_alive, *fresh):
+            sock.close()
+
+
+def test_a_connection_with_a_request_in_progress_is_never_closed_for_room(
+    start_service: StartService,
+) -> None:
+    url = start_service(max_connections=3, header_timeout_s=30)
+    half_sent = (
+        b"POST /v1/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 24\r\n\r\n{"raw_output": '
+    )
+    busy = [_open(url, half_sent) for _ in range(3)]  # headers done, body on its way
+    try:
+        time.sleep(0.3)  # let the server read the headers
+        newcomer = _open(url)
+
+        assert _closed_by_server(newcomer, 5)  # no room: every connection is busy
+        assert [_closed_by_server(sock, 0.2) for sock in busy] == [False] * 3
+        busy[0].sendall(b'"#### 7"}')
+        assert b'"answer":"7"' in busy[0].recv(4096)  # the request in progress is served
+    finally:
+        for sock in busy:
+            sock.close()
 
 
 def test_the_server_keeps_idle_connections_longer_than_clients_do() -> None:
@@ -221,3 +273,29 @@ def test_an_early_error_leaves_the_connection_usable(start_service: StartService
 
     assert statuses == [413, 415, 422, 200]
     assert len(local_ends) == 1  # one connection throughout
+
+
+def test_serve_lets_a_worker_hold_as_many_sockets_as_the_cap_allows(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A worker out of descriptors cannot accept the connection that would make room:
+    # the soft limit goes up to the hard one, and a cap above even that is reported.
+    import resource
+
+    from answerx.service import server
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 256:
+        pytest.skip("a hard limit too low to lower the soft one under it")
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, hard))
+        server._raise_open_files_limit(10)
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == hard
+
+        limit = hard if hard != resource.RLIM_INFINITY else 10**9
+        server._raise_open_files_limit(limit)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    if hard != resource.RLIM_INFINITY:
+        assert "lower ANSWERX_MAX_CONNECTIONS" in caplog.text

@@ -18,6 +18,7 @@ from answerx.service import ServiceSettings
 from answerx.service.errors import ApiError
 from answerx.service.llm import LLMGateway
 from answerx.service.metrics import ServiceMetrics
+from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.testing import FakeProviderServer, Reply
 from conftest import SECRET_KEY, StartService, samples
 
@@ -397,3 +398,72 @@ def test_choices_without_a_task_make_a_multiple_choice_question(
     assert response.json()["extraction"]["answer_value"] == "B"
     sent = json.dumps(fake_env.last_request.body)
     assert '"enum": ["A", "B", "C"]' in sent  # the answer was bound to the letters
+
+
+# --------------------------------------------------------------------------- key fragments
+
+#: A 51-character key, like OpenAI's project keys.
+LONG_KEY = "sk-proj-4fJ9q2LxT7vB1mN8cR3eW6yZ0aK5hD2gU9iO4pS7tQ1"
+
+
+def _fragments(key: str) -> list[str]:
+    """Every 8-character piece of ``key``: none may be shown anywhere."""
+    return [key[i : i + 8] for i in range(len(key) - 7)]
+
+
+def _echoing(field: str) -> Any:
+    """A provider that puts the ``Authorization`` header it received into ``field`` of
+    its answer. The fake records headers redacted, so the echo is of the key the test
+    configured, once the fake has seen it sent."""
+
+    def respond(request: Any) -> Reply:
+        assert request.api_key_sent
+        return Reply.tool_call({**COT, field: f"Bearer {LONG_KEY}"}, usage=(10, 5))
+
+    return respond
+
+
+def test_a_provider_echoing_the_key_into_an_invalid_object_leaks_no_piece_of_it(
+    llm_service: str,
+    fake_env: FakeProviderServer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # The probe's case: pydantic quotes the echo cut short, input_value='Bearer sk-
+    # proj-4fJ9q2LxT...' plus its last characters, which whole-key redaction missed.
+    monkeypatch.setenv("OPENAI_API_KEY", LONG_KEY)
+    fake_env.set_default(_echoing("confidence"))  # a float field: every mode fails
+    caplog.set_level(logging.DEBUG)
+    # As `answerx serve` configures its log handlers (this server runs in the test).
+    caplog.handler.addFilter(SafeLogFilter(secrets_in()))
+
+    response = httpx.post(llm_service + "/v1/extract/structured", json=STRUCTURED, timeout=30)
+
+    assert response.status_code == 502, response.text
+    error = response.json()["error"]
+    assert error["type"] == "provider_error"
+    assert error["message"].startswith("openai/gpt-test gave no valid answer object in any mode")
+    assert "input_value" not in error["message"]  # what was wrong, never the value
+    out, err = capfd.readouterr()
+    shown = "\n".join([response.text, caplog.text, out, err])
+    assert "provider call failed: StructuredOutputError" in caplog.text
+    assert "input_value='Bearer ***" in caplog.text  # the log keeps the detail, redacted
+    assert [piece for piece in _fragments(LONG_KEY) if piece in shown] == []
+
+
+@pytest.mark.parametrize("endpoint", ["/v1/extract/structured", "/v1/ask"])
+def test_an_answer_echoing_the_key_is_passed_on_without_any_piece_of_it(
+    llm_service: str, fake_env: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, endpoint: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", LONG_KEY)
+    fake_env.set_default(_echoing("full_reasoning_text"))  # a text field: a valid answer
+    body = {"provider": "openai", "approach": "chain_of_thought", "model": "gpt-test"}
+    body |= {"question": "3 boxes of 12?"} if endpoint == "/v1/ask" else {"raw_output": "36"}
+
+    response = httpx.post(llm_service + endpoint, json=body, timeout=30)
+
+    assert response.status_code == 200, response.text
+    assert "Bearer ***" in response.text  # the echo arrived, and was redacted
+    assert [piece for piece in _fragments(LONG_KEY) if piece in response.text] == []
+    response.json()  # still JSON

@@ -25,8 +25,12 @@ from answerx.service.schemas import NOT_BLANK_PATTERN
 from answerx.testing import FakeProviderServer, Reply
 from conftest import PROVIDER_ENV, SECRET_KEY
 
+# Through ASGI, requests name the host "testserver" (Starlette's test client):
+# allowed, as a deployment allows the names its clients use.
+ASGI_HOST = ("testserver",)
+
 schema = schemathesis.openapi.from_asgi(
-    "/openapi.json", create_app(ServiceSettings(max_batch=50))
+    "/openapi.json", create_app(ServiceSettings(max_batch=50, allowed_hosts=ASGI_HOST))
 ).include(
     path=[
         "/v1/extract",
@@ -49,7 +53,7 @@ def test_the_service_keeps_its_openapi_contract(case: schemathesis.Case) -> None
 # One app and one fake provider for all the LLM endpoints' examples: the app keeps
 # its provider clients between requests, as a deployed one does.
 llm_schema = schemathesis.openapi.from_asgi(
-    "/openapi.json", create_app(ServiceSettings(llm_timeout_s=5))
+    "/openapi.json", create_app(ServiceSettings(llm_timeout_s=5, allowed_hosts=ASGI_HOST))
 ).include(path=["/v1/extract/structured", "/v1/ask"])
 
 

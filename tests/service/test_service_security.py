@@ -22,7 +22,7 @@ from answerx.service import ServiceSettings
 from answerx.service.redaction import SafeLogFilter, scrub_json, secrets_in
 from answerx.service.server import check_bind, is_loopback, serve
 from answerx.testing import FakeProviderServer, Reply
-from conftest import ServeProcess, free_port
+from conftest import ServeProcess, StartService, free_port
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -205,7 +205,7 @@ def test_a_body_longer_than_its_content_length_claims_is_never_read_past_it(
     port = int(small_limit.rsplit(":", 1)[1])
     body = b'{"raw_output": "#### 4"}'
     lie = (
-        b"POST /v1/extract HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"POST /v1/extract HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
         b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n"
         + body + b"x" * 50_000
     )  # fmt: skip
@@ -324,7 +324,7 @@ def test_a_bug_is_a_plain_500_and_only_its_type_name_is_logged(
         raise RuntimeError(f"cannot reach db with password {TOKEN}")
 
     app.add_api_route("/broken", broken)
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with TestClient(app, "http://localhost", raise_server_exceptions=False) as client:
         response = client.get("/broken")
 
     assert response.status_code == 500
@@ -402,6 +402,88 @@ def test_scrub_json_removes_secrets_as_json_writes_them() -> None:
     assert json.loads(scrubbed) == {"reason": 'key "***" refused', "n": 1}
 
 
+# --------------------------------------------------------------------------- Host names
+
+
+def _get(url: str, host: str | None, path: str = "/healthz") -> httpx.Response:
+    headers = {"host": host} if host is not None else {}
+    return httpx.get(url + path, headers=headers, timeout=10)
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost", "localhost:8000", "127.0.0.1", "127.0.0.1:1234", "[::1]", "[::1]:80"]
+)
+def test_without_a_token_the_loopback_names_are_answered(service: str, host: str) -> None:
+    assert _get(service, host, "/v1/tasks").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8000", "localhost.evil.example", "127.0.0.1.nip.io", ""]
+)
+def test_without_a_token_another_host_is_refused_as_dns_rebinding_would_send_it(
+    service: str, host: str
+) -> None:
+    # A page on evil.example whose name was made to resolve to 127.0.0.1 sends this.
+    response = httpx.post(
+        service + "/v1/extract", json={"raw_output": "#### 5"}, headers={"host": host}
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_host"
+    assert "--allowed-host" in response.json()["error"]["message"]
+    assert _get(service, host).status_code == 400  # every path, the health check too
+
+
+def test_allowed_hosts_are_answered_too(start_service: StartService) -> None:
+    url = start_service(allowed_hosts=("answerx.internal", "*.lab.example"))
+
+    assert _get(url, "answerx.internal:8000").status_code == 200
+    assert _get(url, "gpu3.lab.example").status_code == 200
+    assert _get(url, "127.0.0.1").status_code == 200
+    assert _get(url, "evil.example").status_code == 400
+
+
+def test_with_a_token_any_host_is_answered_unless_hosts_are_named(
+    start_service: StartService,
+) -> None:
+    # A page cannot know the token: rebinding gains it nothing.
+    open_to_any = start_service(api_token=TOKEN)
+    named = start_service(api_token=TOKEN, allowed_hosts=("answerx.internal",))
+
+    assert _get(open_to_any, "answerx.example.com").status_code == 200
+    assert _get(named, "answerx.internal").status_code == 200
+    assert _get(named, "answerx.example.com").status_code == 400
+
+
+def test_allowed_hosts_come_from_the_environment_and_are_checked() -> None:
+    settings = ServiceSettings.from_env({"ANSWERX_ALLOWED_HOSTS": "A.example, *.lab.example,"})
+
+    assert settings.allowed_hosts == ("a.example", "*.lab.example")
+    assert settings.accepted_hosts == ("localhost", "127.0.0.1", "[::1]", *settings.allowed_hosts)
+    assert ServiceSettings(allowed_hosts=("*",)).accepted_hosts is None
+    with pytest.raises(ConfigError, match="ANSWERX_ALLOWED_HOSTS"):
+        ServiceSettings.from_env({"ANSWERX_ALLOWED_HOSTS": "evil*.example"})
+
+
+def test_the_serve_command_passes_allowed_hosts_to_the_workers(
+    clean_provider_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: dict[str, Any] = {}
+    monkeypatch.setattr("uvicorn.run", lambda *a, **kw: started.update(kw))
+    monkeypatch.setenv("ANSWERX_ALLOWED_HOSTS", "")  # undone after the test: serve sets it
+
+    result = CliRunner().invoke(
+        cli, ["serve", "--allowed-host", "answerx.internal", "--allowed-host", "*.lab.example"]
+    )
+
+    assert result.exit_code == 0, result.output
+    assert started["factory"] is True
+    assert os.environ["ANSWERX_ALLOWED_HOSTS"] == "answerx.internal,*.lab.example"
+    assert ServiceSettings.from_env().accepted_hosts == (
+        "localhost", "127.0.0.1", "[::1]", "answerx.internal", "*.lab.example"
+    )  # fmt: skip
+
+
 # --------------------------------------------------------------------------- answerx serve
 
 
@@ -462,6 +544,34 @@ def test_answerx_serve_never_shows_a_refused_provider_key(
     assert key not in response.text and key not in str(response.headers)
     assert key not in server.output and key[:12] not in server.output
     assert "Traceback" not in server.output
+    assert status == 0, server.output
+
+
+@pytest.mark.slow
+def test_answerx_serve_logs_no_piece_of_a_key_its_provider_echoed(
+    child_env: dict[str, str],
+    serve_process: Callable[..., ServeProcess],
+    fake_provider: FakeProviderServer,
+) -> None:
+    # The provider puts the Authorization header it got into a float field: every
+    # mode fails, and pydantic quotes the echo cut to its first and last characters.
+    key = "sk-proj-4fJ9q2LxT7vB1mN8cR3eW6yZ0aK5hD2gU9iO4pS7tQ1"
+    echo = {"full_reasoning_text": "r", "answer_value": "4", "confidence": f"Bearer {key}"}
+    fake_provider.set_default(Reply.tool_call(echo))
+    server = serve_process({**child_env, **fake_provider.env(api_key=key)})
+    server.wait_until_up()
+
+    response = httpx.post(
+        server.url + "/v1/extract/structured",
+        json={"raw_output": "The answer is 4.", "provider": "openai", "model": "gpt-test"},
+        timeout=30,
+    )
+    status = server.stop()
+
+    assert response.status_code == 502
+    assert "provider call failed: StructuredOutputError" in server.output
+    shown = response.text + server.output
+    assert [key[i : i + 8] for i in range(len(key) - 7) if key[i : i + 8] in shown] == []
     assert status == 0, server.output
 
 

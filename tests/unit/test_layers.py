@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
             "_version",
             "home",
             "earlysignals",
+            "redactor",  # every exit's key redaction, below errors.py which uses it
         ],
         0,
     ),

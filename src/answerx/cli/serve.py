@@ -15,9 +15,10 @@ HELP = (
     "docs at /docs). Settings from ANSWERX_API_TOKEN, ANSWERX_MAX_BODY_BYTES, ANSWERX_MAX_BATCH, "
     "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY, ANSWERX_RETRY_AFTER_S, "
     "ANSWERX_EXTRACT_WORKERS, ANSWERX_HEADER_TIMEOUT_S, ANSWERX_KEEP_ALIVE_S, "
-    "ANSWERX_MAX_CONNECTIONS; provider keys from their usual variables. A non-loopback "
-    "--host needs an ANSWERX_API_TOKEN of 16+ characters. Stops gracefully on SIGTERM or "
-    "Ctrl-C (exit status 0)."
+    "ANSWERX_MAX_CONNECTIONS, ANSWERX_ALLOWED_HOSTS; provider keys from their usual variables. "
+    "A non-loopback --host needs an ANSWERX_API_TOKEN of 16+ characters; without a token "
+    "only requests for localhost, 127.0.0.1 and [::1] are answered unless --allowed-host "
+    "says otherwise. Stops gracefully on SIGTERM or Ctrl-C (exit status 0)."
 )
 
 
@@ -32,6 +33,15 @@ def serve_command(
             "reaches the server can then use its provider credentials).",
         ),
     ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="A Host name to answer besides localhost, 127.0.0.1 and [::1] (repeatable; "
+            "'*.example.com' for subdomains, '*' for any). Without a token, requests naming "
+            "another host are refused (a web page cannot drive the server by DNS rebinding).",
+        ),
+    ] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="Worker processes (about one per CPU core).")
     ] = 1,
@@ -47,6 +57,7 @@ def serve_command(
             host,
             port,
             allow_unauthenticated=allow_unauthenticated,
+            allowed_hosts=allowed_host or (),
             workers=workers,
             access_log=access_log,
         )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from answerx.experiments.plots import plot_accuracy, plot_accuracy_vs_cost
 from answerx.experiments.render import render_markdown
 from answerx.experiments.report import Report
+from answerx.redactor import redact_keys, redact_keys_deep
 
 __all__ = ["write_report"]
 
@@ -22,15 +24,18 @@ def write_report(report: Report, out_dir: str | Path) -> list[Path]:
     versus_cost = plot_accuracy_vs_cost(report, out / "accuracy_vs_cost.png")
     markdown = out / "report.md"
     markdown.write_text(
-        render_markdown(
-            report,
-            images=[
-                ("Accuracy by approach and model", accuracy.name),
-                ("Accuracy against cost", versus_cost.name),
-            ],
+        redact_keys(
+            render_markdown(
+                report,
+                images=[
+                    ("Accuracy by approach and model", accuracy.name),
+                    ("Accuracy against cost", versus_cost.name),
+                ],
+            )
         ),
         encoding="utf-8",
     )
     data = out / "report.json"
-    data.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    document = redact_keys_deep(json.loads(report.model_dump_json()))  # string by string
+    data.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     return [markdown, data, accuracy, versus_cost]

@@ -57,6 +57,7 @@ from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import VERDICT_FIELDS, ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.sqlitefile import guarded, may_write, open_sqlite, store_error
 from answerx.home import default_db
+from answerx.redactor import redact_keys_deep
 
 __all__ = [
     "DEFAULT_DB",
@@ -370,7 +371,7 @@ class ResultStore:
 
     def create_run(self, record: RunRecord) -> RunRecord:
         """Store a new run; a run id already in the store raises ConfigError."""
-        values = record.model_dump()
+        values = redact_keys_deep(record.model_dump())
         values["config"] = json.dumps(values["config"], sort_keys=True)
         row = [_to_sql(c, values[c]) if c != "config" else values[c] for c in _RUN_COLUMNS]
         with self._guard():
@@ -507,7 +508,7 @@ class ResultStore:
         return written
 
     def _upsert(self, item: ItemRecord) -> int:
-        values = item.model_dump()
+        values = redact_keys_deep(item.model_dump())  # no piece of a key is stored
         if values["error"] is not None:
             values["error"] = redact(values["error"])
         columns = ", ".join(_ITEM_COLUMNS)

@@ -2,8 +2,9 @@
 
 By default the model's stated answer is used (its program is kept, not run).
 With ``execute_code=True`` the program runs in :mod:`answerx.reasoning.sandbox`
-(separate process in its own PID, network, mount and user namespaces; time, memory
-and process limits; empty environment; fresh temporary directory), and the last
+(separate process in its own PID, network, mount and user namespaces, as an
+unprivileged user, seeing only the interpreter and a private work directory; time,
+memory and process limits; empty environment), and the last
 non-empty line it prints, normalised for the task, is the answer:
 ``metadata.stage == "code_execution"``, ``extraction.method == "output_line"``
 (``raw_output`` is the program's stdout, ``span`` the line).

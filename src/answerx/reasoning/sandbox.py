@@ -1,32 +1,61 @@
 """Run model-written Python in an isolated, limited process (``program_of_thought``).
 
 :func:`run_python` (and the async :func:`arun_python`) run ``code`` with
-``sys.executable -I`` (isolated mode) in a fresh temporary directory with an
-**empty environment**. With ``sandbox="isolated"`` (the default) the program also
-runs inside Linux namespaces made by ``unshare`` (util-linux) without root:
+``sys.executable -I`` (isolated mode) and an **empty environment**. With
+``sandbox="isolated"`` (the default) the program runs inside Linux namespaces made
+by ``unshare`` (util-linux), in a filesystem built from nothing.
 
-- a **user namespace** (no privilege is needed or gained) and, for the program
-  itself, a second, nested one, so it holds no capability over the mounts or the
-  namespaces set up for it;
+**What the program sees** (:mod:`answerx.reasoning.sandbox_view` plans it,
+:mod:`answerx.reasoning._sandbox_init` builds it), all read-only but its directory:
+
+- ``/`` an empty tmpfs holding only what follows; the directories between ``/`` and
+  the paths below exist, empty, and can be entered but not listed (``/root`` when
+  Python lives under ``/root/.pyenv``);
+- the interpreter: ``sys.prefix`` and ``sys.base_prefix`` (the venv and the Python
+  it was made from) at their own paths, with the symbolic links on the way to them;
+- the directories of the shared libraries the interpreter and its standard
+  extension modules load (``/usr/lib/x86_64-linux-gnu``, say), the links to them
+  (``/lib``, ``/lib64``), and ``/etc/ld.so.cache``: nothing else of ``/etc``;
+- ``/dev`` with ``null``, ``zero``, ``full``, ``random``, ``urandom`` and the
+  ``fd``/``stdin``/``stdout``/``stderr`` links;
+- ``/proc`` of its own PID namespace (its processes and the namespace's init);
+- ``/sandbox`` (its working directory): a private tmpfs of at most
+  :data:`MAX_FILE_BYTES`, writable by the program alone, holding ``program.py``;
+  gone when the run ends.
+
+No ``/home``, ``/root``, ``/tmp``, project folder, other sandbox's directory or
+``/etc`` secrets, wherever the venv or Python is installed. A view that would have
+to show a home directory (a Python installed in one, or at ``/``) is refused.
+
+**Who it runs as.** When answerx runs as root, the program runs as uid and gid
+:data:`SANDBOX_UID` (65534, "nobody") with no supplementary groups: a root-owned
+``0600`` file would stay unreadable even if it were shown. A non-root user can
+map only its own uid into a user namespace, so there the program keeps that uid
+and the empty view is what protects. Either way the program enters a nested user
+namespace of its own: it holds no capability over the mounts or namespaces set up
+for it, and its process count is its own.
+
+**The namespaces and limits:**
+
 - a **PID namespace** with its own ``/proc``: the program sees only the processes it
-  started, never the parent (``/proc/<ppid>/environ`` and the API keys in it are
-  out of reach); the namespace's init is a small bootstrap, and when it ends the
-  kernel kills every process left in the namespace (a ``setsid`` does not escape);
+  started and the namespace's init, whose environment is empty and unreadable to
+  it; when the init ends the kernel kills every process left (``setsid`` does not
+  escape);
 - a **network namespace** with no interface up: no network at all, loopback included;
-- a **mount namespace** in which every mount is read-only except the temporary
-  directory, and ``/tmp``, ``/var/tmp``, ``/run``, ``/dev/shm`` and home directories
-  not holding the interpreter are hidden behind empty read-only ``tmpfs`` mounts;
-- a **process-count limit**: the namespace's ``pid_max`` (Linux >= 6.14; bounds
-  every user, root included) and ``RLIMIT_NPROC`` (counted per user namespace for
-  non-root users): :data:`MAX_PROCESSES`;
-- resource limits as before: address space, CPU seconds (a backstop to the wall
-  clock), file size, no core files; ``no_new_privs`` (no setuid gain).
+- a **mount namespace** holding only the view above (``pivot_root`` into it; the
+  old root is detached, so nothing is hidden *under* it to uncover);
+- a **process-count limit**: the namespace's ``pid_max`` (Linux >= 6.14) and
+  ``RLIMIT_NPROC`` (counted per user namespace): :data:`MAX_PROCESSES`;
+- address space, CPU seconds (a backstop to the wall clock), file size, no core
+  files; ``no_new_privs`` (no setuid gain).
 
 Whether isolation works is found out once per process by running a probe program
-(:func:`isolation_problem`). Where it does not, ``sandbox="isolated"`` raises
+(:func:`isolation_problem`). Where it does not (no ``unshare``, user namespaces
+disabled, a view that cannot be built), ``sandbox="isolated"`` raises
 :class:`ConfigError` naming what to install or enable; ``sandbox="unsafe-local"``
-runs the program without namespaces (only the limits, the empty environment and the
-process-group kill: *no* protection against code written to do harm).
+runs the program without namespaces, in a fresh temporary directory (only the
+limits, the empty environment and the process-group kill: *no* protection against
+code written to do harm).
 
 How a run ends (``SandboxResult.termination``):
 
@@ -41,10 +70,11 @@ How a run ends (``SandboxResult.termination``):
 Only the last :data:`MAX_OUTPUT_BYTES` of stdout and of stderr are kept (answers
 and tracebacks come last).
 
-What the isolation does **not** do: the program can *read* every file the user
-running answerx can read outside the hidden directories; it shares the kernel (a
-kernel exploit escapes any namespace); it can use up to :data:`MAX_PROCESSES`
-processes of its memory limit each and its share of CPU. Run hostile code in a VM.
+What the isolation does **not** do: it shares the kernel (a kernel exploit escapes
+any namespace); the program can read the files of the interpreter's prefixes and
+library directories (a venv holding secrets would show them); it can use up to
+:data:`MAX_PROCESSES` processes of its memory limit each and its share of CPU. Run
+hostile code in a VM.
 
 POSIX only, and isolation needs Linux; macOS ignores ``RLIMIT_AS`` (no memory limit
 there); Windows has neither ``resource`` nor process groups (a :class:`ConfigError`).
@@ -55,8 +85,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import math
 import os
+import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -72,6 +105,7 @@ from typing import IO, Final, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.errors import ConfigError
+from answerx.reasoning.sandbox_view import DEVICES, ViewError, host_view
 
 __all__ = [
     "MAX_OUTPUT_BYTES",
@@ -93,12 +127,14 @@ SANDBOX_MODES: Final[tuple[str, ...]] = get_args(SandboxMode)
 
 #: Bytes of stdout (and, separately, of stderr) kept from the end of the output.
 MAX_OUTPUT_BYTES = 64 * 1024
-#: Largest file the program may write in its directory.
+#: Largest file the program may write (and, isolated, all its files together).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: Processes an isolated program may have at once (its own included), about: the
 #: kernel's smallest namespace ``pid_max`` is 301 (pids 1-300, the init among them).
 MAX_PROCESSES = 300
 _PROGRAM = "program.py"
+# The empty directory (in the parent's temporary directory) the new root is built on.
+_NEW_ROOT = "root"
 # Seconds to wait for the output pipes to close after the process group is gone.
 _DRAIN_S = 1.0
 # Exit status of the namespace's init when setting the namespace up failed.
@@ -123,99 +159,23 @@ sys.argv = [{_PROGRAM!r}]
 runpy.run_path({_PROGRAM!r}, run_name="__main__")
 """
 
-# The namespace's init (PID 1), run by ``unshare`` as root of a fresh user namespace:
-# python -I -c INIT WORKDIR STATUS_FD WALL_S HIDE... -- BOOTSTRAP-COMMAND...
-# It makes every mount read-only but the working directory, hides the shared
-# temporary and home directories, bounds the pids, then forks the program: the child
-# enters a nested user namespace (so the program holds no capability over these
-# mounts), sets no_new_privs and execs the bootstrap. The init reports the child's
-# end on STATUS_FD ("exit N", "signal N", "timeout", "setup: why") and exits, and the
-# kernel then kills whatever is left in the namespace. Hand-written with ctypes
-# because no maintained library wraps mount_setattr/unshare for Python 3.11.
-_INIT = """\
-import ctypes, os, signal, sys
-workdir, status_fd, wall_s = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-split = sys.argv.index("--")
-hide, command = sys.argv[4:split], sys.argv[split + 1:]
-libc = ctypes.CDLL(None, use_errno=True)
+# The namespace's init (PID 1): a script of its own, run by path (see its docstring).
+_INIT_SCRIPT: Final = str(Path(__file__).with_name("_sandbox_init.py"))
 
-def report(text):
-    os.write(status_fd, text.encode("utf-8", "replace"))
-
-def check(result, what):
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-class MountAttr(ctypes.Structure):
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
-
-def setattr_ro(path, on, recursive):
-    attr = MountAttr(1 if on else 0, 0 if on else 1, 0, 0)  # MOUNT_ATTR_RDONLY
-    flags = 0x8000 if recursive else 0  # AT_RECURSIVE
-    libc.syscall.restype = ctypes.c_long
-    check(libc.syscall(ctypes.c_long(442), ctypes.c_int(-100), path.encode(),
-                       ctypes.c_uint(flags), ctypes.byref(attr),
-                       ctypes.c_size_t(ctypes.sizeof(attr))), f"mount_setattr {path}")
-
-def mount(source, target, fstype, flags, data):
-    check(libc.mount(source, target.encode(), fstype, ctypes.c_ulong(flags), data),
-          f"mount {target}")
-
-try:
-    keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
-    for path in hide:  # MS_NOSUID | MS_NODEV
-        if os.path.isdir(path) and not os.path.islink(path):
-            mount(b"tmpfs", path, b"tmpfs", 2 | 4, b"size=64k,mode=755")
-    os.makedirs(workdir, exist_ok=True)
-    mount(f"/proc/self/fd/{keep}".encode(), workdir, None, 4096, None)  # MS_BIND
-    os.close(keep)
-    try:  # per-namespace pid_max: Linux >= 6.14; the kernel's minimum is 301
-        with open("/proc/sys/kernel/pid_max", "w") as f:
-            f.write("301")
-    except OSError:
-        pass
-    setattr_ro("/", True, True)
-    setattr_ro(workdir, False, False)
-except OSError as exc:
-    report(f"setup: {exc}")
-    sys.exit(125)
-
-pid = os.fork()
-if pid == 0:
-    try:
-        os.close(status_fd)
-        check(libc.unshare(0x10000000), "unshare(CLONE_NEWUSER)")
-        check(libc.prctl(38, 1, 0, 0, 0), "no_new_privs")
-        os.chdir(workdir)
-        os.execve(command[0], command, {})
-    except BaseException as exc:
-        os.write(2, f"sandbox: {exc}\\n".encode())
-    os._exit(_SETUP_EXIT)
-
-def timeout(signum, frame):
-    raise TimeoutError
-
-signal.signal(signal.SIGALRM, timeout)
-signal.setitimer(signal.ITIMER_REAL, wall_s)  # a backstop when the parent is gone
-try:
-    _, status = os.waitpid(pid, 0)
-except TimeoutError:
-    report("timeout")
-    sys.exit(124)
-signal.setitimer(signal.ITIMER_REAL, 0)
-if os.WIFSIGNALED(status):
-    report(f"signal {os.WTERMSIG(status)}")
-else:
-    report(f"exit {os.waitstatus_to_exitcode(status)}")
-sys.exit(0)
-""".replace("_SETUP_EXIT", str(_SETUP_FAILED))
-
-_UNSHARE_FLAGS: Final = (
-    "--user", "--map-root-user", "--pid", "--fork", "--net", "--mount", "--mount-proc",
-    "--kill-child",  # unshare killed (the wall clock) -> the init killed -> all of them
-)  # fmt: skip
+# Namespaces for everyone: mount, PID (with its own /proc), network; --kill-child: unshare
+# killed (the wall clock) -> the init killed -> every process in the namespace.
+_NAMESPACES: Final = ("--pid", "--fork", "--net", "--mount", "--mount-proc", "--kill-child")
+# Not root: a user namespace of our own too (it gives the init the right to mount);
+# only our own uid can be mapped in it, so the view is what protects.
+_USER_NAMESPACE: Final = ("--user", "--map-root-user")
+#: The uid an isolated program runs as when answerx runs as root (the kernel's
+#: overflow uid, "nobody": it owns nothing shown to the program).
+SANDBOX_UID: Final = 65534
+# pivot_root(2) has no glibc wrapper: its syscall number per machine.
+_PIVOT_ROOT: Final = {
+    "x86_64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41, "loongarch64": 41,
+    "ppc64le": 203, "ppc64": 203, "s390x": 217, "i686": 217, "i386": 217, "armv7l": 218,
+}  # fmt: skip
 
 _MEMORY_MARKERS = ("MemoryError", "Cannot allocate memory", "out of memory")
 
@@ -270,7 +230,7 @@ def run_python(
     _check_limits(time_limit_s, memory_limit_mb)
     check_sandbox(sandbox)
     started = time.monotonic()
-    with _workdir(code) as cwd, _status_pipe(sandbox) as status:
+    with _workdir(code, sandbox) as cwd, _status_pipe(sandbox) as status:
         try:
             proc = subprocess.Popen(
                 _command(cwd, status, time_limit_s, memory_limit_mb, sandbox), cwd=cwd,
@@ -313,7 +273,7 @@ async def arun_python(
     _check_limits(time_limit_s, memory_limit_mb)
     check_sandbox(sandbox)
     started = time.monotonic()
-    with _workdir(code) as cwd, _status_pipe(sandbox) as status:
+    with _workdir(code, sandbox) as cwd, _status_pipe(sandbox) as status:
         try:
             proc = await asyncio.create_subprocess_exec(
                 *_command(cwd, status, time_limit_s, memory_limit_mb, sandbox), cwd=cwd,
@@ -369,6 +329,12 @@ def isolation_problem() -> str | None:
         return f"namespaces need Linux, not {sys.platform}"
     if shutil.which("unshare") is None:
         return "no `unshare` on PATH"
+    if platform.machine() not in _PIVOT_ROOT:
+        return f"pivot_root's number on {platform.machine()} is not known"
+    try:
+        host_view()
+    except (ViewError, OSError) as exc:
+        return f"the program's view of the files cannot be built: {exc}"
     probe = "import os\nprint(os.getpid(), os.getppid(), sorted(os.listdir('/proc'))[:0])"
     try:
         result = _run_isolated_probe(probe)
@@ -382,7 +348,7 @@ def isolation_problem() -> str | None:
 def _run_isolated_probe(code: str) -> SandboxResult:
     # run_python without check_sandbox (which calls this); a short, generous limit.
     started = time.monotonic()
-    with _workdir(code) as cwd, _status_pipe("isolated") as status:
+    with _workdir(code, "isolated") as cwd, _status_pipe("isolated") as status:
         proc = subprocess.Popen(
             _command(cwd, status, 10.0, 256, "isolated"), cwd=cwd, env={},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -420,23 +386,6 @@ def _cpu_seconds(time_limit_s: float) -> int:
     return math.ceil(2 * time_limit_s) + 1
 
 
-def _hidden_directories() -> list[str]:
-    """Shared temporary directories and home directories, hidden from the program,
-    except one that holds the interpreter (it must stay readable)."""
-    keep = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.executable)}
-    candidates = ["/tmp", "/var/tmp", "/run", "/dev/shm", "/root", "/home"]
-    home = os.environ.get("HOME")
-    if home and Path(home).is_absolute():
-        candidates.append(home)
-    hidden: list[str] = []
-    for candidate in dict.fromkeys(candidates):
-        path = Path(candidate).resolve()
-        if any(k == path or path in k.parents for k in keep):
-            continue
-        hidden.append(str(path))
-    return hidden
-
-
 def _command(
     cwd: str, status: _Status, time_limit_s: float, memory_limit_mb: int, sandbox: str
 ) -> list[str]:
@@ -449,20 +398,47 @@ def _command(
     if not isolated:
         return bootstrap
     unshare = shutil.which("unshare") or "unshare"
+    as_root = os.geteuid() == 0
     init_wall_s = 2 * time_limit_s + 2  # the parent's wall clock fires first
     return [
-        unshare, *_UNSHARE_FLAGS, sys.executable, "-I", "-c", _INIT, cwd,
-        str(status.child_fd), str(init_wall_s), *_hidden_directories(), "--", *bootstrap,
+        unshare, *(() if as_root else _USER_NAMESPACE), *_NAMESPACES,
+        sys.executable, "-I", _INIT_SCRIPT, _plan(cwd, as_root),
+        str(status.child_fd), str(init_wall_s), "--", *bootstrap,
     ]  # fmt: skip
 
 
+def _plan(cwd: str, as_root: bool) -> str:
+    """What the init builds (:mod:`answerx.reasoning._sandbox_init`), as JSON."""
+    return json.dumps(
+        {
+            **host_view().plan(),
+            "root": str(Path(cwd, _NEW_ROOT)),
+            "program": str(Path(cwd, _PROGRAM)),
+            "program_name": _PROGRAM,
+            "devices": DEVICES,
+            "uid": SANDBOX_UID if as_root else -1,
+            # As root (no user namespace), pid_max is the machine's before Linux 6.14.
+            "pid_max": not as_root or _kernel_at_least(6, 14),
+            "pivot_root": _PIVOT_ROOT[platform.machine()],
+            "work_bytes": MAX_FILE_BYTES,
+        }
+    )
+
+
+def _kernel_at_least(major: int, minor: int) -> bool:
+    numbers = re.match(r"(\d+)\.(\d+)", platform.release())
+    return numbers is not None and (int(numbers[1]), int(numbers[2])) >= (major, minor)
+
+
 @contextlib.contextmanager
-def _workdir(code: str) -> Iterator[str]:
-    """A fresh temporary directory holding the program; removed afterwards, whatever
-    the program left in it (errors in removal are ignored: the program may have
-    made files read-only)."""
+def _workdir(code: str, sandbox: str) -> Iterator[str]:
+    """A fresh temporary directory holding the program (and, isolated, the empty
+    directory the new root is built on); removed afterwards, whatever the program
+    left in it (errors in removal are ignored: it may have made files read-only)."""
     with tempfile.TemporaryDirectory(prefix="answerx-sandbox-", ignore_cleanup_errors=True) as cwd:
         Path(cwd, _PROGRAM).write_text(code, encoding="utf-8")
+        if sandbox == "isolated":
+            Path(cwd, _NEW_ROOT).mkdir()
         yield cwd
 
 

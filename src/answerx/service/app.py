@@ -2,9 +2,11 @@
 
 Requests pass, outermost first: metrics (counts and times everything, errors
 included) → the error boundary (a bug becomes a JSON 500, never a traceback)
-→ bearer authentication (when a token is set) → the body-size limit → FastAPI's
-routing and exception handlers. Everything is per app: settings, metrics
-registry, LLM managers, so two apps in one process (tests) never share state.
+→ the ``Host`` check (unless a token and no ``ANSWERX_ALLOWED_HOSTS``: against
+DNS rebinding) → bearer authentication (when a token is set) → the body-size
+limit → FastAPI's routing and exception handlers. Everything is per app:
+settings, metrics registry, LLM managers, so two apps in one process (tests)
+never share state.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from answerx._version import __version__
 from answerx.service.auth import BearerAuthMiddleware
 from answerx.service.errors import ErrorBoundaryMiddleware, install_exception_handlers
 from answerx.service.extract_api import extract_router
+from answerx.service.hosts import AllowedHostsMiddleware
 from answerx.service.limits import BodySizeLimitMiddleware
 from answerx.service.llm import LLMGateway
 from answerx.service.llm_api import llm_router
@@ -79,6 +82,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.api_token is not None:
         app.add_middleware(BearerAuthMiddleware, token=settings.api_token)
+    if settings.accepted_hosts is not None:
+        app.add_middleware(AllowedHostsMiddleware, hosts=settings.accepted_hosts)
     app.add_middleware(ErrorBoundaryMiddleware)
     paths = frozenset(
         r.path for router in routers for r in router.routes if isinstance(r, APIRoute)

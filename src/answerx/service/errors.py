@@ -1,6 +1,7 @@
 """Every error the service answers, as JSON ``{"error": {"type", "message"}}``.
 
-- 400 ``invalid_json``: the body is not JSON at all.
+- 400 ``invalid_json``: the body is not JSON at all; ``invalid_host``: a ``Host``
+  header the server does not answer (:mod:`answerx.service.hosts`).
 - 401 ``unauthorized``: missing or wrong bearer token.
 - 404 ``not_found``, 405 ``method_not_allowed``: no such endpoint or method.
 - 413 ``payload_too_large``: the body is over ``ANSWERX_MAX_BODY_BYTES``;
@@ -27,8 +28,11 @@ endpoints), the error also has ``attempts`` and ``usage``: what the failed call
 cost, from its :class:`~answerx.structured.CallInfo` (numbers only; the failure
 reasons it also holds are provider text, kept out of responses).
 
-A bug's exception reaches the log as its type name only, a provider's error as
-its redacted message; a client gets no stack trace, no key, no request body.
+A provider error's message says what failed (refused, unavailable, no valid object
+in any mode, the HTTP status), never what the provider said or returned: that can
+quote anything, a key it echoed included. The server's log has it, redacted of
+every run of 8+ characters of a configured key. A bug's exception reaches the
+log as its type name only; a client gets no stack trace, no key, no request body.
 """
 
 from __future__ import annotations
@@ -55,9 +59,12 @@ from answerx.errors import (
     ProviderAuthError,
     ProviderError,
     ProviderRateLimited,
+    ProviderRequestError,
     ProviderTimeout,
+    ProviderUnavailable,
     RunNotFound,
     StoreError,
+    StructuredOutputError,
     redact,
 )
 from answerx.service.asgi import JSON, WatchedSend
@@ -100,7 +107,7 @@ _INVALID_JSON: Final = "the request body is not valid JSON"
 JSON_REQUIRED: Final = "send the request body as JSON, with Content-Type: application/json"
 
 _DESCRIPTIONS: Final = {
-    400: "The body is not valid JSON.",
+    400: "The body is not valid JSON, or the Host header is not one this server answers.",
     401: "Missing or wrong bearer token (when the server has ANSWERX_API_TOKEN).",
     413: "The body is larger than ANSWERX_MAX_BODY_BYTES, or a batch has more items than "
     "ANSWERX_MAX_BATCH.",
@@ -293,7 +300,27 @@ def _provider_error_response(exc: ProviderError) -> Response:
         return error_response(
             429, "provider_rate_limited", f"{where} is rate limiting this server", headers, **cost
         )
-    return error_response(502, "provider_error", detail, **cost)
+    return error_response(502, "provider_error", _what_failed(exc, where), **cost)
+
+
+# What a provider failure was, in the words of the service: a provider's message can
+# quote anything it was sent or returned (a key it echoed, cut short by pydantic's
+# ``input_value='…'``), so no part of it is passed on to the client; the log has it.
+_FAILURES: Final[tuple[tuple[type[ProviderError], str], ...]] = (
+    (StructuredOutputError, "gave no valid answer object in any mode"),
+    (ProviderUnavailable, "is unavailable after every retry"),
+    (ProviderRequestError, "refused the request"),
+)
+
+
+def _what_failed(exc: ProviderError, where: str) -> str:
+    what = next((text for kind, text in _FAILURES if isinstance(exc, kind)), "failed")
+    status = f" (HTTP {exc.status_code})" if exc.status_code is not None else ""
+    tried = ""
+    if isinstance(exc, StructuredOutputError) and exc.failures:
+        modes = ", ".join(dict.fromkeys(mode for mode, _ in exc.failures))
+        tried = f"; modes tried: {modes}"
+    return f"{where} {what}{status}{tried}; the server's log has the provider's message"
 
 
 def _cost(exc: ProviderError) -> dict[str, Any]:

@@ -145,8 +145,8 @@ class ProviderErrorResponse(BaseModel):
                 {
                     "error": {
                         "type": "provider_error",
-                        "message": "openai/gpt-4o-mini: unavailable after 3 attempts: "
-                        "Error code: 503",
+                        "message": "openai/gpt-4o-mini is unavailable after every retry "
+                        "(HTTP 503); the server's log has the provider's message",
                         "attempts": 3,
                         "usage": {"input_tokens": 0, "output_tokens": 0},
                     }

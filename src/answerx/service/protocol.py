@@ -1,4 +1,5 @@
-"""uvicorn's HTTP protocol with a deadline for request headers and a connection cap.
+"""uvicorn's HTTP protocol with a deadline for request headers and a connection cap
+that one client cannot fill.
 
 uvicorn closes an idle keep-alive connection after ``timeout_keep_alive``, but
 it arms that timer only once a response is complete: a connection that never
@@ -10,22 +11,35 @@ protocol classes rather than a server of our own:
 - **header deadline**: from the moment a connection opens, and from the first byte
   of each further request on it, the request line and headers must be complete
   within ``header_timeout_s``; otherwise the connection is closed;
-- **connection cap**: a connection beyond ``max_connections`` open at once (per
-  worker process) is closed as soon as it is accepted. Requests beyond uvicorn's
-  ``limit_concurrency`` (set to the same number) are answered 503.
+- **connection cap that makes room**: at most ``max_connections`` are open at once
+  (per worker process). A connection beyond it does not wait for a slot, nor is
+  it turned away while others merely wait: the connection *waiting longest for a
+  request* is closed to make room for it, first among those that never completed
+  a request's headers (idle or slow-loris sockets), then among idle keep-alive
+  connections (clients reconnect: httpx checks a pooled connection before reusing
+  it). A connection with a request in progress is never closed for room; only when
+  every open connection has one is the newcomer closed at once. So requests in
+  flight are bounded too (one per connection; no 503).
+
+So 1,100 idle connections held by one client (unauthenticated: it needs no token
+to connect) cost it its oldest ones as others arrive, and ``/healthz`` and
+authenticated requests keep being answered (``bench/service.py --hoarding``)
+instead of being reset until a slot frees at the header deadline.
 
 The limits come from :class:`~answerx.service.settings.ServiceSettings`
 (``ANSWERX_HEADER_TIMEOUT_S``, ``ANSWERX_MAX_CONNECTIONS``), read from the
 environment when this module is imported, so that uvicorn's worker processes,
 which import it by name, get them too. A request *body* sent slowly is bounded by
-the body-size limit but not by a deadline; put a reverse proxy in front of a
-server open to the internet.
+the body-size limit but not by a deadline, and its connection is not closed for
+room; put a reverse proxy in front of a server open to the internet.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import weakref
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -45,6 +59,31 @@ __all__ = ["GuardedH11Protocol", "GuardedHttpToolsProtocol", "guarded_protocol",
 _FROM_ENV: Final = ServiceSettings.from_env()
 
 
+@dataclass
+class _Waiting:
+    """One server's connections with no request in progress, oldest first: the ones
+    it may close to make room for a new connection."""
+
+    fresh: dict[Any, None] = field(default_factory=dict)  # no request's headers yet
+    idle: dict[Any, None] = field(default_factory=dict)  # between keep-alive requests
+    closing: int = 0  # closed here, not yet gone from uvicorn's set of connections
+
+    def oldest(self, besides: object) -> Any | None:
+        for group in (self.fresh, self.idle):
+            for connection in group:
+                if connection is not besides:
+                    return connection
+        return None
+
+    def discard(self, connection: object) -> None:
+        self.fresh.pop(connection, None)
+        self.idle.pop(connection, None)
+
+
+# Per uvicorn server (its ServerState, which every connection of it shares).
+_WAITING: Final[weakref.WeakKeyDictionary[object, _Waiting]] = weakref.WeakKeyDictionary()
+
+
 class _Guard:
     """The deadline and the cap, mixed into one of uvicorn's protocol classes."""
 
@@ -54,9 +93,52 @@ class _Guard:
     # Attributes of uvicorn's protocol classes this mixin uses.
     transport: asyncio.Transport
     connections: set[Any]
+    server_state: Any
     cycle: Any
     loop: asyncio.AbstractEventLoop
     _header_timer: asyncio.TimerHandle | None = None
+    _closed_here = False
+
+    def _waiting(self) -> _Waiting:
+        return _WAITING.setdefault(self.server_state, _Waiting())
+
+    def _admit(self) -> bool:
+        """Make room for this new connection, closing the one waiting longest for a
+        request if the cap is reached; False (and closed) when there is none."""
+        waiting = self._waiting()
+        while len(self.connections) - waiting.closing > self.max_connections:
+            victim = waiting.oldest(besides=self)
+            if victim is None:
+                self._close_here(waiting)
+                return False
+            victim._close_here(waiting)
+        waiting.fresh[self] = None
+        return True
+
+    def _close_here(self, waiting: _Waiting) -> None:
+        waiting.discard(self)
+        if not self._closed_here:
+            self._closed_here = True
+            waiting.closing += 1
+        self.transport.close()
+
+    def _request_started(self) -> None:
+        """A request's headers are complete: busy, no longer one to close for room."""
+        self._cancel_header_timer()
+        self._waiting().discard(self)
+
+    def _response_sent(self) -> None:
+        if not self.transport.is_closing() and self._between_requests():
+            waiting = self._waiting()
+            waiting.discard(self)
+            waiting.idle[self] = None  # the newest idle one: the last to be closed
+
+    def _gone(self) -> None:
+        self._cancel_header_timer()
+        waiting = self._waiting()
+        waiting.discard(self)
+        if self._closed_here:
+            waiting.closing -= 1
 
     def _arm_header_timer(self) -> None:
         if self._header_timer is None:
@@ -75,19 +157,14 @@ class _Guard:
     def _between_requests(self) -> bool:
         return self.cycle is None or bool(self.cycle.response_complete)
 
-    def _over_the_cap(self) -> bool:
-        return len(self.connections) > self.max_connections
-
 
 class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
     """uvicorn's httptools protocol with the header deadline and the connection cap."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if self._over_the_cap():
-            transport.close()
-            return
-        self._arm_header_timer()
+        if self._admit():
+            self._arm_header_timer()
 
     def data_received(self, data: bytes) -> None:
         if self._between_requests():
@@ -95,11 +172,15 @@ class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
         super().data_received(data)
 
     def on_headers_complete(self) -> None:
-        self._cancel_header_timer()
+        self._request_started()
         super().on_headers_complete()
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._response_sent()
+
     def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_header_timer()
+        self._gone()
         super().connection_lost(exc)
 
 
@@ -108,20 +189,22 @@ class GuardedH11Protocol(_Guard, H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if self._over_the_cap():
-            transport.close()
-            return
-        self._arm_header_timer()
+        if self._admit():
+            self._arm_header_timer()
 
     def data_received(self, data: bytes) -> None:
         if self._between_requests():
             self._arm_header_timer()
         super().data_received(data)
         if not self._between_requests():  # h11 parsed a whole request line and headers
-            self._cancel_header_timer()
+            self._request_started()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._response_sent()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_header_timer()
+        self._gone()
         super().connection_lost(exc)
 
 

@@ -7,6 +7,7 @@ unless ``allow_unauthenticated=True`` says that is intended.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib.util
 import ipaddress
@@ -22,13 +23,17 @@ from typing import Any, Final
 from answerx import earlysignals
 from answerx.errors import ConfigError
 from answerx.service.redaction import SafeLogFilter, secrets_in
-from answerx.service.settings import ServiceSettings
+from answerx.service.settings import ENV_VARS, ServiceSettings
 
 __all__ = ["MIN_PUBLIC_TOKEN_LENGTH", "check_bind", "is_loopback", "serve", "uvicorn_options"]
 
 APP_FACTORY: Final = "answerx.service.app:create_app"
+ALLOWED_HOSTS_VAR: Final = ENV_VARS["allowed_hosts"]
 #: Shortest ``ANSWERX_API_TOKEN`` accepted for a non-loopback bind (guessable otherwise).
 MIN_PUBLIC_TOKEN_LENGTH: Final = 16
+# Descriptors a worker needs besides its connections: the listening socket, the
+# extraction pool's pipes, logs, the event loop's own.
+_OTHER_FILES: Final = 128
 
 
 log = logging.getLogger("answerx.service")
@@ -90,34 +95,48 @@ def serve(
     port: int = 8000,
     *,
     allow_unauthenticated: bool = False,
+    allowed_hosts: Sequence[str] = (),
     workers: int = 1,
     access_log: bool = False,
     log_level: str = "info",
 ) -> None:
     """Run the service until interrupted; settings come from ``ANSWERX_*`` variables.
 
-    ``workers`` > 1 runs that many processes (each with its own limits and
-    metrics): about one per core. The access log is off by default: it puts a
-    log line on the hot path of every request.
+    ``allowed_hosts`` adds ``Host`` names to answer besides the loopback ones (to
+    ``ANSWERX_ALLOWED_HOSTS``; see :mod:`answerx.service.settings`). ``workers`` > 1
+    runs that many processes (each with its own limits and metrics): about one per
+    core. The access log is off by default: it puts a log line on the hot path of
+    every request.
     """
     # First of all: a SIGTERM while uvicorn and FastAPI are still being imported (a
     # process manager stopping a server it just started) must end it with status 0 too.
     with _exit_status_zero_once_stopped():
-        _serve(host, port, allow_unauthenticated, workers, access_log, log_level)
+        _serve(host, port, allow_unauthenticated, allowed_hosts, workers, access_log, log_level)
 
 
 def _serve(
     host: str,
     port: int,
     allow_unauthenticated: bool,
+    allowed_hosts: Sequence[str],
     workers: int,
     access_log: bool,
     log_level: str,
 ) -> None:
     import uvicorn
 
+    if allowed_hosts:  # the workers build their app from the environment
+        given = os.environ.get(ALLOWED_HOSTS_VAR, "")
+        os.environ[ALLOWED_HOSTS_VAR] = ",".join([*filter(None, given.split(",")), *allowed_hosts])
     settings = ServiceSettings.from_env()  # a bad value fails here, not in each worker
     check_bind(host, settings, allow_unauthenticated=allow_unauthenticated)
+    if settings.accepted_hosts is not None and not settings.allowed_hosts and not is_loopback(host):
+        log.warning(
+            "listening on %s without a token: only requests for %s are answered; pass "
+            "--allowed-host NAME for each name clients reach this server by",
+            host, ", ".join(settings.accepted_hosts),
+        )  # fmt: skip
+    _raise_open_files_limit(settings.max_connections)
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, got {workers}")
     if workers > 1 and importlib.util.find_spec("uvloop") is None:
@@ -142,6 +161,31 @@ def _serve(
     )
 
 
+def _raise_open_files_limit(max_connections: int) -> None:
+    """Let each worker hold ``max_connections`` sockets and its other files.
+
+    A worker out of descriptors cannot accept the connection that would make room
+    (asyncio then stops accepting for a second): raise the soft limit to the hard
+    one, as servers do (the workers inherit it), and warn when even that is short.
+    """
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows: no such limit to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    needed = max_connections + _OTHER_FILES
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        log.warning(
+            "only %d open files allowed: ANSWERX_MAX_CONNECTIONS=%d needs about %d "
+            "(raise `ulimit -n` or lower ANSWERX_MAX_CONNECTIONS)",
+            soft, max_connections, needed,
+        )  # fmt: skip
+
+
 def uvicorn_options(settings: ServiceSettings, *, in_process: bool = False) -> dict[str, Any]:
     """uvicorn's connection limits for ``settings``: the header deadline and the
     connection cap (:mod:`answerx.service.protocol`), the keep-alive timeout.
@@ -154,7 +198,10 @@ def uvicorn_options(settings: ServiceSettings, *, in_process: bool = False) -> d
 
     return {
         "http": guarded_protocol(settings) if in_process else protocol_path(),
-        "limit_concurrency": settings.max_connections,
+        # No limit_concurrency: the cap bounds the connections, and so the requests in
+        # flight (one per connection); uvicorn's own check would count a connection
+        # closed to make room until its close completes (after the loop's I/O phase,
+        # with uvloop) and answer the newcomer's request 503.
         "timeout_keep_alive": settings.keep_alive_s,
     }
 

@@ -22,9 +22,15 @@ variable                   meaning                                      default
                            kept open between requests (longer than
                            clients keep idle connections: httpx 5,
                            aiohttp 15; see below)
+``ANSWERX_ALLOWED_HOSTS``  host names (comma-separated; ``*.example``   none
+                           and ``*`` allowed) accepted in the
+                           ``Host`` header besides the loopback
+                           names; see below
 ``ANSWERX_MAX_CONNECTIONS`` connections open at once per server         1000
-                           worker; beyond: closed at once (and
-                           requests beyond it answered 503)
+                           worker; beyond: the one waiting longest
+                           for a request is closed to make room
+                           (never one with a request in progress;
+                           none: the new one is closed)
 =========================  ===========================================  =========
 
 Why 20 s of keep-alive, not uvicorn's 5: a client reuses an idle connection until
@@ -34,6 +40,14 @@ the client sees as a request closed without a reply (``ReadError``); uvloop, whi
 runs due timers before reading the sockets, made this likely whenever the event
 loop had been busy (extraction on the loop). The server's timeout must be the
 longer one; idle connections count against ``ANSWERX_MAX_CONNECTIONS``.
+
+Which ``Host`` headers are answered (against DNS rebinding: a web page whose name
+is made to resolve to 127.0.0.1 sends its own name as ``Host``, and without a token
+would drive the server, spending its provider credits): without a token, only
+:data:`LOOPBACK_HOSTS` (``localhost``, ``127.0.0.1``, ``[::1]``, any port); with a
+token, any (a page cannot know the token); with ``ANSWERX_ALLOWED_HOSTS``
+(``answerx serve --allowed-host``), the loopback names and those, token or not.
+Others get a 400 ``invalid_host``.
 
 Provider credentials are never settings of the service: each provider reads its
 key from its own environment variable (``config/providers.yaml``), on the server.
@@ -45,11 +59,14 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from answerx.errors import ConfigError
 
-__all__ = ["ENV_VARS", "ServiceSettings"]
+__all__ = ["ENV_VARS", "LOOPBACK_HOSTS", "ServiceSettings"]
+
+#: The ``Host`` names of this machine's own loopback (brackets for IPv6, as in a URL).
+LOOPBACK_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
 
 #: Field name -> the environment variable that sets it.
 ENV_VARS: Final[Mapping[str, str]] = {
@@ -63,6 +80,7 @@ ENV_VARS: Final[Mapping[str, str]] = {
     "header_timeout_s": "ANSWERX_HEADER_TIMEOUT_S",
     "keep_alive_s": "ANSWERX_KEEP_ALIVE_S",
     "max_connections": "ANSWERX_MAX_CONNECTIONS",
+    "allowed_hosts": "ANSWERX_ALLOWED_HOSTS",
 }
 
 
@@ -98,8 +116,43 @@ class ServiceSettings(BaseModel):
         default=20, ge=1, description="Idle seconds before a keep-alive connection is closed."
     )
     max_connections: int = Field(
-        default=1000, ge=1, description="Connections open at once (per worker process)."
+        default=1000,
+        ge=1,
+        description="Connections open at once (per worker process); beyond, the one "
+        "waiting longest for a request is closed to make room.",
     )
+
+    allowed_hosts: tuple[str, ...] = Field(
+        default=(),
+        description="Host names accepted besides the loopback ones ('*.example.com', '*').",
+    )
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _host_list(cls, value: object) -> object:
+        if isinstance(value, str):  # from the environment: comma-separated
+            value = value.split(",")
+        if isinstance(value, list | tuple):
+            hosts = tuple(str(host).strip().lower() for host in value if str(host).strip())
+            for host in hosts:
+                # Starlette's rule for its patterns: "*" alone, or "*." before a domain.
+                if "*" in host[1:] or (
+                    host.startswith("*") and host != "*" and not host.startswith("*.")
+                ):
+                    raise ValueError(
+                        f"{host!r} is not a host name or a pattern like '*.example.com'"
+                    )
+            return hosts
+        return value
+
+    @property
+    def accepted_hosts(self) -> tuple[str, ...] | None:
+        """The ``Host`` names answered (ports aside), or None for any (see above)."""
+        if "*" in self.allowed_hosts:
+            return None
+        if self.allowed_hosts:
+            return (*LOOPBACK_HOSTS, *self.allowed_hosts)
+        return None if self.api_token is not None else LOOPBACK_HOSTS
 
     @property
     def auth_required(self) -> bool:

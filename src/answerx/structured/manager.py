@@ -28,6 +28,7 @@ from instructor.core.hooks import Hooks
 from pydantic import BaseModel, ValidationError
 
 from answerx.errors import ConfigError, ProviderError, StructuredOutputError, redact
+from answerx.redactor import register_secret
 from answerx.resources import prompt_template
 from answerx.structured.adapters import SdkAdapter
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
@@ -212,6 +213,7 @@ class InstructorClientManager:
             ExtractionSettings().updated(self.spec.extraction).updated(extraction)
         )
         self._api_key = self.spec.resolve_api_key(api_key)
+        register_secret(self._api_key)  # kept out of logs, stores and reports (any variable)
         self.base_url = self.spec.resolve_base_url(base_url)
         # No URL for an autostart provider: answerx serves the bundled model itself.
         self._autostart = self.base_url is None and self.spec.autostart
