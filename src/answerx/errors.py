@@ -12,6 +12,8 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     │   ├── RunNotFound               no run with that id (or id prefix) in the store
     │   └── DuplicateRun              a run with that id already exists in the store
     ├── InputError                a malformed input record or file (carries line number)
+    │   └── UnreadableFile            an input file that cannot be read at all: not
+    │                                 Parquet, truncated, a header that is not text (path)
     ├── StoreError                a results store or response cache that cannot be used:
     │                             damaged, truncated, not a database, locked, disk full
     │                             (carries path; the message says how to recover)
@@ -62,6 +64,7 @@ __all__ = [
     "StoreError",
     "StructuredOutputError",
     "UnknownName",
+    "UnreadableFile",
     "redact",
 ]
 
@@ -130,6 +133,15 @@ class InputError(AnswerxError, ValueError):
     def __init__(self, message: str, *, line: int | None = None) -> None:
         self.line = line
         super().__init__(f"line {line}: {message}" if line is not None else message)
+
+
+class UnreadableFile(InputError):
+    """An input file that cannot be read at all (not Parquet, cut short, a CSV header that
+    is not text), as opposed to one malformed record in it; ``path`` is the file."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
 
 
 class StoreError(AnswerxError):

@@ -36,7 +36,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from answerx.batch.files import BatchSummary, RunProgress, format_of, run_file
+from answerx.batch.files import BatchSummary, RunProgress, run_file
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
@@ -75,6 +75,7 @@ from answerx.extraction.files import (
     iter_extract,
 )
 from answerx.extraction.tasks import check_task
+from answerx.recordfiles.formats import format_of
 
 __all__ = ["HELP", "InputFormat", "OutputFormat", "extract_command"]
 

@@ -20,7 +20,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from answerx.batch.files import BatchSummary, format_of
+from answerx.batch.files import BatchSummary
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
@@ -54,6 +54,7 @@ from answerx.cli.options import (
 )
 from answerx.errors import InputError
 from answerx.grading import REASONS, Verdict, verify, verify_batch
+from answerx.recordfiles.formats import format_of
 
 __all__ = ["HELP", "reward_func_app", "verify_command"]
 
