@@ -309,8 +309,9 @@ def test_engine_ray_refuses_local_only_options_before_starting_anything(tmp_path
     src = write_jsonl(tmp_path / "in.jsonl", list(GOOD))
 
     result = runner.invoke(
-        app, ["extract", "-f", str(src), "-o", str(tmp_path / "o"), "--engine", "ray", "--resume"]
+        app,
+        ["extract", "-f", str(src), "-o", str(tmp_path / "o"), "--engine", "ray", "--continue"],
     )
 
     assert result.exit_code == 2
-    assert "--resume, --input-format and --format are for local runs" in result.stderr
+    assert "--continue, --input-format and --format are for local runs" in result.stderr

@@ -18,13 +18,17 @@ from answerx.cli.options import (
     DbOption,
     Format,
     RowsFormatOption,
+    db_option,
     deprecated_option,
     experiment_approach_names,
     format_option,
     list_option,
+    max_calls_option,
+    model_option,
     note_deprecated,
     parse_set,
     print_rows,
+    provider_option,
     set_option,
     strategy_names,
 )
@@ -117,13 +121,13 @@ def run_command(
     ] = None,
     provider: Annotated[
         str | None,
-        typer.Option(
+        provider_option(
             help="Run on this provider only (its default model).", rich_help_panel=_SETTINGS
         ),
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(
+        model_option(
             help="The model of --provider, or of the config's only target.",
             rich_help_panel=_SETTINGS,
         ),
@@ -167,7 +171,7 @@ def run_command(
     ] = None,
     max_calls: Annotated[
         int | None,
-        typer.Option(
+        max_calls_option(
             help="Budget: LLM calls per question (budget.max_calls).", rich_help_panel=_SETTINGS
         ),
     ] = None,
@@ -186,10 +190,7 @@ def run_command(
             rich_help_panel=_SETTINGS,
         ),
     ] = False,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="The results store (SQLite).", rich_help_panel=_OUTPUT),
-    ] = None,
+    db: Annotated[Path | None, db_option(rich_help_panel=_OUTPUT)] = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
