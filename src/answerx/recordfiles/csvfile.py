@@ -45,8 +45,8 @@ _UNDECODABLE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surro
 _QUOTED = re.compile(rb'"[^"]*(?:""[^"]*)*"')
 _SEPARATORS = b",\r\n"
 _UNCLOSED = (
-    "a quoted cell opened in this row is never closed, so the rest of the file would be "
-    'read into it: close the quote, and write a quote inside a cell as two ("")'
+    "a quoted cell opened in this row is never closed (the lines after it are read as rows "
+    'of their own): close the quote, and write a quote inside a cell as two ("")'
 )
 
 
@@ -171,9 +171,9 @@ class CsvReader:
             if self.record < self.skip_to:
                 self.record += 1
                 continue
-            self.record += 1
             problem = row if isinstance(row, str) else self._problem(row)
             if problem is None and not isinstance(row, str):
+                self.record += 1
                 rows.append(row)
                 lines.append(start)
                 if len(rows) == self.batch_size:
@@ -181,9 +181,10 @@ class CsvReader:
                     bad, rows, lines = [], [], []
                 continue
             assert problem is not None
-            if rows:
+            if rows:  # a block's malformed records come before its rows
                 yield self._block(bad, rows, lines)
                 bad, rows, lines = [], [], []
+            self.record += 1
             bad.append(BadRow(self.record, start, problem))
         if rows or bad:
             yield self._block(bad, rows, lines)
