@@ -56,7 +56,6 @@ from answerx.cli.options import (
     print_json,
     task_option,
 )
-from answerx.errors import InputError
 from answerx.grading import REASONS, Verdict, verify
 from answerx.recordfiles.formats import format_of
 
@@ -288,7 +287,7 @@ def write_reward_func(
 
     with command_boundary():
         if path.exists() and not force:
-            raise InputError(f"{path} exists; --force overwrites it")
+            fail(f"{path} exists; --force overwrites it", ExitCode.USAGE)
         path.write_text(reward_file(path.name, task), encoding="utf-8")
         stderr().print(
             f"wrote {path}: use it with --remote_rm_url {path} --label_key <gold column>",
