@@ -7,6 +7,8 @@ import csv
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from answerx.errors import UnreadableFile
 from answerx.recordfiles import csvfile
@@ -141,3 +143,13 @@ def test_a_record_is_searched_for_once_however_long_it_grows(
 def test_a_header_that_is_not_utf8_makes_the_file_unreadable() -> None:
     with pytest.raises(UnreadableFile, match=r"in\.csv: the CSV header is not UTF-8 text"):
         CsvReader(io.BytesIO(b"id,caf\xe9\n1,2\n"), where="in.csv")
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet='ab,"\n\r é', max_size=60))
+def test_pyarrow_reads_a_block_only_when_it_reads_it_as_the_csv_module_does(text: str) -> None:
+    # The fast path (pyarrow, for blocks the quote check passes) and the strict one (the
+    # csv module, every block) find the same rows and the same malformed records.
+    data = ("id,raw_output\n" + text).encode()
+
+    assert read(data) == read(data, numbered=True)
