@@ -153,3 +153,27 @@ def test_pyarrow_reads_a_block_only_when_it_reads_it_as_the_csv_module_does(text
     data = ("id,raw_output\n" + text).encode()
 
     assert read(data) == read(data, numbered=True)
+
+
+def test_a_quote_that_never_closes_in_a_long_file_keeps_memory_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[int] = []
+    real = csvfile._record_blocks
+
+    def measured(stream: object, rest: bytes) -> object:
+        for block in real(stream, rest):  # type: ignore[arg-type]
+            seen.append(len(block))
+            yield block
+
+    monkeypatch.setattr(csvfile, "_record_blocks", measured)
+    monkeypatch.setattr(csvfile, "BLOCK_BYTES", 256)  # a record open past 64 x 256 bytes
+    data = b'id,raw_output\n1,"never closed\n' + b"".join(
+        f"{i},The answer is {i}\n".encode() for i in range(2, 5002)
+    )
+
+    rows, bad = read(data)
+
+    assert max(seen) <= 65 * 256 + 64  # never the whole rest of the file
+    assert [(b.number, b.line) for b in bad] == [(1, 2)]
+    assert [n for n, _ in rows] == list(range(2, 5002))

@@ -39,6 +39,9 @@ __all__ = ["BadRow", "CsvReader", "RowBlock"]
 
 BLOCK_BYTES = 1 << 22
 """About how many bytes are read at a time (a block ends after a whole record)."""
+PENDING_BLOCKS = 64
+"""A record still open after this many blocks (256 MiB) is taken for a quote that never
+closes: the block is cut at a line end, so that memory stays bounded."""
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 # Text without quotes, and whole quoted cells (an opening quote at a cell's start,
@@ -273,7 +276,8 @@ def _allow_long_fields() -> None:
 
 
 def _record_blocks(stream: IO[bytes], rest: bytes) -> Iterator[bytes]:
-    """The input as blocks of about :data:`BLOCK_BYTES`, each ending after a whole record.
+    """The input as blocks of about :data:`BLOCK_BYTES`, each ending after a whole record
+    (or at a line end, once :data:`PENDING_BLOCKS` blocks hold no record's end).
 
     Only the bytes read last are searched for a record's end (what was carried over
     holds none), so a long record costs one pass, not one per read.
@@ -285,6 +289,13 @@ def _record_blocks(stream: IO[bytes], rest: bytes) -> Iterator[bytes]:
         if not end:
             carry += data
             quotes += data.count(b'"')
+            if len(carry) > PENDING_BLOCKS * BLOCK_BYTES and (cut := carry.rfind(b"\n") + 1):
+                # No record ends in this much: a quote that never closes. Cut at a line
+                # anyway, so memory stays bounded; the strict re-read reports the record
+                # that opened it and reads its other lines as records of their own.
+                yield bytes(carry[:cut])
+                del carry[:cut]
+                quotes = carry.count(b'"')
             continue
         carry += data[:end]
         yield bytes(carry)
