@@ -27,6 +27,7 @@ from answerx.cli.options import (
     model_option,
     note_deprecated,
     parse_set,
+    print_json,
     print_rows,
     provider_option,
     set_option,
@@ -337,7 +338,7 @@ def _report(
     if fmt is Format.markdown:
         typer.echo(render_markdown(report))
     elif fmt is Format.json:
-        typer.echo(report.model_dump_json(indent=2))
+        print_json(report)
     else:
         render_terminal(report, stdout())
     if out is not None:
@@ -437,7 +438,7 @@ def runs_show(
     with command_boundary(), _store(db) as store:
         run = store.get_run(run_id)
         items = store.count_items(run.run_id)
-    typer.echo(run.model_dump_json(indent=2))
+    print_json(run)
     stderr().print(f"{items} items stored")
 
 
