@@ -9,7 +9,9 @@ checks that every quote is in place before pyarrow parses a block) and with the
 one of the answerx under ``--compare`` (``answerx.batch.files._CsvReader`` at
 commit 0655c9a), both in this process, one after the other, alternating which
 goes first, ``--passes`` times. Prints MB/s and rows/s of each (the best pass)
-and the ratio this/before. Only the reading is timed: no extraction.
+and the ratio this/before. Only the reading is timed: no extraction. Then a
+whole run, ``run_file`` CSV to JSONL on one worker over the first ``--run-rows``
+rows, the same way: what the reading's share of a run comes to.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ def main() -> None:
     ap.add_argument("--compare", required=True, help="the src/ folder of the answerx before")
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--run-rows", type=int, default=20_000)
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "answerx-bench")
     args = ap.parse_args()
 
@@ -113,6 +116,29 @@ def main() -> None:
         print(f"{name:<7} {rate}  (best of {args.passes})")
     print(f"ratio now/before: {min(times['before']) / min(times['now']):.2f}x "
           f"({mb:.0f} MB, {args.rows:,} rows)")  # fmt: skip
+    whole_run(before, args)
+
+
+def whole_run(before: Any, args: argparse.Namespace) -> None:
+    """``run_file`` CSV -> JSONL, one worker, both answerx, alternating, best of 3."""
+    from answerx.batch.files import run_file
+
+    src = build_csv(args.run_rows, args.work)
+    out = args.work / "run-out.jsonl"
+    runs: dict[str, Callable[[], Any]] = {
+        "before": lambda: before.run_file(src, out, workers=1),
+        "now": lambda: run_file(src, out, workers=1),
+    }
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for p in range(3):
+        for name in list(runs) if p % 2 == 0 else list(reversed(runs)):
+            started = time.perf_counter()
+            summary = runs[name]()
+            times[name].append(time.perf_counter() - started)
+            assert summary.written == args.run_rows, summary
+    for name in runs:
+        print(f"run_file {name:<7} {args.run_rows / min(times[name]):10,.0f} rows/s (CSV -> JSONL)")
+    print(f"run_file ratio now/before: {min(times['before']) / min(times['now']):.2f}x")
 
 
 if __name__ == "__main__":
