@@ -15,6 +15,8 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     │                                 it does not load, is not what its group takes, or
     │                                 clashes with another (names the package)
     ├── InputError                a malformed input record or file (carries line number)
+    │   └── UnreadableFile            an input file that cannot be read at all: not
+    │                                 Parquet, truncated, a header that is not text (path)
     ├── StoreError                a results store or response cache that cannot be used:
     │                             damaged, truncated, not a database, locked, disk full
     │                             (carries path; the message says how to recover)
@@ -70,6 +72,7 @@ __all__ = [
     "StoreError",
     "StructuredOutputError",
     "UnknownName",
+    "UnreadableFile",
     "redact",
 ]
 
@@ -148,6 +151,15 @@ class InputError(AnswerxError, ValueError):
     def __init__(self, message: str, *, line: int | None = None) -> None:
         self.line = line
         super().__init__(f"line {line}: {message}" if line is not None else message)
+
+
+class UnreadableFile(InputError):
+    """An input file that cannot be read at all (not Parquet, cut short, a CSV header that
+    is not text), as opposed to one malformed record in it; ``path`` is the file."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
 
 
 class StoreError(AnswerxError):

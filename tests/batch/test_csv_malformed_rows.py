@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from answerx.batch import files
 from answerx.batch.files import BatchSummary, run_file
 from answerx.cli import app
 from answerx.extraction.files import MalformedLine
+from answerx.recordfiles import csvfile
+
+LATIN1 = "not valid UTF-8 (byte 0xe9): save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
 
 
 def write(path: Path, text: bytes) -> Path:
@@ -46,7 +48,10 @@ def test_a_short_and_a_long_row_are_reported_with_their_row_and_line_and_counted
 
     summary, told = run(src, tmp_path / "out.jsonl", workers=1)
 
-    expected = [(2, "1 field, not 2 (line 3)"), (3, "3 fields, not 2 (line 4)")]
+    expected = [
+        (2, "1 cell, but the header has 2 columns (line 3)"),
+        (3, "3 cells, but the header has 2 columns (line 4)"),
+    ]
     assert pairs(told) == pairs(summary.malformed) == expected
     assert (summary.read, summary.written, summary.malformed_count) == (4, 2, 2)
     assert summary.read == summary.written + summary.malformed_count
@@ -65,7 +70,7 @@ def test_a_quoted_multi_line_value_before_a_bad_row_keeps_its_line_right(
     summary, told = run(src, tmp_path / "out.jsonl", workers=1)
 
     assert summary.last_written == 3
-    assert pairs(told) == [(2, "3 fields, not 2 (line 5)")]
+    assert pairs(told) == [(2, "3 cells, but the header has 2 columns (line 5)")]
     assert ids(tmp_path / "out.jsonl") == ["0", "2"]
     answers = [
         json.loads(line)["answer"]
@@ -84,7 +89,7 @@ def test_a_row_that_is_not_utf8_is_reported_and_the_rows_around_it_are_written(
 
     summary, told = run(src, tmp_path / "out.jsonl", workers=1)
 
-    assert pairs(told) == [(2, "not UTF-8 text (line 3)")]
+    assert pairs(told) == [(2, f"{LATIN1} (line 3)")]
     assert (summary.read, summary.written, summary.malformed_count) == (3, 2, 1)
     assert ids(tmp_path / "out.jsonl") == ["0", "2"]
 
@@ -106,13 +111,14 @@ def test_records_are_numbered_the_same_when_blocks_cut_through_quoted_values(
 ) -> None:
     src = bad_file(tmp_path / "in.csv", 60, {7, 31, 60})
     _, told_whole = run(src, tmp_path / "whole.jsonl", workers=1, batch_size=8)
-    monkeypatch.setattr(files, "_CSV_BLOCK", 13)  # blocks far smaller than one record
+    monkeypatch.setattr(csvfile, "BLOCK_BYTES", 13)  # blocks far smaller than one record
 
     cut, told_cut = run(src, tmp_path / "cut.jsonl", workers=1, batch_size=8)
 
     assert pairs(told_cut) == pairs(told_whole)
     assert [b.line for b in told_cut] == [7, 31, 60]
-    assert told_cut[0].reason == "3 fields, not 2 (line 12)"  # rows 1 and 4 span 3 lines
+    # rows 1 and 4 span 3 lines
+    assert told_cut[0].reason == "3 cells, but the header has 2 columns (line 12)"
     assert (tmp_path / "cut.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
     assert (cut.read, cut.written, cut.malformed_count) == (60, 57, 3)
     assert ids(tmp_path / "cut.jsonl") == [str(i) for i in range(60) if i + 1 not in {7, 31, 60}]
@@ -154,5 +160,5 @@ def test_extract_file_warns_of_each_malformed_csv_row_and_exits_1(tmp_path: Path
     result = CliRunner().invoke(app, ["extract", "--file", str(src), "-o", str(out), "-w", "1"])
 
     assert result.exit_code == 1, result.output
-    assert "row 2 skipped: 1 field, not 2 (line 4)" in result.stderr
+    assert "row 2 skipped: 1 cell, but the header has 2 columns (line 4)" in result.stderr
     assert ids(out) == ["0", "2"]

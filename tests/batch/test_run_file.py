@@ -252,12 +252,12 @@ def test_resume_refuses_a_run_with_other_options(tmp_path: Path) -> None:
         run_file(src, dst, workers=1, batch_size=10, prefix="x_", resume=True)
 
 
-def test_resume_of_a_finished_output_says_there_is_nothing_to_resume(tmp_path: Path) -> None:
+def test_continuing_a_finished_output_says_there_is_nothing_to_continue(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", list(records(5)))
     dst = tmp_path / "out.jsonl"
     run_file(src, dst, workers=1)
 
-    with pytest.raises(ConfigError, match="nothing to resume"):
+    with pytest.raises(ConfigError, match="nothing to continue"):
         run_file(src, dst, workers=1, resume=True)
     assert len(read_jsonl(dst)) == 5  # untouched
 
@@ -320,13 +320,13 @@ def test_two_workers_pass_batches_through_spool_files_and_leave_none_behind(
     from answerx.batch import files
 
     made: list[str] = []
-    real = files._spool_dir
+    real = files.spool_dir
 
     def spool_dir() -> str:
         made.append(real())
         return made[-1]
 
-    monkeypatch.setattr(files, "_spool_dir", spool_dir)
+    monkeypatch.setattr(files, "spool_dir", spool_dir)
     src = tmp_path / "in.parquet"
     pq.write_table(pa.Table.from_pylist(records(3000)), src, row_group_size=500)
 

@@ -233,9 +233,12 @@ def test_runs_report_prints_its_data_as_json(stored: tuple[str, Path]) -> None:
     run_id, db = stored
 
     result = invoke("runs", "report", run_id, "--db", db, "--format", "json")
+    shown = invoke("runs", "show", run_id, "--db", db)
 
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == shown.exit_code == 0, result.output
     assert json.loads(result.stdout)["runs"][0]["run_id"] == run_id
+    for printed in (result.stdout, shown.stdout):  # --format json, printed one way
+        assert printed == json.dumps(json.loads(printed), ensure_ascii=False, indent=2) + "\n"
 
 
 def test_approaches_list_as_markdown_is_a_table_with_a_row_an_approach() -> None:

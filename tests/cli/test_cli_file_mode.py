@@ -119,7 +119,7 @@ def test_malformed_lines_are_reported_skipped_and_exit_1(tmp_path: Path) -> None
         f"warning: line {n}" for n in (2, 3, 5, 6, 7)
     ]
     assert "invalid JSON" in warnings[0]
-    assert "not a JSON object" in warnings[1]
+    assert "expected a JSON object, not an array" in warnings[1]
     assert "no 'raw_output' field" in warnings[2]
     assert "'raw_output' is null, not a string" in warnings[3]
     assert "unknown task 'mcq'" in warnings[4] and ", ".join(TASKS) in warnings[4]
@@ -309,8 +309,9 @@ def test_engine_ray_refuses_local_only_options_before_starting_anything(tmp_path
     src = write_jsonl(tmp_path / "in.jsonl", list(GOOD))
 
     result = runner.invoke(
-        app, ["extract", "-f", str(src), "-o", str(tmp_path / "o"), "--engine", "ray", "--resume"]
+        app,
+        ["extract", "-f", str(src), "-o", str(tmp_path / "o"), "--engine", "ray", "--continue"],
     )
 
     assert result.exit_code == 2
-    assert "--resume, --input-format and --format are for local runs" in result.stderr
+    assert "--continue, --input-format and --format are for local runs" in result.stderr

@@ -1,5 +1,5 @@
 """Ctrl-C during `answerx extract --file`: a valid output up to a whole batch, the summary
-and the last line written on stderr, exit 130, and `--resume` finishes the job."""
+and the last line written on stderr, exit 130, and `--continue` finishes the job."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def interrupt(args: list[str], out: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "json"])
-def test_ctrl_c_leaves_a_valid_output_says_how_far_it_got_and_resume_finishes(
+def test_ctrl_c_leaves_a_valid_output_says_how_far_it_got_and_continue_finishes(
     tmp_path: Path, fmt: str
 ) -> None:
     src = big_input(tmp_path / "in.jsonl")
@@ -65,10 +65,10 @@ def test_ctrl_c_leaves_a_valid_output_says_how_far_it_got_and_resume_finishes(
     assert [r["id"] for r in records] == list(range(written))
     assert f"written {written:,}" in stopped.stderr  # the summary
     assert f"last input line written: {written:,}" in stopped.stderr
-    assert "resume with: answerx extract" in stopped.stderr and "--resume" in stopped.stderr
+    assert "resume with: answerx extract" in stopped.stderr and "--continue" in stopped.stderr
 
     resumed = subprocess.run(
-        [sys.executable, "-m", "answerx", *args, "--resume"],
+        [sys.executable, "-m", "answerx", *args, "--continue"],
         capture_output=True,
         text=True,
         timeout=120,

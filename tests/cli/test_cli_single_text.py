@@ -146,7 +146,7 @@ def test_help_documents_the_exit_codes() -> None:
     assert result.exit_code == 0
     for code in (
         "0 ok",
-        "1 some input lines were malformed",
+        "1 some input records were malformed",
         "2 usage error",
         "3 input file not found",
     ):

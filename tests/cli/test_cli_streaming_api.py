@@ -104,7 +104,11 @@ def test_malformed_lines_are_reported_to_the_callback_and_counted() -> None:
 
     assert [(m.line, m.reason) for m in seen] == [
         (2, "invalid JSON at column 2: Expecting property name enclosed in double quotes"),
-        (3, "not valid UTF-8 (byte 1)"),
+        (
+            3,
+            "not valid UTF-8 (byte 0xff at byte 1 of the line): save the file as UTF-8 "
+            "(e.g. iconv -f latin1 -t utf-8)",
+        ),
         (4, "field 'raw_output' is a number, not a string"),
         (5, "field 'choices' must be a list of strings"),
         (6, "field 'numbers' must be a list of numbers"),

@@ -187,4 +187,4 @@ def test_reward_func_write_makes_a_file_and_refuses_to_overwrite(tmp_path: Path)
     assert runner.invoke(app, ["reward-func", "write", str(path), "-t", "math"]).exit_code == 0
     assert "TASK = 'math'" in path.read_text(encoding="utf-8")
     again = runner.invoke(app, ["reward-func", "write", str(path)])
-    assert again.exit_code == 1 and "--force" in again.stderr
+    assert again.exit_code == 2 and "--force" in again.stderr  # a usage error (README table)

@@ -31,9 +31,12 @@ LAYERS: dict[str, int] = {
             "home",
             "earlysignals",
             "redactor",  # every exit's key redaction, below errors.py which uses it
+            "intervals",  # wilson_interval: a file run's summary and the reports
+            "workerpool",  # how many worker processes, and how they start
         ],
         0,
     ),
+    "recordfiles": 0,  # the record-file formats, readers and writers, below extraction
     "callinfo": 0,  # CallInfo below errors.py, so ProviderError.call_info has its type
     **dict.fromkeys(["extraction", "retrieval", "local"], 1),  # local: the bundled model server
     **dict.fromkeys(["grading", "examples"], 2),

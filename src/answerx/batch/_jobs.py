@@ -46,14 +46,15 @@ from answerx.extraction.files import (
     ADDED_FIELDS,
     ExtractedRecord,
     MalformedLine,
-    dumps_record,
     output_record,
     parse_record,
 )
+from answerx.recordfiles.jsonl import dumps_record, split_lines
 
 __all__ = [
     "Done",
     "Job",
+    "ResultRow",
     "Settings",
     "Spooled",
     "annotate_batch",
@@ -61,15 +62,17 @@ __all__ = [
     "merge_columns",
     "needed_columns",
     "run_job",
+    "split_lines",
     "spool",
     "unspool",
 ]
 
-Payload = Literal["jsonl", "json", "columns", "records"]
+Payload = Literal["jsonl", "json", "columns", "records", "rows"]
 """What a job returns: JSONL bytes; JSON-array items joined by ",\\n"; only the
 added columns and which rows to keep (Arrow in and out: the caller already holds
-the input columns, so the long outputs never travel back); or the records as an
-Arrow table (JSONL input bound for an Arrow writer)."""
+the input columns, so the long outputs never travel back); the records as an
+Arrow table (JSONL input bound for an Arrow writer); or :class:`ResultRow` s (a
+sink, such as the command line's table: small files)."""
 
 SPOOL_MIN = 1 << 16
 """Results smaller than this (bytes) go back through the pool's pipe; larger ones
@@ -95,6 +98,17 @@ class Settings:
         """The names of the fields this run adds, with the prefix."""
         names = VERIFY_COLUMNS if self.mode == "verify" else EXTRACT_COLUMNS
         return tuple(self.prefix + name for name, _ in names)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """One record of a run's output, for a sink: its input line (JSONL) or row number,
+    the record as it would be written, and the task its extraction used (the one
+    detected for ``auto``)."""
+
+    number: int
+    record: dict[str, Any]
+    task: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,18 +219,11 @@ def _spool_result(payload: Any, directory: str) -> Any:
 
 
 # --------------------------------------------------------------------------- JSONL lines
-def split_lines(block: bytes) -> list[bytes]:
-    """A block of whole lines as its lines, as iterating over a binary file gives them."""
-    lines = block.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()  # the block ended with a newline
-    return lines
-
-
 def _run_lines(block: bytes, first: int, s: Settings) -> Done:
     done = Done()
     encoded: list[str] = []
     rows: list[dict[str, Any]] = []
+    results: list[ResultRow] = []
     for line_no, raw in enumerate(split_lines(block), start=first):
         if not raw.strip():
             continue  # blank lines (a trailing newline, spacing) are not records
@@ -226,14 +233,16 @@ def _run_lines(block: bytes, first: int, s: Settings) -> Done:
                 raw, line_no, s.field, s.task, s.task_field, s.choices_field, s.numbers_field
             )
             if s.mode == "verify":
-                out = _verified_record(record, s, (task, choices, numbers, finish), done.replaced)
+                out, used = _verified_record(
+                    record, s, (task, choices, numbers, finish), done.replaced
+                )
                 method = out[s.prefix + "method"]
                 _count_verdict(done, out[s.prefix + "reason"], out[s.prefix + "correct"])
             else:
                 extraction = _extract_guarded(record[s.field], task, choices, numbers, finish)
                 _note_replaced(record, s.prefix, ADDED_FIELDS, done.replaced)
                 out = output_record(ExtractedRecord(line_no, record, extraction), s.prefix)
-                method = extraction.method
+                method, used = extraction.method, extraction.task
         except AnswerxError as exc:
             done.malformed.append(MalformedLine(line=line_no, reason=str(exc)))
             continue
@@ -243,11 +252,18 @@ def _run_lines(block: bytes, first: int, s: Settings) -> Done:
             done.by_method[method] = done.by_method.get(method, 0) + 1
         if s.payload == "records":
             rows.append(out)
+        elif s.payload == "rows":
+            results.append(ResultRow(line_no, out, used))
         else:
             text, nulled = dumps_record(out)
             done.nonfinite += nulled
             encoded.append(text)
-    done.payload = _records_table(rows) if s.payload == "records" else _join(encoded, s.payload)
+    if s.payload == "rows":
+        done.payload = results
+    elif s.payload == "records":
+        done.payload = _records_table(rows)
+    else:
+        done.payload = _join(encoded, s.payload)
     return done
 
 
@@ -283,7 +299,8 @@ def _verified_record(
     s: Settings,
     options: tuple[str, Sequence[str] | None, Sequence[int | float] | None, str | None],
     replaced: list[str],
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str | None]:
+    """The verified record, and the task its extraction used."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
 
@@ -310,11 +327,11 @@ def _verified_record(
     record[s.prefix + "how"] = verdict.how
     if verdict.extraction is not None:
         record = output_record(ExtractedRecord(0, record, verdict.extraction), s.prefix)
-    else:
-        for name in ADDED_FIELDS:
-            record[s.prefix + name] = None
-        record[s.prefix + "answer"] = verdict.answer
-    return record
+        return record, verdict.extraction.task
+    for name in ADDED_FIELDS:
+        record[s.prefix + name] = None
+    record[s.prefix + "answer"] = verdict.answer
+    return record, None
 
 
 def _count_verdict(done: Done, reason: str, correct: bool | None) -> None:
@@ -347,13 +364,14 @@ def _join(encoded: list[str], payload: Payload) -> bytes:
 
 
 # --------------------------------------------------------------------------- Arrow batches
-def annotate_batch(data: pa.Table, s: Settings) -> pa.Table:
+def annotate_batch(data: pa.Table, s: Settings, tasks: list[str | None] | None = None) -> pa.Table:
     """``data`` with the result columns and the ``error`` column, the file mode's way.
 
     A record's ``task``, ``choices`` and ``numbers`` columns are used when present
     (``s.task`` is the default), and a null output (or gold) is an error, as a
     JSONL record without one is malformed. Shared by the local file mode and the
-    Ray engine, so that both give the same rows.
+    Ray engine, so that both give the same rows. ``tasks``, when given, receives
+    the task each row's extraction used.
     """
     options = RowOptions.of(
         data,
@@ -364,9 +382,9 @@ def annotate_batch(data: pa.Table, s: Settings) -> pa.Table:
         optional_columns=True,
     )
     if s.mode == "verify":
-        out = verify_with(data, options, s.gold, s.prefix)
+        out = verify_with(data, options, s.gold, s.prefix, tasks)
     else:
-        out = extract_with(data, options, s.prefix)
+        out = extract_with(data, options, s.prefix, tasks)
     name = s.prefix + ERROR_COLUMN
     errors = out.column(name).to_pylist()
     missing = [s.field] + ([s.gold] if s.mode == "verify" else [])
@@ -387,7 +405,8 @@ def _run_batch(batch: pa.RecordBatch | pa.Table, first: int, s: Settings) -> Don
     data = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
     done = Done(read=data.num_rows)
     done.replaced = [name for name in s.added if name in data.column_names]
-    out = annotate_batch(data, s)
+    tasks: list[str | None] = []
+    out = annotate_batch(data, s, tasks if s.payload == "rows" else None)
     errors = out.column(s.prefix + ERROR_COLUMN).to_pylist()
     keep: list[bool] = []
     for i, error in enumerate(errors):
@@ -416,6 +435,13 @@ def _run_batch(batch: pa.RecordBatch | pa.Table, first: int, s: Settings) -> Don
             done.nonfinite += nulled
             encoded.append(text)
         done.payload = _join(encoded, s.payload)
+    elif s.payload == "rows":
+        pairs = enumerate(zip(keep, tasks, strict=True))
+        written = [(first + i, task) for i, (k, task) in pairs if k]
+        done.payload = [
+            ResultRow(number, record, task)
+            for (number, task), record in zip(written, out.to_pylist(), strict=True)
+        ]
     else:
         done.payload = (None if all(keep) else keep, added)
     return done

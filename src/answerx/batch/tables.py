@@ -132,8 +132,11 @@ def extract_table(
     return extract_with(data, options, prefix)
 
 
-def extract_with(data: pa.Table, options: RowOptions, prefix: str) -> pa.Table:
-    """:func:`extract_table` with the row options already checked (the file mode's entry)."""
+def extract_with(
+    data: pa.Table, options: RowOptions, prefix: str, tasks: list[str | None] | None = None
+) -> pa.Table:
+    """:func:`extract_table` with the row options already checked (the file mode's entry);
+    ``tasks``, when given, receives the task each row's extraction used (None: no result)."""
     results: list[Extraction | None] = []
     errors: list[str | None] = []
     for row in options.rows(data):
@@ -147,6 +150,8 @@ def extract_with(data: pa.Table, options: RowOptions, prefix: str) -> pa.Table:
             result, error = _guarded(partial(_extract_row, row))
             results.append(result)
             errors.append(error)
+    if tasks is not None:
+        tasks.extend(e.task if e is not None else None for e in results)
     return _add_columns(data, [*_extraction_arrays(results), _errors(errors)], prefix, verify=False)
 
 
@@ -176,8 +181,15 @@ def verify_table(
     return verify_with(data, options, gold, prefix)
 
 
-def verify_with(data: pa.Table, options: RowOptions, gold: str, prefix: str) -> pa.Table:
-    """:func:`verify_table` with the row options already checked (the file mode's entry)."""
+def verify_with(
+    data: pa.Table,
+    options: RowOptions,
+    gold: str,
+    prefix: str,
+    tasks: list[str | None] | None = None,
+) -> pa.Table:
+    """:func:`verify_table` with the row options already checked (the file mode's entry);
+    ``tasks`` as in :func:`extract_with`."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
 
@@ -197,6 +209,8 @@ def verify_with(data: pa.Table, options: RowOptions, gold: str, prefix: str) -> 
             verdict, error = _guarded(partial(_verify_row, verify, row, gold_value))
             verdicts.append(verdict)
             errors.append(error)
+    if tasks is not None:
+        tasks.extend(v.extraction.task if v and v.extraction else None for v in verdicts)
     arrays = [
         pa.array([v.correct if v else None for v in verdicts], pa.bool_()),
         pa.array([v.reason if v else None for v in verdicts], pa.string()),

@@ -34,7 +34,7 @@ from answerx.cli.experiments import (
 )
 from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
-from answerx.cli.options import note_deprecated
+from answerx.cli.options import hide_flag_types, note_deprecated
 from answerx.cli.serve import HELP as SERVE_HELP
 from answerx.cli.serve import serve_command
 from answerx.cli.survey import survey_command
@@ -42,6 +42,8 @@ from answerx.cli.verify import HELP as VERIFY_HELP
 from answerx.cli.verify import reward_func_app, verify_command
 
 __all__ = ["PANELS", "ExitCode", "app", "main"]
+
+hide_flag_types()  # a flag takes no value: --help shows no <bool> after it
 
 app = typer.Typer(
     name="answerx",

@@ -27,6 +27,7 @@ from answerx.errors import (
     InputError,
     ProviderError,
     StoreError,
+    UnreadableFile,
 )
 
 __all__ = [
@@ -45,21 +46,25 @@ class ExitCode(IntEnum):
     """Exit codes of every ``answerx`` command (documented in the README and ``--help``)."""
 
     OK = 0
-    MALFORMED = 1  # some input lines were malformed (skipped), or some run items failed
+    MALFORMED = 1  # some input lines were malformed (skipped), some run items failed, or
+    # a command could not finish (a budget ran out without an answer; a gold that does
+    # not verify for verify --self-check)
     USAGE = 2  # bad option or argument, unknown name, no such run (typer's usage code too)
-    IO = 3  # a file could not be found, read or written
+    IO = 3  # a file could not be found, read (not Parquet, cut short) or written
     STORE = 4  # the results store (or response cache) is damaged, not a database, or locked
     PROVIDER = 5  # a provider failed (unreachable, refused, timed out) or has no API key
-    INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C: a file run stopped
+    INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C: a run stopped
 
 
 EXIT_CODES_HELP = (
-    "Exit codes: 0 ok; 1 some input lines were malformed (skipped, reported on stderr) "
-    "or some run items failed; 2 usage error (bad option, unknown name, no such run); "
-    "3 input file not found or unreadable (or output not writable); 4 results store "
-    "damaged, not a database or locked; 5 provider failed (unreachable, refused the key, "
-    "timed out) or its API key variable is not set; 130 a file run was interrupted (the "
-    "output is valid up to a whole batch; --resume continues)."
+    "Exit codes: 0 ok; 1 some input records were malformed (skipped, reported on stderr), "
+    "some run items failed, or the command could not finish (a budget ran out; "
+    "--self-check: a gold does not verify); 2 usage error (bad option, unknown name, no "
+    "such run); 3 input file not found or unreadable (not Parquet, cut short) or output "
+    "not writable; 4 results store damaged, not a database or locked; 5 provider failed "
+    "(unreachable, refused the key, timed out) or its API key variable is not set; 130 "
+    "interrupted (Ctrl-C): a file run's output is valid up to a whole batch (--continue "
+    "continues it), a run resumes with --resume RUN_ID."
 )
 
 
@@ -108,6 +113,8 @@ def command_boundary() -> Iterator[None]:
         fail(str(exc), ExitCode.PROVIDER)
     except ConfigError as exc:
         fail(str(exc), ExitCode.USAGE)
+    except UnreadableFile as exc:  # before InputError, its base: the file, not a record
+        fail(str(exc), ExitCode.IO)
     except InputError as exc:
         fail(str(exc), ExitCode.MALFORMED)
     except StoreError as exc:

@@ -28,6 +28,7 @@ from answerx.cli._common import (
 from answerx.cli.options import (
     ChoicesOption,
     Format,
+    MaxCallsOption,
     ModelOption,
     NumbersOption,
     OldJsonOption,
@@ -39,6 +40,7 @@ from answerx.cli.options import (
     name_option,
     note_deprecated,
     parse_set,
+    print_json,
     print_rows,
     set_option,
     strategy_names,
@@ -95,10 +97,7 @@ def ask_command(
             "--set multi_call=true --set rounds=2. Repeatable."
         ),
     ] = None,
-    max_calls: Annotated[
-        int | None,
-        typer.Option("--max-calls", min=1, show_default=False, help="Budget: LLM calls at most."),
-    ] = None,
+    max_calls: MaxCallsOption = None,
     time_limit: Annotated[
         float | None,
         typer.Option("--time-limit", min=0.001, show_default=False, help="Budget: seconds."),
@@ -151,7 +150,7 @@ def ask_command(
             text, choices=parse_choices(choices), numbers=parse_numbers(numbers)
         )
         if fmt is Format.json:
-            sys.stdout.write(response.model_dump_json(indent=2) + "\n")
+            print_json(response)
         else:
             _print_response(response)
 

@@ -18,13 +18,18 @@ from answerx.cli.options import (
     DbOption,
     Format,
     RowsFormatOption,
+    db_option,
     deprecated_option,
     experiment_approach_names,
     format_option,
     list_option,
+    max_calls_option,
+    model_option,
     note_deprecated,
     parse_set,
+    print_json,
     print_rows,
+    provider_option,
     set_option,
     strategy_names,
 )
@@ -119,13 +124,13 @@ def run_command(
     ] = None,
     provider: Annotated[
         str | None,
-        typer.Option(
+        provider_option(
             help="Run on this provider only (its default model).", rich_help_panel=_SETTINGS
         ),
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(
+        model_option(
             help="The model of --provider, or of the config's only target.",
             rich_help_panel=_SETTINGS,
         ),
@@ -169,7 +174,7 @@ def run_command(
     ] = None,
     max_calls: Annotated[
         int | None,
-        typer.Option(
+        max_calls_option(
             help="Budget: LLM calls per question (budget.max_calls).", rich_help_panel=_SETTINGS
         ),
     ] = None,
@@ -188,10 +193,7 @@ def run_command(
             rich_help_panel=_SETTINGS,
         ),
     ] = False,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="The results store (SQLite).", rich_help_panel=_OUTPUT),
-    ] = None,
+    db: Annotated[Path | None, db_option(rich_help_panel=_OUTPUT)] = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -341,7 +343,7 @@ def _report(
     if fmt is Format.markdown:
         typer.echo(render_markdown(report))
     elif fmt is Format.json:
-        typer.echo(report.model_dump_json(indent=2))
+        print_json(report)
     else:
         print_report(report, stdout())
     if out is not None:
@@ -442,7 +444,7 @@ def runs_show(
     with command_boundary(), _store(db, reading=True) as store:
         run = store.get_run(run_id)
         items = store.item_counts([run.run_id])[run.run_id]
-    typer.echo(run.model_dump_json(indent=2))
+    print_json(run)
     stderr().print(f"{items} items stored")
 
 

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
 from answerx.cli.options import (
     Format,
+    IndexEngine,
     OldJsonOption,
     RowsFormatOption,
     format_or_old_json,
@@ -44,8 +45,8 @@ def build(
         ),
     ] = None,
     engine: Annotated[
-        str, typer.Option(help="fts5 (SQLite, built in) or bm25s (needs answerx[bm25]).")
-    ] = "fts5",
+        IndexEngine, typer.Option(help="fts5 (SQLite, built in) or bm25s (needs answerx\\[bm25]).")
+    ] = IndexEngine.fts5,
     bundled: Annotated[
         bool, typer.Option("--bundled", help="Index the bundled fictional corpus instead.")
     ] = False,
@@ -59,11 +60,9 @@ def build(
             fail("give either a CORPUS file or --bundled", ExitCode.USAGE)
         corpus = bundled_corpus_path() if corpus is None else corpus
 
-        if engine not in ("fts5", "bm25s"):
-            fail(f"--engine: expected fts5 or bm25s, got {engine!r}", ExitCode.USAGE)
-        if engine == "fts5" and out_dir is not None:
+        if engine is IndexEngine.fts5 and out_dir is not None:
             fail("--engine fts5 writes one file: give --out FILE", ExitCode.USAGE)
-        if engine == "bm25s" and out is not None and out_dir is None:
+        if engine is IndexEngine.bm25s and out is not None and out_dir is None:
             note_deprecated("--out FOLDER with --engine bm25s", "--out-dir")  # kept a release
         out = out_dir or out
         if out is None:
@@ -80,7 +79,7 @@ def build(
             def advance(done: int) -> None:
                 bar.update(task, completed=done)
 
-            builder = build_index if engine == "fts5" else build_bm25s_index
+            builder = build_index if engine is IndexEngine.fts5 else build_bm25s_index
             index = builder(corpus, out, progress=advance)
         stdout().print(f"indexed {len(index)} passages into {escape(str(out))} ({engine})")
 

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from answerx.cli._common import command_boundary, stdout
+from answerx.cli.options import deprecated_option, note_deprecated
 from answerx.errors import ConfigError
 from answerx.local import LocalModelServer, bundled_model_path, server_answers
 
@@ -22,13 +23,22 @@ app = typer.Typer(help="The bundled local model (SmolLM2-135M-Instruct via llama
 @app.command("serve")
 def serve(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: a free one).")] = 0,
-    model: Annotated[
+    model_file: Annotated[
         str | None,
-        typer.Option(help="A GGUF file (default: $ANSWERX_LOCAL_GGUF or the bundled model)."),
+        typer.Option(
+            "--model-file",
+            show_default=False,
+            help="A GGUF file (default: $ANSWERX_LOCAL_GGUF or the bundled model).",
+        ),
     ] = None,
+    old_model: Annotated[str | None, deprecated_option("--model", "--model-file")] = None,
     n_ctx: Annotated[int, typer.Option(help="Context length in tokens.")] = 4096,
 ) -> None:
     """Serve the local model in the foreground until Ctrl-C."""
+    # --model is a model's name in every other command; here it named a file.
+    if old_model is not None:
+        note_deprecated("--model", "--model-file")
+    model = model_file or old_model
     with command_boundary():
         server = LocalModelServer(model, port=port or None, n_ctx=n_ctx)
         out = stdout()

@@ -12,9 +12,14 @@
   only when a value is checked or completed, so ``answerx --help`` stays fast.
 - ``--out`` is always a file; a directory is ``--out-dir``. Old spellings stay
   as hidden options that print a deprecation note (:func:`deprecated_option`).
+- ``--format json`` prints one JSON document the same way everywhere
+  (:func:`print_json`).
+- A flag shows no type in ``--help`` (:func:`hide_flag_types`): it takes no value.
 
-The ``Annotated`` types at the end are the option blocks several commands had
-written out each (``--task``, ``--choices``, ``--numbers``, ``--file``, …).
+The ``Annotated`` types at the end are the option blocks several commands share,
+each declared once (``--task``, ``--choices``, ``--numbers``, ``--file``,
+``--progress``, ``--input-format``, ``--db``, ``--max-calls``, ``--provider/-p``,
+``--model/-m``, …); a command may word its help, never change the option.
 """
 
 from __future__ import annotations
@@ -32,37 +37,51 @@ from rich.table import Table
 from answerx.cli._common import ExitCode, fail, stderr, stdout
 from answerx.errors import ConfigError, UnknownName
 from answerx.extraction import TASKS
+from answerx.recordfiles.formats import InputFormat
 
 __all__ = [
     "AddressOption",
     "BatchSizeOption",
     "ChoicesOption",
+    "ContinueOption",
     "DbOption",
     "Engine",
     "EngineOption",
     "FieldOption",
     "FileOption",
+    "FinishReasonOption",
     "Format",
+    "IndexEngine",
+    "InputFormatOption",
+    "MaxCallsOption",
     "ModelOption",
     "NumbersOption",
     "OldJsonOption",
+    "OldResumeOption",
     "OutFileOption",
     "PrefixOption",
+    "ProgressOption",
     "ProviderOption",
     "QuietOption",
-    "ResumeOption",
     "RowsFormatOption",
     "WorkersOption",
     "approach_names",
+    "continue_or_old_resume",
+    "db_option",
     "deprecated_option",
     "experiment_approach_names",
     "format_option",
     "format_or_old_json",
+    "hide_flag_types",
     "list_option",
+    "max_calls_option",
+    "model_option",
     "name_option",
     "note_deprecated",
     "parse_set",
+    "print_json",
     "print_rows",
+    "provider_option",
     "set_option",
     "split_list",
     "strategy_names",
@@ -312,6 +331,36 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def print_json(value: Any) -> None:
+    """What ``--format json`` prints, in every command: one JSON document, indented by
+    two, UTF-8 as written (no ``\\u`` escapes); a pydantic model as its JSON form."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json")
+    typer.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+# --------------------------------------------------------------------------- --help
+def hide_flag_types() -> None:
+    """Show no type after a flag in ``--help``.
+
+    Typer (0.2x) prints ``<bool>`` after every flag, ``--help`` included, as if it
+    took a value; a flag takes none, so its type column is left empty. Typer has no
+    setting for it: the one method that renders the column is wrapped, once, in
+    this process (the options that take a value keep their types).
+    """
+    from typer.core import TyperOption
+
+    original = getattr(TyperOption, "display_type_rich", None)
+    if original is None or getattr(original, "hides_flags", False):
+        return  # an older Typer, which shows no type for flags; or done already
+
+    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
+        return None if self.is_flag else original(self, ctx)
+
+    display_type_rich.hides_flags = True  # type: ignore[attr-defined]
+    setattr(TyperOption, "display_type_rich", display_type_rich)  # noqa: B010
+
+
 # --------------------------------------------------------------------------- shared blocks
 def _task_help(extra: str) -> str:
     return f"One of: {', '.join(TASKS)}.{extra}"
@@ -380,13 +429,10 @@ class Engine(StrEnum):
     ray = "ray"
 
 
-# The file-run options `extract` and `verify` share (both run answerx.batch.run_file).
+# The file-run options `extract` and `verify` share (both run answerx.batch.run_file;
+# --input-format, --progress and --continue below).
 BatchSizeOption = Annotated[
     int, typer.Option("--batch-size", min=1, help="Records per batch (--file).")
-]
-ResumeOption = Annotated[
-    bool,
-    typer.Option("--resume", help="Continue an interrupted --file run into the same --out."),
 ]
 EngineOption = Annotated[
     Engine, typer.Option("--engine", help="local (this machine's cores) or ray (--file).")
@@ -411,13 +457,74 @@ PrefixOption = Annotated[
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar and no closing summary.")
 ]
-ProviderOption = Annotated[
-    str, typer.Option("--provider", "-p", help="Provider (default: the bundled local model).")
+ProgressOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--progress/--no-progress",
+        show_default=False,
+        help="Progress bar on stderr for files. Default: when stderr is a terminal.",
+    ),
 ]
-ModelOption = Annotated[
+InputFormatOption = Annotated[
+    InputFormat | None,
+    typer.Option(
+        "--input-format",
+        show_default=False,
+        help="jsonl, csv or parquet. Default: from --file's extension (else jsonl).",
+    ),
+]
+#: ``--continue``: what a stopped file run needs (a ``run`` is resumed with ``--resume
+#: RUN_ID``); ``--resume`` was its old spelling (:data:`OldResumeOption`).
+ContinueOption = Annotated[
+    bool,
+    typer.Option("--continue", help="Continue an interrupted --file run into the same --out file."),
+]
+OldResumeOption = Annotated[bool, deprecated_option("--resume", "--continue")]
+
+
+def continue_or_old_resume(cont: bool, old_resume: bool) -> bool:
+    """``--continue``, or the old ``--resume`` flag of a file run (with a note)."""
+    if old_resume:
+        note_deprecated("--resume", "--continue")
+    return cont or old_resume
+
+
+FinishReasonOption = Annotated[
     str | None,
-    typer.Option("--model", "-m", show_default=False, help="Model name (default: the provider's)."),
+    typer.Option(
+        "--finish-reason",
+        show_default=False,
+        help="The provider's finish reason ('length' = cut off; single text).",
+    ),
 ]
+
+
+def provider_option(help: str = "Provider (default: the bundled local model).", **kw: Any) -> Any:
+    """``--provider``/``-p``: a provider name (``help`` and a help panel may vary)."""
+    return typer.Option("--provider", "-p", help=help, **kw)
+
+
+def model_option(help: str = "Model name (default: the provider's).", **kw: Any) -> Any:
+    """``--model``/``-m``: a model of the provider."""
+    return typer.Option("--model", "-m", show_default=False, help=help, **kw)
+
+
+def max_calls_option(help: str = "Budget: LLM calls per question, at most.", **kw: Any) -> Any:
+    """``--max-calls``: the call budget (at least 1)."""
+    return typer.Option("--max-calls", min=1, show_default=False, help=help, **kw)
+
+
+def db_option(**kw: Any) -> Any:
+    """``--db``: the results store."""
+    return typer.Option(
+        "--db", help="The results store (SQLite).", show_default="$ANSWERX_HOME/answerx.db", **kw
+    )
+
+
+ProviderOption = Annotated[str, provider_option()]
+ModelOption = Annotated[str | None, model_option()]
+MaxCallsOption = Annotated[int | None, max_calls_option()]
+DbOption = Annotated[Path | None, db_option()]
 _SET_HELP = (
     "Override a setting; dotted keys reach nested ones; VALUE is YAML (4, true, [a, b]). "
     "Repeatable."
@@ -429,9 +536,8 @@ def set_option(help: str = _SET_HELP, **kwargs: Any) -> Any:
     return typer.Option("--set", metavar="KEY=VALUE", show_default=False, help=help, **kwargs)
 
 
-DbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="The results store (SQLite).", show_default="$ANSWERX_HOME/answerx.db"
-    ),
-]
+class IndexEngine(StrEnum):
+    """What an index is built with (``answerx index build --engine``)."""
+
+    fts5 = "fts5"
+    bm25s = "bm25s"

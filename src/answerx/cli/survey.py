@@ -15,11 +15,13 @@ import typer
 from answerx.cli._common import ExitCode, command_boundary, fail, stderr
 from answerx.cli.options import (
     Format,
+    MaxCallsOption,
     ModelOption,
     OldJsonOption,
     ProviderOption,
     format_option,
     format_or_old_json,
+    print_json,
 )
 
 __all__ = ["survey_command"]
@@ -48,9 +50,7 @@ def survey_command(
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", min=1, show_default=False, help="Per call.")
     ] = None,
-    max_calls: Annotated[
-        int | None, typer.Option("--max-calls", min=1, show_default=False, help="Budget.")
-    ] = None,
+    max_calls: MaxCallsOption = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", show_default=False, help="Write the Markdown here."),
@@ -88,7 +88,7 @@ def survey_command(
         if out is not None:
             out.write_text(result.markdown + "\n", encoding="utf-8")
         if fmt is Format.json:
-            sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+            print_json(result)
         else:
             sys.stdout.write(result.markdown + "\n")
         stderr().print(

@@ -1,26 +1,24 @@
 """``answerx verify``: is the answer in an output right? One text, a file, or a dataset's golds.
 
-Thin on purpose: the verdicts are :func:`answerx.verify` / :func:`answerx.verify_batch`'s;
-files go through :func:`answerx.batch.run_file` in verify mode, the machinery of
-``answerx extract --file`` (JSONL, CSV, Parquet; every core; Ctrl-C and --resume;
---engine ray); this module parses options, prints, and sums up. ``answerx
-reward-func write`` writes the OpenRLHF reward-function file
-(:mod:`answerx.integrations.openrlhf`).
+Thin on purpose: the verdicts are :func:`answerx.verify`'s; files go through
+:func:`answerx.batch.run_file` in verify mode (:mod:`answerx.cli.filerun`, the
+machinery of ``answerx extract --file``: JSONL, CSV, Parquet; every core; Ctrl-C
+and --continue; --engine ray); ``--self-check`` is
+:func:`answerx.experiments.goldcheck.check_golds`; this module parses options,
+prints, and sums up. ``answerx reward-func write`` writes the OpenRLHF
+reward-function file (:mod:`answerx.integrations.openrlhf`).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from answerx.batch.files import BatchSummary, format_of
+from answerx.batch.files import BatchSummary
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
@@ -31,29 +29,35 @@ from answerx.cli._common import (
     stderr,
     stdout,
 )
-from answerx.cli.extract import InputFormat, _print_interrupted, _run_batch
+from answerx.cli.filerun import FileRun, note_replaced_and_nulled, report_interrupted, run_records
 from answerx.cli.options import (
     AddressOption,
     BatchSizeOption,
     ChoicesOption,
+    ContinueOption,
     Engine,
     EngineOption,
     FieldOption,
     FileOption,
+    FinishReasonOption,
     Format,
+    InputFormatOption,
     NumbersOption,
     OldJsonOption,
+    OldResumeOption,
     OutFileOption,
     PrefixOption,
+    ProgressOption,
     QuietOption,
-    ResumeOption,
     WorkersOption,
+    continue_or_old_resume,
     format_option,
     format_or_old_json,
+    print_json,
     task_option,
 )
-from answerx.errors import InputError
-from answerx.grading import REASONS, Verdict, verify, verify_batch
+from answerx.grading import REASONS, Verdict, verify
+from answerx.recordfiles.formats import format_of
 
 __all__ = ["HELP", "reward_func_app", "verify_command"]
 
@@ -77,7 +81,7 @@ Malformed records are reported on stderr with their line (JSONL) or
 row number, skipped and counted. A closing summary on
 stderr gives the accuracy with its 95 % Wilson interval and the count
 of each reason. Ctrl-C stops after the batch in progress, leaving
---out valid; --resume continues it. --engine ray runs the file on a
+--out valid; --continue continues it. --engine ray runs the file on a
 Ray cluster (pip install 'answerx\\[ray]') and writes Parquet.
 
 --self-check DATASET (a file, a bundled sample or hf:NAME) writes
@@ -113,14 +117,7 @@ def verify_command(
     task: Annotated[str, task_option(extra=" In a file, a record's own 'task' wins.")] = "auto",
     choices: ChoicesOption = None,
     numbers: NumbersOption = None,
-    finish_reason: Annotated[
-        str | None,
-        typer.Option(
-            "--finish-reason",
-            show_default=False,
-            help="The provider's finish reason ('length' = cut off; single text).",
-        ),
-    ] = None,
+    finish_reason: FinishReasonOption = None,
     workers: WorkersOption = None,
     prefix: PrefixOption = "",
     fmt: Annotated[
@@ -134,37 +131,24 @@ def verify_command(
     ] = None,
     quiet: QuietOption = False,
     old_json: OldJsonOption = False,
-    input_format: Annotated[
-        InputFormat | None,
-        typer.Option(
-            "--input-format",
-            show_default=False,
-            help="jsonl, csv or parquet. Default: from --file's extension (else jsonl).",
-        ),
-    ] = None,
+    input_format: InputFormatOption = None,
     batch_size: BatchSizeOption = 1024,
-    resume: ResumeOption = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option(
-            "--progress/--no-progress",
-            show_default=False,
-            help="Progress bar on stderr for files. Default: when stderr is a terminal.",
-        ),
-    ] = None,
+    cont: ContinueOption = False,
+    old_resume: OldResumeOption = False,
+    progress: ProgressOption = None,
     engine: EngineOption = Engine.local,
     address: AddressOption = None,
 ) -> None:
     """Check answers against gold answers (the full help is :data:`HELP`)."""  # fmt: skip
     fmt = format_or_old_json(fmt, old_json)
+    resume = continue_or_old_resume(cont, old_resume)
     as_json = fmt is Format.json
     with command_boundary():
         if sum((text is not None, file is not None, self_check is not None)) != 1:
             fail("give exactly one of: TEXT, '-' (stdin), --file PATH, --self-check DATASET",
                  ExitCode.USAGE)  # fmt: skip
         if self_check is not None:
-            failed = _self_check(self_check, task, as_json)
-            if failed:
+            if not _self_check(self_check, task, as_json):
                 raise typer.Exit(int(ExitCode.MALFORMED))
             return
         if text is not None:
@@ -184,26 +168,24 @@ def verify_command(
             fail("--format is for a single text or --self-check; a file's output format "
                  "follows --out's extension", ExitCode.USAGE)  # fmt: skip
         assert file is not None
-        options = _FileOptions(field_name, gold_field, task, prefix, workers, batch_size, quiet)
+        run = FileRun(
+            file=file, out=out, fmt=format_of(out, "jsonl"), input_format=input_format,
+            mode="verify", field=field_name, gold=gold_field, task=task, prefix=prefix,
+            workers=workers, batch_size=batch_size, resume=resume, progress=progress,
+            quiet=quiet,
+        )  # fmt: skip
         if engine is Engine.ray:
             if resume or input_format is not None:
                 fail("--engine ray reads Parquet/JSONL by extension and writes Parquet; "
-                     "--resume and --input-format are for local runs",
+                     "--continue and --input-format are for local runs",
                      ExitCode.USAGE)  # fmt: skip
-            summary = _run_ray(file, out, address, options)
+            summary = _run_ray(run, address)
         else:
-            show_progress = (not quiet and sys.stderr.isatty()) if progress is None else progress
-            summary = _run_batch(
-                file, out, examples=False, field=field_name, task=task, prefix=prefix,
-                fmt=_out_format(out), input_format=input_format, workers=workers,
-                batch_size=batch_size, resume=resume, progress=show_progress, quiet=quiet,
-                mode="verify", gold=gold_field,
-            )  # fmt: skip
+            summary = run_records(run)
         if not quiet:
-            _print_summary(summary, "row" if format_of(file) in ("csv", "parquet") else "line")
+            _print_summary(summary, run.unit)
         if summary.interrupted:
-            _print_interrupted(summary, file, out, _out_format(out))
-            raise typer.Exit(int(ExitCode.INTERRUPTED))
+            report_interrupted(summary, run)
     if summary.malformed_count:
         raise typer.Exit(int(ExitCode.MALFORMED))
 
@@ -219,7 +201,7 @@ def _payload(verdict: Verdict) -> dict[str, Any]:
 def _print_single(verdict: Verdict, as_json: bool) -> None:
     payload = _payload(verdict)
     if as_json:
-        typer.echo(json.dumps(payload, ensure_ascii=False))
+        print_json(payload)
         return
     table = Table(show_header=False, box=None)
     for key in ("correct", "reason", "how", "answer", "gold", "method"):
@@ -228,45 +210,28 @@ def _print_single(verdict: Verdict, as_json: bool) -> None:
 
 
 # --------------------------------------------------------------------------- files
-def _out_format(out: str | None) -> Format:
-    """A file's output format: --out's extension (.jsonl, .json, .csv, .parquet), else JSONL."""
-    return Format(format_of(out, "jsonl"))
-
-
-@dataclass(frozen=True)
-class _FileOptions:
-    field: str
-    gold: str
-    task: str
-    prefix: str
-    workers: int | None
-    batch_size: int
-    quiet: bool
-
-
-def _run_ray(file: str, out: str | None, address: str | None, o: _FileOptions) -> BatchSummary:
+def _run_ray(run: FileRun, address: str | None) -> BatchSummary:
     """``--engine ray``: the run, then the summary read back from the Parquet it wrote."""
     from answerx.integrations.ray import read_summary, run_ray_cli
 
+    assert run.file is not None
     run_ray_cli(
-        "verify", file, out, address=address, field=o.field, gold=o.gold, task=o.task,
-        prefix=o.prefix, batch_size=o.batch_size, workers=o.workers, quiet=o.quiet,
+        "verify", run.file, run.out, address=address, field=run.field, gold=run.gold,
+        task=run.task, prefix=run.prefix, batch_size=run.batch_size, workers=run.workers,
+        quiet=run.quiet,
     )  # fmt: skip
-    assert out is not None  # run_ray_cli refuses a run without --out
-    return read_summary(out, o.prefix, mode="verify")
+    assert run.out is not None  # run_ray_cli refuses a run without --out
+    return read_summary(run.out, run.prefix, mode="verify")
 
 
 def _print_summary(summary: BatchSummary, unit: str) -> None:
-    # Imported here: answerx.experiments loads the provider SDKs, which `verify` never needs.
-    from answerx.experiments.stats import wilson_interval
-
     console = stderr()
     total = sum(summary.by_reason.values())
-    if summary.judged:
-        low, high = wilson_interval(summary.correct, summary.judged)
+    accuracy = summary.accuracy()
+    if accuracy is not None:
         console.print(
-            f"{total} items: accuracy {summary.correct / summary.judged:.1%} "
-            f"({summary.correct}/{summary.judged}; 95 % Wilson interval {low:.1%}–{high:.1%})",
+            f"{total} items: accuracy {accuracy.rate:.1%} ({accuracy.correct}/"
+            f"{accuracy.judged}; 95 % Wilson interval {accuracy.low:.1%}–{accuracy.high:.1%})",
             markup=False,
         )
     else:
@@ -275,79 +240,33 @@ def _print_summary(summary: BatchSummary, unit: str) -> None:
     console.print(f"by reason: {counts or 'none'}", markup=False)
     if summary.malformed_count:
         console.print(f"{summary.malformed_count} malformed {unit}s skipped", markup=False)
-    for name in summary.replaced_fields:
-        console.print(
-            f"[yellow]warning:[/] input field {escape(name)!r} was replaced; "
-            "use --prefix to keep it"
-        )
-    if summary.nonfinite_nulled:
-        console.print(
-            f"note: {summary.nonfinite_nulled:,} records held NaN or Infinity, which JSON "
-            "cannot hold: written as null",
-            markup=False,
-        )
+    note_replaced_and_nulled(summary, console)
 
 
 # --------------------------------------------------------------------------- self-check
-#: How models state an answer; each gold answer must verify in every one of them.
-FORMS: tuple[tuple[str, str], ...] = (
-    ("boxed", "The final answer is $\\boxed{{{gold}}}$."),
-    ("phrase", "The answer is {gold}."),
-    ("answer_tag", "<answer>{gold}</answer>"),
-    ("json", "{json}"),
-)
+def _self_check(dataset: str, task: str, as_json: bool) -> bool:
+    """Print :func:`~answerx.experiments.goldcheck.check_golds`' result; True when every
+    gold verifies."""
+    from answerx.experiments.goldcheck import FORMS, check_golds
 
-
-def _self_check(dataset: str, task: str, as_json: bool) -> list[dict[str, Any]]:
-    from answerx.experiments.datasets import load_dataset
-
-    items = load_dataset(dataset)
-    outputs: list[str] = []
-    golds: list[str] = []
-    tasks: list[str] = []
-    choices: list[list[str] | None] = []
-    numbers: list[list[int] | None] = []
-    owners: list[tuple[str, str]] = []
-    for item in items:
-        if item.gold is None:
-            continue  # nothing to write; counted as "no gold answer" below
-        gold = item.gold
-        for name, form in FORMS:
-            text = form.format(gold=gold, json=json.dumps({"answer": gold}, ensure_ascii=False))
-            outputs.append(text)
-            golds.append(gold)
-            tasks.append(item.task if item.task != "auto" else task)
-            choices.append(item.choices)
-            numbers.append(item.numbers)
-            owners.append((item.id, name))
-    verdicts = verify_batch(outputs, golds, task=tasks, choices=choices, numbers=numbers)
-    failures: dict[str, dict[str, Any]] = {}
-    for (item_id, form), verdict, gold in zip(owners, verdicts, golds, strict=True):
-        if verdict.correct:
-            continue
-        entry = failures.setdefault(item_id, {"id": item_id, "gold": gold, "forms": {}})
-        entry["forms"][form] = {"reason": verdict.reason, "answer": verdict.answer}
-    checked = len({o[0] for o in owners})
-    missing = len(items) - checked
-    result = list(failures.values())
+    result = check_golds(dataset, task)
     if as_json:
-        typer.echo(json.dumps({"checked": checked, "no_gold": missing, "failed": result},
-                              ensure_ascii=False))  # fmt: skip
-    else:
-        if result:
-            table = Table("id", "gold", "form", "reason", "answer read")
-            for entry in result:
-                for form, why in entry["forms"].items():
-                    table.add_row(entry["id"], str(entry["gold"]), form, why["reason"],
-                                  str(why["answer"]))  # fmt: skip
-            stdout().print(table)
-        stderr().print(
-            f"{checked} gold answers checked in {len(FORMS)} forms: "
-            f"{checked - len(result)} verify in all, {len(result)} do not"
-            + (f"; {missing} items have no gold answer" if missing else ""),
-            markup=False,
-        )
-    return result
+        print_json(result)
+        return result.ok
+    if result.failed:
+        table = Table("id", "gold", "form", "reason", "answer read")
+        for failure in result.failed:
+            for form, why in failure.forms.items():
+                table.add_row(failure.id, failure.gold, form, why.reason, str(why.answer))
+        stdout().print(table)
+    missing = f"; {result.no_gold} items have no gold answer" if result.no_gold else ""
+    stderr().print(
+        f"{result.checked} gold answers checked in {len(FORMS)} forms: "
+        f"{result.checked - len(result.failed)} verify in all, {len(result.failed)} do not"
+        + missing,
+        markup=False,
+    )
+    return result.ok
 
 
 # --------------------------------------------------------------------------- reward-func
@@ -368,7 +287,7 @@ def write_reward_func(
 
     with command_boundary():
         if path.exists() and not force:
-            raise InputError(f"{path} exists; --force overwrites it")
+            fail(f"{path} exists; --force overwrites it", ExitCode.USAGE)
         path.write_text(reward_file(path.name, task), encoding="utf-8")
         stderr().print(
             f"wrote {path}: use it with --remote_rm_url {path} --label_key <gold column>",

@@ -13,13 +13,17 @@ File formats:
   or the options separated by ``|`` (``red|blue``); ``numbers`` is a JSON array
   or integers separated by spaces, commas or ``|`` (``4 7 8 8``). Empty cells
   count as missing. Every row has as many cells as the header, and a quoted
-  cell must be closed: a stray quote would otherwise swallow the rows after it.
+  cell must be closed: a quote that never closes is reported with its line (the
+  rows after it are still read and checked), never read as one long cell.
 - **Parquet**: list columns for ``choices`` and ``numbers`` (strings are read as
   in CSV).
 
 Choices list at least two options. A malformed row (invalid UTF-8 or JSON,
 a bad value) is an :class:`~answerx.errors.InputError` that lists every bad row
-of the file, each as ``file: line N: what is wrong``, so one pass finds them all.
+of the file, each as ``file: line N: what is wrong``, so one pass finds them all;
+a file that cannot be read at all (not Parquet) is an
+:class:`~answerx.errors.UnreadableFile`. The files are read by
+:mod:`answerx.recordfiles`, as ``answerx extract --file`` reads them.
 
 Ids: the id column's value when mapped, else the item's 0-based position in the
 file, so an id stays stable only while rows are not inserted or removed above
@@ -29,7 +33,6 @@ it: give an id column when the data set may change. Duplicate ids are an error
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -37,13 +40,15 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerx.errors import ConfigError, InputError, UnknownName
 from answerx.extraction.models import TASKS, Task
 from answerx.extraction.spec import AnswerSpec
+from answerx.recordfiles.formats import INPUT_FORMATS, SUFFIXES, InputFormatName, format_of
+from answerx.recordfiles.jsonl import json_object
 
 __all__ = [
     "DatasetItem",
@@ -56,16 +61,11 @@ __all__ = [
     "sample_path",
 ]
 
-DatasetFormat = Literal["jsonl", "csv", "parquet"]
+DatasetFormat = InputFormatName
 
 _SAMPLES_DIR = Path(__file__).resolve().parent / "samples"
-_SUFFIXES: Mapping[str, DatasetFormat] = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".csv": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
+# The suffixes of the formats a data set can be read from (not .json: one array).
+_SUFFIXES = tuple(suffix for suffix, fmt in SUFFIXES.items() if fmt in INPUT_FORMATS)
 # The column each optional field falls back to when the mapping leaves it unset.
 _CONVENTIONAL: Mapping[str, tuple[str, ...]] = {
     "gold": ("answer", "gold"),
@@ -188,7 +188,8 @@ class DatasetItem(BaseModel):
 
 
 def _suffix_format(path: Path) -> DatasetFormat | None:
-    return _SUFFIXES.get(path.suffix.lower())
+    fmt = format_of(path)
+    return cast(DatasetFormat, fmt) if fmt in INPUT_FORMATS else None
 
 
 def list_samples() -> list[str]:
@@ -264,7 +265,6 @@ def load_datasets(specs: Iterable[DatasetSpec]) -> list[DatasetItem]:
 _Row = tuple[Mapping[str, Any] | InputError, str, int | None]
 #: How many bad rows one error lists before it only counts the rest.
 _MAX_LISTED = 20
-_UNDECODABLE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 
 
 def _file_rows(path: Path, fmt: DatasetFormat) -> Iterator[_Row]:
@@ -277,104 +277,47 @@ def _file_rows(path: Path, fmt: DatasetFormat) -> Iterator[_Row]:
     return _parquet_rows(path)
 
 
-def _not_utf8(text: str, *, in_line: bool = True) -> str | None:
-    """Why ``text`` (decoded with surrogateescape) is not UTF-8, or None when it is;
-    ``in_line``: ``text`` is the whole line, so the byte's position in it is known."""
-    bad = _UNDECODABLE.search(text)
-    if bad is None:
-        return None
-    byte = f"byte 0x{ord(bad.group()) - 0xDC00:02x}"
-    if in_line:
-        column = len(text[: bad.start()].encode("utf-8", "surrogateescape")) + 1
-        byte += f" at byte {column} of the line"
-    return f"not valid UTF-8 ({byte}): save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
-
-
 def _jsonl_rows(path: Path) -> Iterator[_Row]:
-    # surrogateescape: a line that is not UTF-8 is reported with its number, and the
-    # lines after it are still read and checked.
-    with path.open("r", encoding="utf-8-sig", errors="surrogateescape") as f:
+    # Each line on its own: a line that is not a JSON object is reported with its
+    # number, and the lines after it are still read and checked.
+    with path.open("rb") as f:
         for number, line in enumerate(f, 1):
             where = f"line {number}"
             if not line.strip():
                 continue
-            problem = _not_utf8(line)
-            if problem is not None:
-                yield _bad(path, where, problem, number), where, number
-                continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield _bad(path, where, f"invalid JSON ({exc.msg})", number), where, number
-                continue
-            except RecursionError:
-                yield _bad(path, where, "invalid JSON (nested too deeply)", number), where, number
-                continue
-            if not isinstance(row, dict):
-                yield _bad(path, where, "expected a JSON object", number), where, number
+                row = json_object(line, first=number == 1)
+            except InputError as exc:
+                yield _bad(path, where, str(exc), number), where, number
                 continue
             yield row, where, number
 
 
 def _csv_rows(path: Path) -> Iterator[_Row]:
-    with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
-        # strict: an unclosed quote is an error, not a cell that swallows the rest of the file
-        reader = csv.DictReader(f, strict=True)
-        try:
-            columns = len(reader.fieldnames or ())
-        except csv.Error as exc:
-            yield _bad(path, "line 1", f"not valid CSV ({exc})", 1), "line 1", 1
-            return
-        start = reader.line_num + 1  # a record may span lines: where it starts
-        while True:
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                where = f"line {start}"
-                yield _bad(path, where, _csv_problem(exc), start), where, start
-                if "unexpected end of data" in str(exc):
-                    return  # the file ended inside the quote: nothing after it to read
-                start = reader.line_num + 1
-                continue
-            where = f"line {start}"
-            text = "".join(str(v) for v in row.values() if v is not None)
-            problem = _not_utf8(text, in_line=False)
-            if None in row:
-                problem = f"{columns + len(row[None])} cells, but the header has {columns} columns"
-            elif None in row.values():
-                cells = sum(v is not None for v in row.values())
-                problem = f"{cells} cells, but the header has {columns} columns"
-            if problem is not None:
-                yield _bad(path, where, problem, start), where, start
-            else:
-                yield row, where, start
-            start = reader.line_num + 1
+    # Imported here: pyarrow only for the data sets that need it.
+    from answerx.recordfiles.csvfile import CsvReader
 
-
-def _csv_problem(exc: csv.Error) -> str:
-    if "unexpected end of data" in str(exc):
-        return (
-            "a quoted cell opened in this row is never closed, so the rest of the file would "
-            'be read into it: close the quote, and write a quote inside a cell as two ("")'
-        )
-    return f'not valid CSV ({exc}); a quote inside a quoted cell is written as two ("")'
+    with path.open("rb") as f:
+        # numbered: each row's line is known, for the errors _build_items reports later.
+        for block in CsvReader(f, where=str(path), numbered=True):
+            for bad in block.bad:
+                where = f"line {bad.line}"
+                yield _bad(path, where, bad.problem, bad.line), where, bad.line
+            if block.rows is not None:
+                for row, line in zip(block.rows.to_pylist(), block.lines or (), strict=True):
+                    yield row, f"line {line}", line
 
 
 def _parquet_rows(path: Path) -> Iterator[_Row]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from answerx.recordfiles.parquetfile import open_parquet, parquet_batches
 
-    try:
-        parquet = pq.ParquetFile(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
-    number = 0
-    for batch in parquet.iter_batches(batch_size=1024):
-        for row in batch.to_pylist():
-            number += 1
-            yield row, f"row {number}", None
+    with path.open("rb") as f:
+        parquet = open_parquet(f, str(path))
+        number = 0
+        for batch in parquet_batches(parquet, str(path)):
+            for row in batch.to_pylist():
+                number += 1
+                yield row, f"row {number}", None
 
 
 _OFFLINE = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")

@@ -1,36 +1,31 @@
 """Exporting a run's items as CSV, JSONL or Parquet files, for analysis elsewhere.
 
 Columns are the :class:`~answerx.experiments.records.ItemRecord` fields. In
-CSV, lists and objects (``verdict_detail``) are JSON, booleans ``true``/``false``
-and missing values empty; in JSONL each line is an ItemRecord
-(``ItemRecord.model_validate_json`` reads it back); Parquet keeps the types (lists,
-booleans, UTC timestamps; ``verdict_detail`` is JSON text).
+CSV, lists and objects (``verdict_detail``) are JSON, booleans ``true``/``false``,
+times ISO 8601 in UTC and missing values empty; in JSONL each line is an ItemRecord
+(``ItemRecord.model_validate_json`` reads it back); Parquet keeps the types
+(lists, booleans, UTC timestamps; ``verdict_detail`` is JSON text). The files are written by
+:mod:`answerx.recordfiles`' writers, the ones ``answerx extract --file`` uses.
 """
 
 from __future__ import annotations
 
-import csv
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from answerx.errors import ConfigError
 from answerx.experiments.records import ItemRecord
+from answerx.recordfiles.formats import format_of
 
 __all__ = ["ExportFormat", "export_items", "utc_iso"]
 
 ExportFormat = Literal["csv", "jsonl", "parquet"]
 
 _ITEM_COLUMNS: tuple[str, ...] = tuple(ItemRecord.model_fields)
-_SUFFIX_FORMATS: Mapping[str, ExportFormat] = {
-    ".csv": "csv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-}
-_PAGE = 500  # rows per Parquet row group write
+_PAGE = 500  # items per write (a Parquet row group)
 
 
 def utc_iso(value: datetime) -> str:
@@ -44,22 +39,22 @@ def export_items(
 ) -> int:
     """Write ``items`` to ``path`` as CSV, JSONL or Parquet; returns the row count.
 
-    The format defaults to the file's suffix (``.csv``, ``.jsonl``, ``.parquet``).
+    The format defaults to the file's suffix (``.csv``, ``.jsonl``, ``.parquet``,
+    ``.pq``).
     """
     target = Path(path)
-    fmt = format or _SUFFIX_FORMATS.get(target.suffix.lower())
+    fmt = format or format_of(target)
     if fmt not in ("csv", "jsonl", "parquet"):
         raise ConfigError(
             f"cannot tell the export format of {str(target)!r}: "
             "use a .csv, .jsonl or .parquet file or give the format"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    write = {"csv": _export_csv, "jsonl": _export_jsonl, "parquet": _export_parquet}[fmt]
     # Written beside the target and renamed at the end: an export that fails half-way
     # (a damaged page, a full disk) leaves no half file, and an earlier export intact.
     partial = target.with_name(f".{target.name}.partial")
     try:
-        count = write(items, partial)
+        count = _write(items, partial, str(fmt))
         partial.replace(target)
     except BaseException:
         partial.unlink(missing_ok=True)
@@ -67,39 +62,53 @@ def export_items(
     return count
 
 
-def _csv_cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | dict):
-        return json.dumps(value)
-    if isinstance(value, datetime):
-        return utc_iso(value)
-    return str(value)
+def _write(items: Iterable[ItemRecord], target: Path, fmt: str) -> int:
+    # pyarrow: only an export needs it, not the runs.
+    import pyarrow as pa
 
+    from answerx.recordfiles.writers import encode_jsonl, flat_for_csv, open_writer
 
-def _export_csv(rows: Iterable[ItemRecord], target: Path) -> int:
+    schema = _schema(csv=fmt == "csv")
+    # CSV has no lists: the writer writes list columns as JSON text.
+    columns = flat_for_csv(schema.empty_table()).schema if fmt == "csv" else schema
     count = 0
-    with target.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(_ITEM_COLUMNS)
-        for item in rows:
-            writer.writerow([_csv_cell(getattr(item, c)) for c in _ITEM_COLUMNS])
-            count += 1
+    with target.open("wb") as stream:
+        writer = open_writer(stream, fmt, schema=columns)
+        try:
+            for page in _pages(items):
+                if fmt == "jsonl":
+                    writer.write(encode_jsonl(item.model_dump(mode="json") for item in page)[0])
+                else:
+                    rows = [_row(item, csv=fmt == "csv") for item in page]
+                    writer.write(pa.Table.from_pylist(rows, schema=schema))
+                count += len(page)
+            writer.finish()  # even an empty run: a CSV header, a Parquet file with the schema
+        finally:
+            writer.close()
     return count
 
 
-def _export_jsonl(rows: Iterable[ItemRecord], target: Path) -> int:
-    count = 0
-    with target.open("w", encoding="utf-8") as f:
-        for item in rows:
-            f.write(item.model_dump_json() + "\n")
-            count += 1
-    return count
+def _pages(items: Iterable[ItemRecord]) -> Iterator[list[ItemRecord]]:
+    page: list[ItemRecord] = []
+    for item in items:
+        page.append(item)
+        if len(page) == _PAGE:
+            yield page
+            page = []
+    if page:
+        yield page
 
 
-def _parquet_schema() -> Any:
+def _row(item: ItemRecord, *, csv: bool) -> dict[str, Any]:
+    row = item.model_dump()
+    if row["verdict_detail"] is not None:  # free-form JSON: a string column
+        row["verdict_detail"] = json.dumps(row["verdict_detail"])
+    if csv and row["finished_at"] is not None:
+        row["finished_at"] = utc_iso(row["finished_at"])
+    return row
+
+
+def _schema(*, csv: bool) -> Any:
     import pyarrow as pa
 
     types: dict[str, Any] = {
@@ -118,32 +127,6 @@ def _parquet_schema() -> Any:
         "correct": pa.bool_(),
         "valid": pa.bool_(),
         "unfinished": pa.bool_(),
-        "finished_at": pa.timestamp("us", tz="UTC"),
+        "finished_at": pa.string() if csv else pa.timestamp("us", tz="UTC"),
     }
     return pa.schema([(c, types.get(c, pa.string())) for c in _ITEM_COLUMNS])
-
-
-def _parquet_row(item: ItemRecord) -> dict[str, Any]:
-    row = item.model_dump()
-    if row["verdict_detail"] is not None:  # free-form JSON: a string column
-        row["verdict_detail"] = json.dumps(row["verdict_detail"])
-    return row
-
-
-def _export_parquet(rows: Iterable[ItemRecord], target: Path) -> int:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = _parquet_schema()
-    count = 0
-    batch: list[dict[str, Any]] = []
-    with pq.ParquetWriter(target, schema) as writer:
-        for item in rows:
-            batch.append(_parquet_row(item))
-            if len(batch) >= _PAGE:
-                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-                count, batch = count + len(batch), []
-        # Always one write, so even an empty run gives a file with the schema.
-        writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-        count += len(batch)
-    return count

@@ -1,6 +1,7 @@
-"""The few statistics a report needs: Wilson intervals, McNemar's test, percentiles.
+"""The few statistics a report needs: Wilson intervals (:mod:`answerx.intervals`),
+McNemar's test, percentiles.
 
-Written by hand on the standard library (``math``, ``statistics.NormalDist``)
+Written by hand on the standard library (``math``)
 because each is a few lines and scipy would be a large dependency for them.
 """
 
@@ -8,36 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from statistics import NormalDist
+
+from answerx.intervals import wilson_interval
 
 __all__ = ["mcnemar", "percentile", "wilson_interval"]
-
-
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval for a proportion ``successes / n``.
-
-    Unlike the normal approximation it stays inside [0, 1] and is sensible for
-    small ``n`` and for 0 or ``n`` successes. With ``n == 0`` nothing is known:
-    ``(0.0, 1.0)``.
-
-    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
-    (0.49, 0.943)
-    """
-    if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    if n == 0:
-        return 0.0, 1.0
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    # 0/n and n/n touch 0 and 1 exactly in theory; floating point leaves crumbs like 3e-17.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return low, high
 
 
 def mcnemar(b: int, c: int) -> float:

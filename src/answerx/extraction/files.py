@@ -16,15 +16,17 @@ JSON has no NaN or Infinity: a record that holds them (Python's ``json`` reads
 them) is written back with null in their place, valid JSON, and counted in
 :attr:`FileSummary.nonfinite_nulled`.
 
-Many cores, CSV and Parquet: :func:`answerx.batch.run_file`.
+This is the single-core form, for the library, of the per-record steps
+(:func:`parse_record`, :func:`output_record`) that :func:`answerx.batch.run_file`
+runs in batches on every core for JSONL, CSV and Parquet, and that the command
+line always uses; extraction sits below the batch layer, so it cannot call it.
+Reading and writing the records is :mod:`answerx.recordfiles`'s.
 """
 
 from __future__ import annotations
 
-import datetime
 import io
 import json
-import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
@@ -37,6 +39,7 @@ from answerx.errors import AnswerxError, InputError
 from answerx.extraction.engine import extract
 from answerx.extraction.models import Extraction
 from answerx.extraction.tasks import check_task
+from answerx.recordfiles.jsonl import dumps_record, finite, json_object, json_type
 
 __all__ = [
     "MAX_REPORTED",
@@ -76,17 +79,6 @@ ADDED_FIELDS = (
     "span_end",
 )
 """The fields added to each record (before the prefix); the same as answerx.batch's columns."""
-
-_JSON_TYPES: dict[type, str] = {
-    dict: "an object",
-    list: "an array",
-    str: "a string",
-    bool: "a boolean",
-    int: "a number",
-    float: "a number",
-    type(None): "null",
-}
-_BOM = b"\xef\xbb\xbf"
 
 
 class MalformedLine(BaseModel):
@@ -268,57 +260,10 @@ def json_line_writer(
             dst.write(text.encode("utf-8") if binary else text)
         except UnicodeEncodeError:
             # A sink whose encoding cannot hold the text: ASCII-escaped JSON is the same record.
-            ascii_text = json.dumps(_finite(record) if nulled else record) + end
+            ascii_text = json.dumps(finite(record) if nulled else record) + end
             dst.write(ascii_text.encode("ascii") if binary else ascii_text)
 
     return write
-
-
-def dumps_record(record: dict[str, Any]) -> tuple[str, bool]:
-    """``record`` as one line of standard JSON, and whether a NaN/Infinity became null.
-
-    A lone surrogate (from a ``"\\ud800"`` escape in the input) is written
-    escaped, so the text always encodes as UTF-8.
-    """
-    try:
-        text = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_json_default)
-        nulled = False
-    except ValueError:
-        # Python writes NaN/Infinity as bare words no JSON parser accepts.
-        record = _finite(record)
-        text = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_json_default)
-        nulled = True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(record, allow_nan=False, default=_json_default)
-    return text, nulled
-
-
-def _json_default(value: object) -> object:
-    """JSON for what Parquet columns hold and JSON lacks: dates and times as ISO 8601,
-    bytes as text when UTF-8 (else hex), anything else (Decimal) as its string."""
-    if isinstance(value, datetime.date | datetime.time):
-        return value.isoformat()
-    if isinstance(value, datetime.timedelta):
-        return value.total_seconds()
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            return value.hex()
-    return str(value)
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every NaN/Infinity float, however deep, replaced by None."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 # --------------------------------------------------------------------------- internals
@@ -400,42 +345,23 @@ def parse_record(
 
     ``line_no`` 1 may start with a byte-order mark.
     """
-    if isinstance(raw, bytes):
-        if line_no == 1 and raw.startswith(_BOM):
-            raw = raw[len(_BOM) :]
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not valid UTF-8 (byte {exc.start + 1})") from None
-    elif line_no == 1:
-        raw = raw.removeprefix("\ufeff")
-    try:
-        # Without its line end, a line cut inside a string reads "Unterminated string".
-        record = json.loads(raw.rstrip("\r\n"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON at column {exc.colno}: {exc.msg.removesuffix(' at')}"
-        ) from None
-    except RecursionError:
-        raise InputError("invalid JSON: nested too deeply") from None
-    if not isinstance(record, dict):
-        raise InputError(f"not a JSON object but {_json_type(record)}")
+    record = json_object(raw, first=line_no == 1)
     if field not in record:
         raise InputError(f"no {field!r} field")
     if not isinstance(record[field], str):
-        raise InputError(f"field {field!r} is {_json_type(record[field])}, not a string")
+        raise InputError(f"field {field!r} is {json_type(record[field])}, not a string")
 
     record_task = task
     if task_field is not None and record.get(task_field) is not None:
         record_task = record[task_field]
         if not isinstance(record_task, str):
-            raise InputError(f"field {task_field!r} is {_json_type(record_task)}, not a string")
+            raise InputError(f"field {task_field!r} is {json_type(record_task)}, not a string")
         check_task(record_task)  # ConfigError names the valid tasks; reported as the reason
     choices = _list_field(record, choices_field, (str,), "strings")
     numbers = _list_field(record, numbers_field, (int, float), "numbers")
     finish = record.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
-        raise InputError(f"field 'finish_reason' is {_json_type(finish)}, not a string")
+        raise InputError(f"field 'finish_reason' is {json_type(finish)}, not a string")
     return record, (record_task, choices, numbers, finish or None)
 
 
@@ -451,7 +377,3 @@ def _list_field(
     ):
         raise InputError(f"field {name!r} must be a list of {what}")
     return value
-
-
-def _json_type(value: object) -> str:
-    return _JSON_TYPES.get(type(value), type(value).__name__)

@@ -14,9 +14,10 @@ twice the server CPU through the pool). Only outputs longer than
 the loop, which is handed back after every :data:`INLINE_CHARS` characters of them,
 so that the loop is never held for more than a few milliseconds at a time.
 
-The pool is started on first use (``forkserver`` on Linux: forking the threaded
-server process itself is not safe) and sized to the CPU cores this process may
-use, or ``ANSWERX_EXTRACT_WORKERS``; ``0`` keeps all extraction on the loop. The
+The pool is started on first use the way every answerx pool starts
+(:mod:`answerx.workerpool`: a fork server where there is one, since forking the
+threaded server process itself is not safe) and sized to the CPU cores this
+process may use, or ``ANSWERX_EXTRACT_WORKERS``; ``0`` keeps all extraction on the loop. The
 workers run at a lower CPU priority (``nice`` 10), so that on a machine short of
 cores the event loop still gets the CPU when it needs it.
 """
@@ -25,9 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
 import os
-import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -36,6 +35,7 @@ from typing import Final
 
 from answerx.errors import AnswerxError
 from answerx.extraction import Extraction, extract
+from answerx.workerpool import default_workers, process_pool
 
 __all__ = ["INLINE_CHARS", "ExtractionJob", "ExtractionPool", "default_workers"]
 
@@ -79,13 +79,6 @@ def _lower_priority() -> None:
     (the loop answers /healthz and small requests; the workers can wait a moment)."""
     with contextlib.suppress(OSError):  # not permitted: run at the same priority
         os.nice(10)
-
-
-def default_workers() -> int:
-    """The CPU cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1  # pragma: no cover - not Linux
 
 
 class ExtractionPool:
@@ -157,11 +150,7 @@ class ExtractionPool:
 
     def _start(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            method = "forkserver" if sys.platform.startswith("linux") else "spawn"
-            context = multiprocessing.get_context(method)
-            self._executor = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context, initializer=_lower_priority
-            )
+            self._executor = process_pool(self.workers, initializer=_lower_priority)
         return self._executor
 
     def close(self) -> None:

@@ -1,0 +1,160 @@
+"""A file run's output: a file or stream of one record format, or a sink of result rows.
+
+A file is checkpointed after every batch (its progress record says where it
+stands), so that an interrupted run can be continued: JSONL, JSON and CSV are cut
+back to their last checkpoint and appended to; Parquet, which cannot be appended
+to, is rewritten from its first rows. A sink (:class:`RowSink`) takes each result
+row as it comes, in input order: the command line's table is one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any, Protocol, cast
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from answerx.batch._jobs import ResultRow
+from answerx.batch.resume import ProgressRecord
+from answerx.batch.summary import BatchSummary
+from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS
+from answerx.errors import ConfigError
+from answerx.recordfiles.streams import tell
+from answerx.recordfiles.writers import ArrowWriter, RecordWriter, open_writer
+
+__all__ = ["Output", "ResultRow", "RowSink", "open_output"]
+
+
+class RowSink(Protocol):
+    """Where a run's result rows go, one at a time and in input order, instead of a file."""
+
+    def add(self, row: ResultRow) -> None:
+        """Take one result row."""
+
+
+class Output:
+    """Where a run writes: a record writer (with its progress record when it writes a
+    path), or a sink."""
+
+    def __init__(
+        self, writer: RecordWriter | RowSink, record: ProgressRecord, path: Path | None
+    ) -> None:
+        self.writer, self.record, self.path = writer, record, path
+
+    def write(self, payload: Any) -> None:
+        """One batch's output, as its job made it for this output."""
+        if isinstance(self.writer, RecordWriter):
+            self.writer.write(payload)
+            return
+        for row in payload:
+            self.writer.add(row)
+
+    def checkpoint(self, summary: BatchSummary) -> None:
+        """Record how far the run is (a file written to a path only)."""
+        if self.path is not None and isinstance(self.writer, RecordWriter):
+            self.record.save(self.path, summary, self.writer.state())
+
+    def finish(self) -> None:
+        """The input is done: end the file."""
+        if isinstance(self.writer, RecordWriter):
+            self.writer.finish()
+
+
+class open_output:
+    """``with open_output(dst, fmt, resume=…, record=…) as output``: ``dst`` a path
+    (created, or continued with ``resume``), a binary stream, or a :class:`RowSink`
+    (``fmt`` ``rows``)."""
+
+    def __init__(self, dst: object, fmt: str, *, resume: bool, record: ProgressRecord) -> None:
+        self.dst, self.fmt, self.resume, self.record = dst, fmt, resume, record
+        self.stack = ExitStack()
+        self.writer: RecordWriter | None = None
+        self.path: Path | None = None
+
+    def __enter__(self) -> Output:
+        if self.fmt == "rows":
+            return Output(cast(RowSink, self.dst), self.record, None)
+        self.path = path = Path(self.dst) if isinstance(self.dst, str | os.PathLike) else None
+        state = self.record.state if self.resume else {}
+        schema = None
+        old: Iterator[pa.RecordBatch] | None = None
+        if path is None:
+            stream: IO[bytes] = self.dst  # type: ignore[assignment]
+        elif self.resume and self.fmt == "parquet":
+            schema, old = _reopen_parquet(path, int(state.get("rows", 0)))
+            stream = self.stack.enter_context(open(path, "wb"))
+        elif self.resume:
+            stream = self.stack.enter_context(open(path, "r+b"))
+            stream.truncate(int(state.get("offset", 0)))
+            stream.seek(0, os.SEEK_END)
+        else:
+            stream = self.stack.enter_context(open(path, "wb"))
+        settings = self.record.run["settings"]
+        columns = VERIFY_COLUMNS if settings["mode"] == "verify" else EXTRACT_COLUMNS
+        self.writer = open_writer(
+            stream,
+            self.fmt,
+            count=int(self.record.summary.get("written", 0)) if self.resume else 0,
+            schema=schema,
+            header=not (self.resume and tell(stream) > 0),
+            types={settings["prefix"] + name: type_ for name, type_ in columns},
+        )
+        if old is not None:
+            for batch in old:
+                self.writer.write(pa.Table.from_batches([batch], schema=schema))
+        return Output(self.writer, self.record, path)
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        finally:
+            self.stack.close()
+        # Parquet with not one row and no schema to write an empty file with (stopped
+        # before the first batch, or every row malformed): no file, not 0 invalid bytes.
+        writer = self.writer
+        if (
+            isinstance(writer, ArrowWriter)
+            and writer.fmt == "parquet"
+            and writer.inner is None
+            and self.path is not None
+            and self.path.stat().st_size == 0
+        ):
+            self.path.unlink()
+
+
+def _reopen_parquet(path: Path, rows: int) -> tuple[pa.Schema, Iterator[pa.RecordBatch] | None]:
+    """The schema and the first ``rows`` rows of an interrupted run's Parquet output.
+
+    A Parquet file cannot be appended to: the rows are copied into a new one,
+    from a side copy that is deleted as soon as it is read.
+    """
+    side = path.with_name(path.name + ".resuming")
+    os.replace(path, side)
+    try:
+        old = pq.ParquetFile(side)
+    except pa.ArrowInvalid:
+        os.replace(side, path)
+        raise ConfigError(
+            f"cannot continue: {path} is not a complete Parquet file (the run was killed "
+            "before it could close it); run again without --continue"
+        ) from None
+    schema = old.schema_arrow
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        left = rows
+        try:
+            for batch in old.iter_batches(batch_size=65536):
+                if left <= 0:
+                    break
+                yield batch.slice(0, left)
+                left -= batch.num_rows
+        finally:
+            old.close()
+            side.unlink(missing_ok=True)
+
+    return schema, batches()
