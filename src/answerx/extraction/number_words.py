@@ -132,6 +132,8 @@ def stated_number_words(text: str) -> tuple[int, int, Fraction] | None:
 def spelled_number(text: str) -> Fraction | None:
     """The value of the number ``text`` states in words (see :func:`stated_number_words`):
     ``"three"`` and ``"about three apples"`` are 3; None when it states none."""
+    if "\\" in text or not text.lstrip(" \t~≈*")[:1].isalpha():
+        return None  # the usual digits or LaTeX: no scan
     got = stated_number_words(text)
     return None if got is None else got[2]
 
