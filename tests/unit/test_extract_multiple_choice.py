@@ -242,7 +242,7 @@ def test_article_A_in_prose_is_never_taken(raw: str) -> None:
             id="I-choose-paren-A",
         ),
         pytest.param(
-            "Only the first option is consistent with the data: that is (A).",
+            "Only the first option, (A), is consistent with the data.",
             "A",
             "choice_letter",
             id="paren-A",

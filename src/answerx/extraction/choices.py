@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 
 from answerx.extraction.found import Found, found, last_matches
+from answerx.extraction.latex import skip_back, skip_forward
 from answerx.extraction.sentences import NOT_AN_ANSWER, take_sentence
 from answerx.extraction.tasks import Acceptor
 
-__all__ = ["choice_phrase"]
+__all__ = ["choice_phrase", "final_option_text"]
 
 # Matched on the lowercased text. Each alternative ends where the stated choice starts.
 _PHRASE = re.compile(
@@ -25,7 +26,9 @@ _PHRASE = re.compile(
     r"(?:option(?:\s+letter)?|choice|alternative|letter)\s*(?:\*\*)?\s*:(?:\*\*)?"
     # "I choose B", "I'll go with (C)", "we would pick option D", "Let's go with B"
     r"|\b(?:i|we)(?:'d|'ll|\s+would|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to)?"
-    r"\s+(?:choose|pick|select|go\s+with|opt\s+for)\b\s*:?|\blet's\s+go\s+with\b",
+    r"\s+(?:choose|pick|select|go\s+with|opt\s+for)\b\s*:?|\blet's\s+go\s+with\b"
+    # "So it's D", "that would be (B)": the acceptor takes only a letter or an option.
+    r"|\b(?:it|that)(?:'s|\s+is|\s+would\s+be|\s+must\s+be|\s+should\s+be)\b",
     re.MULTILINE,
 )
 # "Option D is right.", "(B) is the correct answer.", "D is correct": the letter comes
@@ -36,7 +39,9 @@ _LETTER_IS_RIGHT = re.compile(
     r"(?=\s*(?:[.!;\n]|$|,?\s*(?:because|since|as)\b))"
 )
 _MAX_WORDS = 10  # a letter, or a letter and its option's text
-_HINTS = ("option", "choice", "letter", "choose", "pick", "select", " go with", "opt for")
+_HINTS = (
+    "option", "choice", "letter", "choose", "pick", "select", " go with", "opt for", "it", "that",
+)  # fmt: skip
 _HINTS_LETTER_FIRST = ("correct", "right", "best", "true")
 
 
@@ -74,3 +79,39 @@ def _letter_first(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
         if got:
             return found(got, text, letter_at, letter_at + 1, m.start(), m.end())
     return None
+
+
+_SENTENCE_START = re.compile(r"[.!?\n][\s*_]*")
+_WORD_START = re.compile(r"(?<![\w'’-])\w")
+_ENUMERATION = re.compile(r",.*,|\bor\b|\beither\b|\bnot\b|\bneither\b")
+_MAX_OPTION_WORDS = 8
+_A_LETTER = re.compile(r"(?:option\s+|choice\s+)?[(\[]?[A-J](?:[)\].:,]|\s|$)", re.IGNORECASE)
+_LAST_SENTENCE = 300
+
+
+def final_option_text(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """The option whose whole text ends a short reply's last sentence ("… the planet with
+    the large rings is Saturn."), the longest such; not in an enumeration of options ("…
+    Venus, Mars, or Saturn") nor after a negation. The sentence must end with a period:
+    a long output, or one that stops on an option's words, is more often reasoning cut
+    there than a reply."""
+    end = skip_back(text, lo, hi, _TRAILING)
+    if end - skip_forward(text, lo, end) > _LAST_SENTENCE or "." not in text[end:hi]:
+        return None  # a sentence that ends ("… is Saturn."), not words cut off ("… is Sat")
+    start = max(lo, end - _LAST_SENTENCE)
+    stops = list(_SENTENCE_START.finditer(text, start, end))
+    if stops:
+        start = stops[-1].end()
+    if end <= start or _ENUMERATION.search(lower, start, end):
+        return None
+    words = [m.start() for m in _WORD_START.finditer(text, start, end)]
+    for at in words[-_MAX_OPTION_WORDS:]:  # the longest suffix first
+        if _A_LETTER.match(text, at, end):
+            continue  # "vitamin B", "B) is the one": letters are choice_letter's to read
+        got = accept(text[at:end])
+        if got:
+            return found(got, text, at, end, at, end)
+    return None
+
+
+_TRAILING = " \t\r\n.*_\"'"

@@ -50,6 +50,7 @@ _LOOP_MIN = 3
 _MAX_JSON_TRIES = 32
 # A one-line text shorter than this ending in a lowercase word may be a terse note.
 _MIN_CUT_CHARS = 80
+_SHORT_REPLY = 300  # a longer output ending on an option's words was cut there
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|[a-z][.)]|Step \d+:?)\s*")
 _THINK_OPEN_END = re.compile(r"\s*>")
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>")
@@ -203,7 +204,7 @@ def _cut_ending(text: str, choices: Sequence[str] | None = None) -> str | None:
         and (len(line.split()) >= 2 or "\n" in text[:end])
     ):
         # "… is the tallest. A" ends on an option letter, not on the article "A".
-        return None if _ends_with_a_choice(line, choices) else "cut mid-sentence"
+        return None if _ends_with_a_choice(line, text, choices) else "cut mid-sentence"
     # A finished reasoning text ends its last sentence ("."), formula ("$", "\\]") or
     # block; a prose line (two words or more) that stops on a letter or a digit was
     # cut ("Jana ha", "5 hours * 1"). A last line that is only an answer ("Paris",
@@ -215,18 +216,19 @@ def _cut_ending(text: str, choices: Sequence[str] | None = None) -> str | None:
         else:  # a one-line sentence of reasoning, not a terse answer
             cut = len(line.split()) > 3 and len(_PROSE_WORD.findall(line)) >= 2
         # Checked last (it is the dearest): a line that ends on an option is a reply.
-        if cut and not _ends_with_a_choice(line, choices):
+        if cut and not _ends_with_a_choice(line, text, choices):
             return "cut mid-sentence"
     return None
 
 
-def _ends_with_a_choice(line: str, choices: Sequence[str] | None) -> bool:
+def _ends_with_a_choice(line: str, text: str, choices: Sequence[str] | None) -> bool:
     """The line ends with an option letter on its own after a sentence ("… tallest. A",
-    "Final: (C)") or with one option's whole text ("… so it is March and April")."""
+    "Final: (C)"), or a short reply ends with one option's whole text ("… so it is March
+    and April")."""
     if _LETTER_AT_END.search(line):
         return True
-    if not choices:
-        return False
+    if not choices or len(text) > _SHORT_REPLY:
+        return False  # reasoning cut after an option's words is still cut
     tail = " ".join(line[-300:].lower().split())
     for text in choices:
         option = " ".join(text.lower().split()).rstrip(".")

@@ -26,7 +26,7 @@ _MARKER = re.compile(
     # Chinese: 答案：A, 答案是 C, 最终答案为 42, 故选B, 所以选 D, 正确答案为（B）, 答：42
     r"(?:最终|最后的?|正确的?|因此|所以|故)?答案\s*(?:应该?|就)?\s*(?:是|为|為|选|選|應為)?\s*[:：]?"
     r"|(?:故|所以|因此|因而|则|則|应|應|我|我们)\s*(?:应该|應該)?\s*[选選](?:择|擇)?\s*[:：]?"
-    r"|正确(?:的)?[选選]项\s*(?:是|为|為)\s*[:：]?|(?:^|\n)[ \t]*答\s*[:：]"
+    r"|正确(?:的)?[选選]项\s*(?:是|为|為)\s*[:：]?|(?:^|\n|(?<=[。！？.!?]))[ \t]*答\s*[:：]"
     # Japanese: 答え：B, 答えは 3 です, 正解は C, 解答：42
     r"|(?:答え|解答|正解|回答)\s*(?:は|[:：])"
     # Korean: 정답은 B, 답: 42
@@ -46,7 +46,8 @@ _MARKER = re.compile(
     r"|\brisposta(?:\s+(?:corretta|finale|giusta|esatta))?\s*(?:è|e|:)\s*:?"
     # Russian: Ответ: B, Правильный ответ — C, ответ будет 42
     r"|ответ\s*(?::|—|–|-|это|будет|равен)\s*:?"
-    r")"
+    # An article before a choice letter: "la (B)", "a D", "die C".
+    r")(?:\s*(?:la|el|a|o|le|l'|die|der|das)(?=\s+\(?[a-j]\)?(?:[^\w]|$)))?"
 )
 # A cheap test before the scan: every marker holds one of these.
 _STEMS = (

@@ -21,6 +21,7 @@ Method = Literal[
     "whole_output",
     "leading_answer",
     "choice_letter",
+    "choice_text",
     "last_expression",
     "last_number",
     "number_guess",

@@ -53,6 +53,7 @@ _PARTS: dict[str, int] = {
 }  # fmt: skip
 _NUMBER_WORDS = frozenset(_CARDINALS) | frozenset(_SCALES) | {"dozen"}
 _TOKEN = re.compile(r"[a-z]+")  # on lowercased text
+_DIGITS_THEN_PAREN = re.compile(r"\d\s*\(\s*$")
 _WORDS_ONLY = re.compile(r"[a-z]+(?:(?:[ \t]+|[ \t]*-[ \t]*)[a-z]+)*")
 _MAX_PHRASE_WORDS = 12
 # Words that make a number word a pronoun or part of a name, not a count.
@@ -196,6 +197,9 @@ def _states_a_count(text: str, lower: str, lo: int, start: int, end: int) -> boo
     after = lower[end : end + 24]
     if after.startswith((" of ", "-")) or text[start - 1 : start] in ("\\", "{", "-"):
         return False  # "one of the", "three-dimensional", "\\text{one}"
+    before = lower[max(lo, start - 12) : start]
+    if before.endswith(("not ", "no ")) or _DIGITS_THEN_PAREN.search(before):
+        return False  # "not twelve", "3 (three)": a negation, a restatement
     if end - start == 3 and lower.startswith("one", start):
         # "one" is a pronoun as often as a count: it counts after a verb or a word of
         # quantity ("is one", "only one") or before a noun ("one apple"), not in "the red

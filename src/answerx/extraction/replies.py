@@ -36,7 +36,8 @@ _MAX_TEXT_WORDS = 6
 _NUMBER_REPLY = re.compile(
     r"(?:(?:about|approximately|approx\.?|roughly|around|nearly|almost|exactly|just|only|"
     r"~|≈)\s*)?(?:[a-z]\s*=\s*)?[-−+]?\s*(?:\\?\$|€|£|¥)?\s*(?:\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?"
-    r"|\.\d+|\\[dt]?frac\{\d+\}\{\d+\})\s*(?:%|\\%|€|£)?(?:[ \t]*[a-zµ°][a-z.²³/]*){0,3}",
+    r"|\.\d+|\\[dt]?frac\{\d+\}\{\d+\})\s*(?:%|\\%|€|£)?(?:[ \t]*[a-zµ°][a-z.²³/]*){0,3}"
+    r"(?:[ \t]*\([^()\n]{1,40}\))?",  # "3 (three)", "12 (4 groups of 3)"
     re.IGNORECASE,
 )
 _LETTER_REPLY = re.compile(r"[(\[]?[A-J][)\].:]?")
@@ -47,6 +48,7 @@ _REFUSAL = re.compile(
     re.IGNORECASE,
 )
 _YES_NO = re.compile(r"(yes|no|true|false)\b", re.IGNORECASE)
+_LETTER_LINE = re.compile(r"^[ \t]*(?:\*\*)?\(?[A-J][.)]", re.MULTILINE)
 _LEADING_LETTER = re.compile(r"(?:\*\*)?(?:\(([A-J])\)|([A-J])[.)])(?:\*\*)?\s+\S")
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>()\[\]]|\d")
 # Markup left in a line is no answer: a tag, a box never closed, a JSON key.
@@ -62,36 +64,44 @@ def _is_markup(line: str) -> bool:
     )
 
 
-# Is a one-line output, cleaned, an isolated answer of the task?
-_Shape = Callable[[str], bool]
+# Is a one-line output (cleaned, and as written) an isolated answer of the task?
+_Shape = Callable[[str, str], bool]
+_PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
-def _numeric(line: str) -> bool:
+def _numeric(line: str, raw: str) -> bool:
     return _NUMBER_REPLY.fullmatch(line) is not None or stated_number_words(line) is not None
 
 
-def _choice(line: str) -> bool:
-    # A letter form, a letter with text, or an option's text: the acceptor decides which
-    # ("Mars" is an option only if it is one); a sentence is left to the phrases.
-    return len(line.split()) <= 8 and not line.endswith("?")
+def _choice(line: str, raw: str) -> bool:
+    # A letter form, a letter with text, an option's text or a few words naming one
+    # option: the acceptor decides ("Mars" is an option only if it is one).
+    return len(line.split()) <= 8 and not raw.endswith("?")
 
 
-def _short_text(line: str) -> bool:
+def _short_text(line: str, raw: str) -> bool:
     words = line.split()
     if not words or len(words) > _MAX_TEXT_WORDS or _REFUSAL.match(line):
         return False
-    if line.endswith(("?", ":")) or any(mark in line for mark in (". ", "! ", "? ", "; ")):
+    if raw.endswith(("?", ":")) or any(mark in line for mark in (". ", "! ", "? ", "; ")):
         return False  # a question, a lead-in or two sentences
-    return len(words) <= 3 or not line.endswith(".")
+    return len(words) <= 3 or not raw.endswith(".")  # "Paris is the capital." is a sentence
 
 
-def _auto(line: str) -> bool:
-    if _numeric(line) or _LETTER_REPLY.fullmatch(line) or _YES_NO.fullmatch(line):
+def _auto(line: str, raw: str) -> bool:
+    if _numeric(line, raw) or _LETTER_REPLY.fullmatch(line) or _YES_NO.fullmatch(line):
         return True
-    return _short_text(line) and (len(line.split()) <= 4 or _MATH_HINT.search(line) is not None)
+    if not _short_text(line, raw):
+        return False
+    # A formula ("x^2 + 1", "y = 2x + 1") or a few words ("New York City"); not a
+    # sentence about numbers ("Adding 12 and 30 gives 42").
+    if _MATH_HINT.search(line) is not None:
+        return len(_PROSE_WORD.findall(_COMMAND.sub(" ", line))) <= 1
+    return len(line.split()) <= 4
 
 
-def _boolean(line: str) -> bool:
+def _boolean(line: str, raw: str) -> bool:
     return _YES_NO.fullmatch(line) is not None
 
 
@@ -124,7 +134,7 @@ def whole_output_rule(task: str) -> RuleFn | None:
         if not 0 < end - start <= _MAX_LINE or "\n" in text[start:end]:
             return None
         line = clean_answer(text[start:end])
-        if not line or _is_markup(line) or not shape(line):
+        if not line or _is_markup(line) or not shape(line, text[start:end]):
             return None
         if shape is _numeric and not any(c.isdigit() for c in line):
             got = accept_words(text[start:end], accept)  # "three", "about twenty years"
@@ -162,7 +172,8 @@ def leading_answer_rule(task: str) -> RuleFn | None:
             return None
         if letters:
             letter = _LEADING_LETTER.match(text, start, end)
-            if letter is not None:
+            # "A. … \nB. … \nC. …" goes through the options; it does not answer with A.
+            if letter is not None and not _LETTER_LINE.search(text, letter.end(), end):
                 group = 1 if letter.group(1) else 2
                 got = accept(letter.group(group))
                 if got:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from itertools import islice
 
-from answerx.extraction.choices import choice_phrase
+from answerx.extraction.choices import choice_phrase, final_option_text
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.expressions import last_expression
 from answerx.extraction.found import (
@@ -599,9 +599,10 @@ def final_yes_no_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor)
 # values below 40", "taller than 50", "3 of the 10 cities", "between 10 and 20", "out of 30".
 _QUALIFIER_BEFORE = re.compile(
     r"(?:\b(?:below|above|under|over|than|per|within|beyond|exceeding|exceeds|exceed|least|"
-    r"most|up\s+to|out\s+of|among|after|before|since|until|outside|inside|except|besides)"
+    r"most|up\s+to|out\s+of|among|after|before|since|until|outside|inside|except|besides|"
+    r"with|across|during)"
     r"|\bbetween\s+\S+\s+and|\bfrom\s+\S+\s+to|\d\s+(?:[a-z]+\s+)?of)"
-    r"[ \t]+(?:the[ \t]+)?(?:\\?\$|€|£)?[ \t]*$"
+    r"[ \t]+(?:the[ \t]+)?(?:(?:first|last|next|other|remaining)[ \t]+)?(?:\\?\$|€|£)?[ \t]*$"
 )
 _SHORT_REPLY = 240  # a longer output is reasoning, whose last number is its usual answer
 
@@ -649,8 +650,13 @@ def last_values_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
     listed = _NUMBER_LIST.search(text, max(lo, last.start - _LIST_WINDOW), last.end)
     if listed is None:
         return last
-    got = accept(text[listed.start() : last.end])
-    return found(got, text, listed.start(), last.end, listed.start(), last.end) if got else last
+    start, end = listed.start(), last.end
+    # "(2, -3)" or "[1, 4]": the tuple or interval the numbers are written in.
+    opening = text[start - 1 : start] if start > lo else ""
+    if opening in ("(", "[") and text[end : end + 1] in (")", "]"):
+        start, end = start - 1, end + 1
+    got = accept(text[start:end])
+    return found(got, text, start, end, start, end) if got else last
 
 
 # --------------------------------------------------------------------------- the table
@@ -674,7 +680,10 @@ def _task_markers(task: str) -> tuple[Rule, ...]:
         rules.append(Rule("choice_phrase", 350, 0.9, choice_phrase))
     whole = whole_output_rule(task)
     if whole is not None:
-        rules.append(Rule("whole_output", 400, 0.9, whole, strict=True))
+        # A short reply of multiple choice names its option as it likes ("the right bar is
+        # the tallest"): what it states counts, with the stated acceptor's checks.
+        strict = task != "multiple_choice"
+        rules.append(Rule("whole_output", 400, 0.9, whole, strict=strict))
     leading = leading_answer_rule(task)
     if leading is not None:
         rules.append(Rule("leading_answer", 400, 0.85, leading, strict=True))
@@ -700,7 +709,11 @@ _FALLBACKS: dict[str, tuple[Rule, ...]] = {
         Rule("number_guess", 900, 0.15, number_guess_rule(last_number_rule)),
         Rule("last_number", 900, 0.3, last_number_rule),
     ),
-    "multiple_choice": (Rule("choice_letter", 800, 0.5, choice_letter),),
+    # multiple choice: a last choice letter, or a last sentence ending on an option's text.
+    "multiple_choice": (
+        Rule("choice_letter", 800, 0.5, choice_letter),
+        Rule("choice_text", 800, 0.45, final_option_text),
+    ),
     "boolean": (Rule("bottom_scan", 800, 0.4, bottom_scan),),
     "game24": (Rule("bottom_scan", 800, 0.7, bottom_scan),),
     "text": (Rule("bottom_scan", 800, 0.2, bottom_scan),),

@@ -55,14 +55,29 @@ BOX_JOIN = re.compile(
 
 def split_values(answer: str) -> list[str]:
     """The values of ``answer`` at its top level: ``"-1, 0, 1"`` gives three, ``"(1, 3),
-    (4, 0)"`` two pairs, ``"\\{-1, 0, 1\\}"`` the set's three members, ``"\\pm 2"`` two;
-    an interval ``"(2,5]"`` or one pair ``"(1, 3)"`` is one value."""
+    (4, 0)"`` two pairs, ``"\\{-1, 0, 1\\}"`` the set's three members, ``"[1, 2, 4, 8]"``
+    the list's four, ``"\\pm 2"`` and ``"x = \\pm 2"`` two; an interval ``"(2,5]"``, one
+    pair ``"(1, 3)"`` or one triple ``"(1, 2, 3)"`` is one value."""
     s = answer.strip()
     inner = _SET.fullmatch(s)
     if inner is not None:
         s = inner.group(1) if inner.group(1) is not None else inner.group(2)
+    equation = _EQUATION.match(s)
+    if equation is not None and _PLUS_MINUS.match(equation.group(2)):
+        s = equation.group(2)  # "x = \pm 3": the values of x
     if _PLUS_MINUS.match(s):
-        return [s.replace("\\pm", "+", 1).replace("±", "+", 1), "-" + s.strip()[3:].strip()]
+        value = s.strip()[3:].strip() if s.strip().startswith("\\pm") else s.strip()[1:].strip()
+        return ["+" + value, "-" + value]
+    items = _top_level(s)
+    if len(items) == 1 and s.startswith("[") and s.endswith("]"):
+        listed = _top_level(s[1:-1])
+        if len(listed) >= 3:  # "[1, 2, 3]" is a list; "[a, b]" an interval
+            return listed
+    return items
+
+
+def _top_level(s: str) -> list[str]:
+    """``s`` cut at its top-level separators (see :data:`_JOINER`)."""
     items: list[str] = []
     depth = 0
     start = i = 0
@@ -76,7 +91,7 @@ def split_values(answer: str) -> list[str]:
             depth == 0
             and c in ",; \\"
             and not _THOUSANDS_GROUP.match(s, i - 1)
-            and s[i - 1 : i] != "\\"  # "1\,000": a LaTeX thin space
+            and s[i - 1 : i] != "\\"  # "1\\,000": a LaTeX thin space
         ):
             joiner = _JOINER.match(s, i)
             if joiner is not None and joiner.end() > i:
