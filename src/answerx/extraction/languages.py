@@ -46,8 +46,9 @@ _MARKER = re.compile(
     r"|\brisposta(?:\s+(?:corretta|finale|giusta|esatta))?\s*(?:è|e|:)\s*:?"
     # Russian: Ответ: B, Правильный ответ — C, ответ будет 42
     r"|ответ\s*(?::|—|–|-|это|будет|равен)\s*:?"
-    # An article before a choice letter: "la (B)", "a D", "die C".
-    r")(?:\s*(?:la|el|a|o|le|l'|die|der|das)(?=\s+\(?[a-j]\)?(?:[^\w]|$)))?"
+    # An article or "letter"/"option" before a choice letter: "la (B)", "a letra B".
+    r")(?:(?:\s*(?:la|el|a|o|le|l'|die|der|das)\b)?(?:\s*(?:letra|lettre|buchstabe|opci[óo]n|"
+    r"op[çc][ãa]o|alternativa|option|variante|вариант)\b)?(?=\s*\(?[a-j]\)?(?:[^\w]|$)))?"
 )
 # A cheap test before the scan: every marker holds one of these.
 _STEMS = (

@@ -76,8 +76,13 @@ def _numeric(line: str, raw: str) -> bool:
 
 def _choice(line: str, raw: str) -> bool:
     # A letter form, a letter with text, an option's text or a few words naming one
-    # option: the acceptor decides ("Mars" is an option only if it is one).
-    return len(line.split()) <= 8 and not raw.endswith("?")
+    # option: the acceptor decides ("Mars" is an option only if it is one). A reply of
+    # two clauses ("No, the lamp is shorter") is leading_answer's.
+    return (
+        len(line.split()) <= 8
+        and not raw.endswith("?")
+        and not any(mark in line for mark in (", ", "; ", ". "))
+    )
 
 
 def _short_text(line: str, raw: str) -> bool:
