@@ -8,8 +8,9 @@ rule table that lists them.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -26,7 +27,9 @@ __all__ = [
     "RuleFn",
     "accept_words",
     "found",
+    "keyword_hits",
     "last_matches",
+    "matches_near",
 ]
 
 #: Rules of this tier and above are fallbacks: they guess from the reasoning when no
@@ -126,3 +129,46 @@ def accept_words(words: str, accept: Acceptor) -> Accepted | None:
         return None
     got = accept(number_text(stated[2]))
     return got._replace(answer=words[stated[0] : stated[1]]) if got else None
+
+
+def keyword_hits(
+    lower: str, lo: int, hi: int, keywords: tuple[str, ...], limit: int = 4 * MAX_TRIES
+) -> Iterator[tuple[int, str]]:
+    """``(position, keyword)`` of the occurrences of ``keywords`` in ``lower[lo:hi]``, last
+    first, at most ``limit`` of them: each found with ``str.rfind`` (C speed), so a rule
+    whose markers hold a keyword never runs a slow pattern over the whole text."""
+    heap = []
+    for keyword in keywords:
+        at = lower.rfind(keyword, lo, hi)
+        if at != -1:
+            heap.append((-at, keyword))
+    heapq.heapify(heap)
+    for _ in range(limit):
+        if not heap:
+            return
+        neg, keyword = heapq.heappop(heap)
+        at = -neg
+        earlier = lower.rfind(keyword, lo, at)
+        if earlier != -1:
+            heapq.heappush(heap, (-earlier, keyword))
+        yield at, keyword
+
+
+def matches_near(
+    pattern: re.Pattern[str],
+    lower: str,
+    lo: int,
+    hi: int,
+    keywords: tuple[str, ...],
+    reach: int = 64,
+) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` in ``lower[lo:hi]`` that hold one of ``keywords``, last
+    first (lazily): the pattern runs only within ``reach`` characters of each keyword
+    (see :func:`keyword_hits`), so the cost stays linear and small."""
+    seen: set[tuple[int, int]] = set()
+    for at, keyword in keyword_hits(lower, lo, hi, keywords):
+        window_end = min(hi, at + len(keyword) + reach)
+        for m in pattern.finditer(lower, max(lo, at - reach), window_end):
+            if m.start() <= at < m.end() and m.span() not in seen:
+                seen.add(m.span())
+                yield m

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from answerx.extraction.found import Found, found, last_matches
+from answerx.extraction.found import Found, found, matches_near
 from answerx.extraction.sentences import take_sentence
 from answerx.extraction.tasks import Acceptor
 
@@ -50,12 +50,14 @@ _MARKER = re.compile(
     r")(?:(?:\s*(?:la|el|a|o|le|l'|die|der|das)\b)?(?:\s*(?:letra|lettre|buchstabe|opci[óo]n|"
     r"op[çc][ãa]o|alternativa|option|variante|вариант)\b)?(?=\s*\(?[a-j]\)?(?:[^\w]|$)))?"
 )
-# A cheap test before the scan: every marker holds one of these.
+# Every marker holds one of these (found first, with rfind).
 _STEMS = (
     "答", "选", "選", "正解", "정답", "답", "ответ", "respuesta", "resposta", "ponse",
     "antwort", "sung", "risposta", "opci", "alternativa",
 )  # fmt: skip
-_ASCII_STEMS = ("respuesta", "resposta", "reponse", "antwort", "losung", "risposta", "opcion")
+_ASCII_STEMS = (
+    "respuesta", "resposta", "reponse", "antwort", "sung", "risposta", "opcion", "alternativa",
+)  # fmt: skip
 # Where an answer after a marker ends, besides take_sentence's ends.
 _FOREIGN_BREAK = re.compile(
     r",?\s+(?:porque|ya\s+que|pues|car|parce\s+que|puisque|weil|denn|pois|perché|poiché|"
@@ -72,9 +74,7 @@ _DECIMAL_COMMA = re.compile(r"(?<![\d,.])([-−]?\d+),(\d{1,2}|\d{4,})(?![\d,])"
 def foreign_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The answer after the last "the answer is" / "Answer:" marker of another language."""
     stems = _ASCII_STEMS if text.isascii() else _STEMS
-    if not any(stem in lower for stem in stems):
-        return None
-    for m in last_matches(_MARKER, lower, lo, hi):
+    for m in matches_near(_MARKER, lower, lo, hi, stems, reach=32):
         c0, c1 = take_sentence(text, m.end(), hi)
         if c1 <= c0:
             continue

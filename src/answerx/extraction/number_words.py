@@ -52,6 +52,7 @@ _PARTS: dict[str, int] = {
     "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10,
 }  # fmt: skip
 _NUMBER_WORDS = frozenset(_CARDINALS) | frozenset(_SCALES) | {"dozen"}
+_AFTER_ARTICLE = frozenset(_SCALES) | {"dozen"}
 _TOKEN = re.compile(r"[a-z]+")  # on lowercased text
 _DIGITS_THEN_PAREN = re.compile(r"\d\s*\(\s*$")
 _WORDS_ONLY = re.compile(r"[a-z]+(?:(?:[ \t]+|[ \t]*-[ \t]*)[a-z]+)*")
@@ -145,20 +146,26 @@ def number_word_spans(text: str, lower: str, lo: int, hi: int) -> list[tuple[int
     the"), part of a name ("Section Three"), an adjective ("three-dimensional") or a
     word of a LaTeX command. Reads ``lower[lo:hi]`` once, token by token."""
     runs: list[list[tuple[int, int, str]]] = []
-    prev_end = -1  # end of the previous number word (or "a"), -1 after any other word
+    article: tuple[int, int, str] | None = None  # an "a"/"an" that may start "a dozen"
+    prev_end = -1  # end of the previous number word, -1 after any other word
     for m in _TOKEN.finditer(lower, lo, hi):
         word = m.group()
-        joined = prev_end != -1 and _joins(lower, prev_end, m.start())
-        if word in _NUMBER_WORDS or (word == "and" and joined):
-            if joined:
-                runs[-1].append((m.start(), m.end(), word))
-            else:
-                runs.append([(m.start(), m.end(), word)])
-            prev_end = m.end()
-        elif word in ("a", "an"):
-            runs.append([(m.start(), m.end(), word)])  # "a dozen", "a hundred"
-            prev_end = m.end()
+        if word in _NUMBER_WORDS or (word == "and" and prev_end != -1):
+            token = (m.start(), m.end(), word)
+            if prev_end != -1 and _joins(lower, prev_end, m.start()):
+                runs[-1].append(token)
+            elif (
+                article is not None
+                and word in _AFTER_ARTICLE
+                and _joins(lower, article[1], m.start())
+            ):
+                runs.append([article, token])  # "a dozen", "a hundred"
+            elif word != "and":
+                runs.append([token])
+            prev_end = m.end() if runs and runs[-1][-1] is token else -1
+            article = None
         else:
+            article = (m.start(), m.end(), word) if word in ("a", "an") else None
             prev_end = -1
     spans = []
     for whole in runs:

@@ -413,12 +413,14 @@ def output_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
 # --------------------------------------------------------------------------- task fallbacks
 _CHOICE_FORMS = re.compile(
     r"\(([A-J])\)|\b([A-J])\)|\*\*\(?([A-J])\)?\*\*|\$\(?([A-J])\)?\$"
-    r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$"
-    # A sentence, then the letter on its own: "... so the left bar is the tallest. A"
-    r"|(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$",
+    r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$",
     re.MULTILINE,
 )
-_CHOICE_GROUPS = range(1, 8)
+_CHOICE_GROUPS = range(1, 7)
+# A sentence, then the letter on its own at the very end: "… so the left bar is the
+# tallest. A" (read on the last line only: an extra form costs the whole scan above).
+_LETTER_AFTER_SENTENCE = re.compile(r"(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$")
+_LAST_LINE_CHARS = 400
 
 
 _A_TO_J = re.compile("[A-J]")
@@ -463,6 +465,13 @@ def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
         if hi - lo <= _BIG
         else _last_choice_forms(text, lo, hi)
     )
+    last = _last_line(text, lo, hi)
+    if last is not None:
+        end = last[1]
+        tail = _LETTER_AFTER_SENTENCE.search(text, max(last[0], end - _LAST_LINE_CHARS), end)
+        got = accept(tail.group(1)) if tail is not None else None
+        if tail is not None and got:
+            return found(got, text, tail.start(1), tail.end(1), tail.start(1), tail.end())
     for m in matches:
         group = next(g for g in _CHOICE_GROUPS if m.group(g))
         got = accept(m.group(group))
@@ -504,7 +513,7 @@ def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
     return None
 
 
-_WORDS_WINDOW = 600
+_WORDS_WINDOW = 240  # a number in words answers at the end of a short reply
 _COMMA_HEAD = re.compile(r"(?<![\d,.])[-−]?\d+,$")
 
 

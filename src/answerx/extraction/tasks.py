@@ -15,6 +15,7 @@ option), returned as stated with ``problem`` saying what is wrong with it.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -109,13 +110,23 @@ def letter_of(candidate: str, choices: Sequence[str] | None = None) -> str | Non
             return letter
     if choices:
         wanted = _squash(candidate)
-        for i, option in enumerate(choices):
-            if wanted and _squash(option) == wanted:
-                return _LETTERS[i]
+        if wanted:
+            index = _squashed(tuple(choices)).get(wanted)
+            return None if index is None else _LETTERS[index]
     return None
 
 
 _SQUASH = str.maketrans("", "", string.punctuation + " \t\n$")
+
+
+@functools.lru_cache(maxsize=256)
+def _squashed(choices: tuple[str, ...]) -> dict[str, int]:
+    """Each option's squashed text and its index (the first, when two squash alike): an
+    item's options are compared with many candidates."""
+    index: dict[str, int] = {}
+    for i, option in enumerate(choices):
+        index.setdefault(_squash(option), i)
+    return index
 
 
 def _squash(text: str) -> str:
