@@ -211,9 +211,9 @@ def _states_a_count(text: str, lower: str, lo: int, start: int, end: int) -> boo
         # "one" is a pronoun as often as a count: it counts after a verb or a word of
         # quantity ("is one", "only one") or before a noun ("one apple"), not in "the red
         # one is bigger" or "one by one".
-        before = lower[max(lo, start - 24) : start].split()
+        prev_words = lower[max(lo, start - 24) : start].split()
         next_words = after.split()
-        prev_word = before[-1] if before else ""
+        prev_word = prev_words[-1] if prev_words else ""
         next_word = next_words[0].strip(".,;:!?") if next_words else ""
         if prev_word in _PRONOUN_BEFORE or prev_word == "by":
             return False
