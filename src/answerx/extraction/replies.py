@@ -42,9 +42,14 @@ _NUMBER_REPLY = re.compile(
 )
 _LETTER_REPLY = re.compile(r"[(\[]?[A-J][)\].:]?")
 _LETTER_START = re.compile(r"\s*[(\[]?[A-J](?:[)\].:,]|\s*$)", re.IGNORECASE)
+# A refusal or a hedge anywhere in a short reply: it states no answer.
 _REFUSAL = re.compile(
-    r"(?:i\s+(?:do\s+not|don't|cannot|can't|am\s+not|'m\s+not)|not\s+sure|no\s+idea|unknown|"
-    r"unsure|n/?a\b|cannot\s+be\s+determined|insufficient|it\s+depends|unclear|none\b)",
+    r"\b(?:i\s+(?:do\s+not|don't|cannot|can't|am\s+not|'m\s+not|am\s+unable|'m\s+unable)|"
+    r"not\s+sure|no\s+idea|unknown|unsure|n/a|cannot|can't|unable|sorry|apolog|"
+    r"insufficient|not\s+enough|it\s+depends|unclear|no\s+answer|none\b|nothing|not\s+found|"
+    r"no\s+(?:results?|information|data|relevant))"
+    # A reply about the model itself or the next step: "I'll search again", "Let me check".
+    r"|^\s*(?:i|i'm|i've|i'll|i'd|we|we're|we'll|let\s+me|let's|please)\b",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(r"(yes|no|true|false)\b", re.IGNORECASE)
@@ -87,7 +92,7 @@ def _choice(line: str, raw: str) -> bool:
 
 def _short_text(line: str, raw: str) -> bool:
     words = line.split()
-    if not words or len(words) > _MAX_TEXT_WORDS or _REFUSAL.match(line):
+    if not words or len(words) > _MAX_TEXT_WORDS or _REFUSAL.search(line):
         return False
     if raw.endswith(("?", ":")) or any(mark in line for mark in (". ", "! ", "? ", "; ")):
         return False  # a question, a lead-in or two sentences
@@ -187,6 +192,8 @@ def leading_answer_rule(task: str) -> RuleFn | None:
             head = _YES_NO.match(text, start, end)
             if head is None or _SEPARATOR.match(text, head.end(), end) is None:
                 return None
+            if _REFUSAL.search(text, head.end(), end):
+                return None  # "No, I don't know.", "No, sorry": a refusal, not a "no"
             got = accept(head.group())
             return found(got, text, start, head.end(), start, head.end()) if got else None
         # An option's text up to one of the first separators ("Paris, France, because"); a
