@@ -99,6 +99,10 @@ def test_the_answer_after_a_think_section_is_the_whole_output() -> None:
         ("There are 13 bars.", "numeric"),  # a sentence: the fallbacks read it
         ("Adding 12 and 30 gives 42.", "auto"),
         ("I don't know", "text"),
+        ("Sorry, no idea.", "auto"),
+        ("Still nothing.", "auto"),
+        ("Let me check the table again", "auto"),
+        ("Unable to determine", "text"),
         ("Paris is the capital of France and its largest city.", "text"),
         ("<answer></answer>", "auto"),
         ("What is the total?", "text"),
@@ -106,6 +110,11 @@ def test_the_answer_after_a_think_section_is_the_whole_output() -> None:
 )
 def test_a_sentence_a_refusal_or_markup_is_no_isolated_answer(raw: str, task: str) -> None:
     assert extract(raw, task).method != "whole_output"
+
+
+@pytest.mark.parametrize("raw", ["No, I don't know.", "Yes, sorry, I cannot tell from the image."])
+def test_a_refusal_opening_with_yes_or_no_is_no_leading_answer(raw: str) -> None:
+    assert extract(raw).method != "leading_answer"
 
 
 def test_an_isolated_answer_scores_like_a_marked_one() -> None:
