@@ -6,8 +6,11 @@ candidate the task's acceptor takes. The engine runs the rules tier by tier
 (see :data:`RULES`); inside a tier the candidate that ends last wins, because
 reasoning quotes earlier drafts and the final statement comes last.
 
-Every scan is bounded (``_MAX_TRIES`` occurrences, ``_SENTENCE_WINDOW`` chars per
-candidate) so extraction stays linear on adversarial input.
+The rules of one job live in modules of their own and are listed here: the choice
+phrases (``choices.py``), other languages' markers (``languages.py``), short replies
+(``replies.py``). Every scan is bounded (``found.MAX_TRIES`` occurrences,
+``found.SENTENCE_WINDOW`` chars per candidate; a marker found by keyword with
+``str.rfind`` before any pattern runs) so extraction stays linear on adversarial input.
 """
 
 from __future__ import annotations
