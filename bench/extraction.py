@@ -27,9 +27,16 @@ Then the categories of issue 12 (``--issue12`` runs only those):
 * the bare-math table ``tests/data/bare_math.jsonl``: target ≥ 98 % math-equivalent
   (math-verify ``verify``) to the stated answer.
 
+Then the breadth table of issue 23 (``--breadth`` runs only it): one realistic set per
+class of answer statement (``tests/data/breadth``, see ``bench/breadth.py``): a choice
+however it is stated, other languages, complete short answers, short isolated answers,
+numbers in words, several values, low-confidence guesses; target ≥ 98 % agreement per
+class.
+
     python bench/extraction.py             # everything
     python bench/extraction.py --agreement # answerx agreement only (make demo)
     python bench/extraction.py --issue12   # the issue-12 categories only
+    python bench/extraction.py --breadth   # the issue-23 breadth table only
     python bench/extraction.py --timing    # median µs per item per corpus file only
                                            # (runs on older answerx too: for before/after)
     python bench/extraction.py --timing --compare /tmp/base/src
@@ -54,6 +61,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from answerx import Extraction, extract
+from breadth import CLASSES, agreement
 from corpus import CORPUS_FILES, CorpusItem, agrees, corpus_dir, load, readable_label
 
 TARGETS = {"math_l5_zeroeval": 99.0, "gsm8k_mixed": 99.5, "multiple_choice_mmlupro": 98.0}
@@ -305,6 +313,24 @@ def issue12(verify: Callable[[str, str], bool]) -> bool:
     )
 
 
+# --------------------------------------------------------------------------- issue 23
+BREADTH_TARGET = 98.0
+
+
+def breadth() -> bool:
+    """Print the breadth table (one row per class); True when every class meets the target."""
+    print(f"\n== breadth of answer statements (issue 23; target ≥ {BREADTH_TARGET:.0f}% per class)")
+    print(f"  {'class':<16}{'items':>6}{'agree%':>8}  what")
+    met = True
+    for name, (_, what, _graded) in CLASSES.items():
+        pct, n, misses = agreement(name)
+        met = met and pct >= BREADTH_TARGET
+        print(f"  {name:<16}{n:>6}{pct:>8.1f}  {what}")
+        for miss in misses:
+            print(f"      miss: {miss}")
+    return met
+
+
 def timing() -> None:
     """Median µs per item per corpus file (best of three passes): before/after figures."""
     for name in CORPUS_FILES:
@@ -370,6 +396,7 @@ def main() -> int:
         "--agreement", action="store_true", help="answerx agreement only (no baselines)"
     )
     ap.add_argument("--issue12", action="store_true", help="the issue-12 categories only")
+    ap.add_argument("--breadth", action="store_true", help="the issue-23 breadth table only")
     ap.add_argument("--timing", action="store_true", help="median time per item only")
     ap.add_argument(
         "--compare",
@@ -378,6 +405,8 @@ def main() -> int:
     )
     ap.add_argument("--passes", type=int, default=5, help="passes per file for --compare")
     args = ap.parse_args()
+    if args.breadth:  # written for the project: no corpus needed
+        return 0 if breadth() else 1
     if corpus_dir() is None:
         print("corpus not found (../shared/data/corpus): nothing to benchmark")
         return 0
@@ -439,6 +468,8 @@ def main() -> int:
         f"on one core ({total_items} items, {total_answerx_s * 1e3:.0f} ms)"
     )
     if not args.agreement and not issue12(verify):
+        missed = True
+    if not args.agreement and not breadth():
         missed = True
     return 1 if missed else 0
 

@@ -74,6 +74,7 @@ def test_no_answer_is_a_result_not_an_error() -> None:
         "valid": None,
         "problem": None,
         "unfinished": True,  # a sentence of reasoning that stops without its end
+        "value_count": 0,
     }
 
 

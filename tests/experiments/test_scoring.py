@@ -97,7 +97,8 @@ NUMERIC = [
     ("1000001", "1000000", True),  # relative: 1e-6 of a million is 1
     ("1000002", "1000000", False),
     ("25", "26", False),
-    ("twenty-six", "26", False),
+    ("twenty-six", "26", True),  # a number in words is a number (issue 23 §4)
+    ("twenty-six", "62", False),
     ("1/0", "1", False),
 ]
 

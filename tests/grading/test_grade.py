@@ -67,7 +67,8 @@ NUMERIC = [
     ("0.33", "1/3", False, "numeric_tolerance"),
     ("1000001", "1000000", True, "numeric_tolerance"),  # relative: 1e-6 of a million is 1
     ("1000002", "1000000", False, "numeric_tolerance"),
-    ("twenty-six", "26", False, "fraction"),
+    ("twenty-six", "26", True, "fraction"),  # a number in words (issue 23 §4)
+    ("twenty-six", "62", False, "numeric_tolerance"),
     (r"\sqrt{25}", "5", True, "math_verify"),  # a number only math-verify can read
 ]
 

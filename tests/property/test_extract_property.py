@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from answerx import Extraction, clean_answer, extract
 from answerx.extraction import METHODS, TASKS, repair_json_latex
+from answerx.extraction.number_words import words_value
 from extraction_checks import marker_covers_span
 
 NUMBERS = [4, 9, 10, 13]
@@ -127,6 +128,29 @@ FRAGMENTS = [
     "13",
     "24",
     "(10 - 4) * (13 - 9)",
+    # issue 23: other languages, choice phrases, number words, lists of values
+    "答案：",
+    "故选",
+    "（Ｂ）",
+    "La respuesta es ",
+    "Ответ: ",
+    "I choose ",
+    "The correct option is ",
+    "Option D is right.",
+    "three ",
+    "one hundred and ",
+    "one of the ",
+    "a dozen",
+    "x = -1, ",
+    " and ",
+    " or ",
+    "\\boxed{1} and ",
+    "\\{-1, 0, 1\\}",
+    "3,5 kg",
+    "-3,4",
+    "No, ",
+    ". A",
+    " below 40",
 ]
 
 fragment_text = st.lists(
@@ -159,6 +183,8 @@ def check_consistent(result: Extraction, raw: str, task: str, kwargs: dict[str, 
         start, end = result.span
         assert 0 <= start <= end <= len(raw)
     assert isinstance(result.unfinished, bool)
+    assert result.value_count == (0 if result.answer is None else result.value_count)
+    assert result.value_count >= (0 if result.answer is None else 1)
     if result.method == "none":
         assert result.confidence == 0.0
         assert result.reasoning == raw
@@ -179,7 +205,9 @@ def check_consistent(result: Extraction, raw: str, task: str, kwargs: dict[str, 
         assert result.problem
         if task == "multiple_choice":
             assert len(answer) == 1 and answer.isupper()
-            assert result.problem == f"letter {answer} is not an option"
+            assert result.problem == f"letter {answer} is not an option" or (
+                result.problem.startswith(f"letter {answer}, but ")  # another option's text
+            )
         elif task == "numeric":
             assert result.problem == "not a single number"
         else:
@@ -190,7 +218,7 @@ def check_consistent(result: Extraction, raw: str, task: str, kwargs: dict[str, 
         allowed = "ABCDEFGHIJ"[: len(kwargs["choices"])] if "choices" in kwargs else "ABCDEFGHIJ"
         assert len(answer) == 1 and answer in allowed
     elif task == "numeric":
-        assert _NUMERIC.fullmatch(answer), answer
+        assert _NUMERIC.fullmatch(answer) or words_value(answer) is not None, answer
     elif task == "boolean":
         assert answer in ("yes", "no")
     elif task == "game24":
@@ -311,6 +339,40 @@ ADVERSARIAL_EXTRA: dict[str, Callable[[int], str]] = {
     "control-chars": lambda n: _fill("\x0crac\x08oxed\t", n),
     "choice-letters": lambda n: _fill("(B) ", n),
 }
+# Shapes that stress the rules of issue 23 (other languages, choice phrases, short replies,
+# number words, lists of values), on the tasks whose rules they reach.
+ADVERSARIAL_BREADTH: dict[str, Callable[[int], str]] = {
+    "zh-answer": lambda n: _fill("答案：", n),
+    "zh-choose": lambda n: _fill("故选", n),
+    "full-width": lambda n: _fill("（Ｂ）", n),
+    "es-answer": lambda n: _fill("La respuesta es ", n),
+    "ru-answer": lambda n: _fill("Ответ: ", n),
+    "i-choose": lambda n: _fill("I choose ", n),
+    "option-is": lambda n: _fill("The correct option is ", n),
+    "letter-is-right": lambda n: _fill("Option D is right. ", n),
+    "it-is": lambda n: _fill("it is ", n),
+    "number-words": lambda n: _fill("three ", n),
+    "hundred-and": lambda n: _fill("one hundred and ", n),
+    "one-of": lambda n: _fill("one of the ", n),
+    "equation-list": lambda n: _fill("x = 1, ", n),
+    "boxes-and": lambda n: _fill("\\boxed{1} and ", n),
+    "spans-and": lambda n: _fill("$x = 1$, ", n),
+    "number-list": lambda n: _fill("-1, ", n),
+    "decimal-commas": lambda n: _fill("3,5 ", n),
+    "comma-digits": lambda n: _fill("1,", n),
+    "yes-comma": lambda n: _fill("No, ", n),
+    "sentence-letter": lambda n: _fill("tall. A\n", n),
+    "qualifiers": lambda n: _fill("3 of the 10 below 40 ", n),
+}
+_BREADTH_TASKS: list[tuple[str, dict[str, Any]]] = [
+    ("auto", {}),
+    ("math", {}),
+    ("numeric", {}),
+    ("multiple_choice", {"choices": ["Yes", "No", "three", "x = 1"]}),
+    ("boolean", {}),
+]
+
+
 # The shapes that took 2-4 s per 5 MB before issue 19 §7: long runs of newlines or spaces,
 # "\boxed" followed by megabytes of "{", "$" lines. Each must take at most 0.5 s per MB.
 ADVERSARIAL_RUNS: dict[str, Callable[[int], str]] = {
@@ -403,6 +465,15 @@ def test_adversarial_megabyte_is_fast_and_linear(shape: str, task: str, kwargs: 
 def test_adversarial_megabyte_more_shapes(shape: str, task: str) -> None:
     kwargs = {"numbers": NUMBERS} if task == "game24" else {}
     _check_adversarial(ADVERSARIAL_EXTRA[shape], task, kwargs)
+
+
+@pytest.mark.parametrize(
+    ("task", "kwargs"),
+    [pytest.param(task, kw, id=task) for task, kw in _BREADTH_TASKS],
+)
+@pytest.mark.parametrize("shape", list(ADVERSARIAL_BREADTH))
+def test_adversarial_megabyte_of_the_breadth_rules(shape: str, task: str, kwargs: dict) -> None:
+    _check_adversarial(ADVERSARIAL_BREADTH[shape], task, kwargs)
 
 
 @pytest.mark.parametrize("task", ["auto", "math", "multiple_choice", "game24"])

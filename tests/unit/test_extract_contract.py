@@ -17,7 +17,7 @@ JSON = '{"reasoning": "10 * 11 / 2", "answer": 55}'
 PHRASE = "Using the formula n(n + 1) / 2 with n = 10, the answer is 55."
 OUTPUT = "Input: 4 9 10 13\n13 - 9 = 4, 10 - 4 = 6, 4 * 6 = 24\nOutput: (10 - 4) * (13 - 9) = 24"
 LAST_NUMBER = "Using the formula n(n + 1) / 2 with n = 10 gives 55."
-CHOICE = "Only one option conserves energy; I pick (C)."
+CHOICE = "Only one option conserves energy: the one labelled (C)."
 BOTTOM_SCAN_24 = "13 - 9 = 4, 10 - 4 = 6, 4 * 6 = 24\n(10 - 4) * (13 - 9)"
 BOTTOM_SCAN_BOOL = "91 = 7 * 13, so 91 has divisors other than 1 and itself.\nNo, it is not prime."
 

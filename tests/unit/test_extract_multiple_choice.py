@@ -52,11 +52,11 @@ The answer is (b)."""
 @pytest.mark.parametrize(
     ("raw", "answer", "method"),
     [
-        pytest.param(PAREN, "B", "choice_letter", id="paren-B"),
+        pytest.param(PAREN, "B", "choice_phrase", id="paren-B"),
         pytest.param(RIGHT_PAREN, "B", "choice_letter", id="B-right-paren"),
-        pytest.param(BOLD, "B", "choice_letter", id="bold-B"),
+        pytest.param(BOLD, "B", "choice_phrase", id="bold-B"),
         pytest.param(BOXED, "B", "boxed", id="boxed-B"),
-        pytest.param(DOLLAR, "B", "choice_letter", id="dollar-B"),
+        pytest.param(DOLLAR, "B", "choice_phrase", id="dollar-B"),
         pytest.param(THE_ANSWER_IS, "B", "final_answer_phrase", id="the-answer-is-(B)"),
         pytest.param(ANSWER_COLON, "B", "final_answer_phrase", id="answer-colon-B"),
         pytest.param(OPTION_WORD, "C", "choice_letter", id="option-C"),
@@ -238,6 +238,12 @@ def test_article_A_in_prose_is_never_taken(raw: str) -> None:
         pytest.param(
             "Only the first option is consistent with the data, so I choose (A).",
             "A",
+            "choice_phrase",
+            id="I-choose-paren-A",
+        ),
+        pytest.param(
+            "Only the first option, (A), is consistent with the data.",
+            "A",
             "choice_letter",
             id="paren-A",
         ),
@@ -285,7 +291,7 @@ A: The answer is (A)."""
     ("raw", "answer", "method"),
     [
         pytest.param(RAMBLE_PHRASE, "B", "final_answer_phrase", id="phrase-then-Question"),
-        pytest.param(RAMBLE_LETTER, "B", "choice_letter", id="letter-then-Question"),
+        pytest.param(RAMBLE_LETTER, "B", "whole_output", id="letter-then-Question"),
         pytest.param(RAMBLE_Q, "D", "final_answer_phrase", id="phrase-then-Q"),
     ],
 )

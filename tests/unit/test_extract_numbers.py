@@ -106,15 +106,20 @@ def test_last_number_fallback_has_lower_confidence_than_a_phrase() -> None:
     assert 0.0 < fallback.confidence < phrase.confidence
 
 
-def test_number_spelled_out_is_not_a_number() -> None:
+# Issue 23 §4: a number in words is a number, returned as stated (the grader reads its value).
+def test_number_spelled_out_is_found_by_the_last_number_fallback() -> None:
     result = extract("I think it comes to twelve in the end.", "numeric")
-    assert (result.answer, result.method) == (None, "none")
+    assert (result.answer, result.method) == ("twelve", "last_number")
 
 
-def test_phrase_without_a_number_falls_back_to_the_last_number() -> None:
+def test_a_phrase_stating_a_number_in_words_is_the_answer() -> None:
     raw = "Each of the 4 boxes holds 6 cans, 24 cans in all.\nThe answer is twenty-four."
     result = extract(raw, "numeric")
-    assert (result.answer, result.method) == ("24", "last_number")
+    assert (result.answer, result.method, result.valid) == (
+        "twenty-four",
+        "final_answer_phrase",
+        True,
+    )
 
 
 @pytest.mark.parametrize(

@@ -118,6 +118,11 @@ _BARE_LETTERS = frozenset(
     form.format(letter) for letter in "ABCDEFGHIJ" for form in ("{}", "({})", "{})", "({}")
 )
 _MAX_ROUNDS = 12  # cleaning is a fixpoint loop; bounded so it is always linear
+# Full-width punctuation and letters (U+FF01-U+FF5E) and the ideographic space, as their
+# ASCII characters; full-width digits are digits already, and stay as written.
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if not 0xFF10 <= c <= 0xFF19} | {
+    0x3000: 0x20
+}
 
 
 def clean_answer(text: str) -> str:
@@ -135,6 +140,8 @@ def clean_answer(text: str) -> str:
 
 def _clean(text: str) -> str:
     """:func:`clean_answer` without its fast path for already clean candidates."""
+    if not text.isascii():
+        text = text.translate(_FULL_WIDTH)  # "（B）", "：" as CJK text writes them
     s = repair_json_latex(text).strip()  # repaired first: strip() would eat a "\f" of "\frac"
     # A round only removes characters from s: once it is printable (no control
     # character, the usual case) no later round has anything to repair.

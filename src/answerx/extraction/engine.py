@@ -12,14 +12,16 @@ from answerx.errors import InputError
 from answerx.extraction.finish import unfinished_reason
 from answerx.extraction.models import FALLBACKS, TASKS, Extraction, Fallback, Task
 from answerx.extraction.regions import answer_regions
-from answerx.extraction.rules import FALLBACK_TIER, RULES, Found, Rule, fallback_rules
+from answerx.extraction.rules import FALLBACK_TIER, Found, Rule, marker_rules, rules_for
 from answerx.extraction.tasks import Acceptor, check_task, make_acceptors
+from answerx.extraction.values import count_values
 
 __all__ = ["extract"]
 
 log = logging.getLogger("answerx.extraction")
 _GAME24_INPUT = re.compile(r"^[ \t]*Input:[ \t]*(\d+(?:[ \t]+\d+){3})[ \t]*$", re.MULTILINE)
-_RULES_FOR = {task: RULES + fallback_rules(task) for task in TASKS}
+_RULES_FOR = {task: rules_for(task) for task in TASKS}
+_MARKERS_FOR = {task: marker_rules(task) for task in TASKS}
 _LETTERS = "ABCDEFGHIJ"
 
 
@@ -76,7 +78,7 @@ def extract(
         if given:
             task, numbers = "game24", [int(n) for n in given.group(1).split()]
     stated, strict = make_acceptors(task, choices, numbers)
-    rules = RULES if fallback == "never" else _RULES_FOR[task]
+    rules = _MARKERS_FOR[task] if fallback == "never" else _RULES_FOR[task]
 
     lower = ascii_lower(raw_output)
     for region in answer_regions(raw_output, lower):
@@ -92,7 +94,7 @@ def extract(
             why = unfinished_reason(text, low, finish_reason, answer_end=found.marker_end)
             return _nothing(raw_output, task, found, unfinished=why is not None)
         if rule.tier >= FALLBACK_TIER:
-            why = unfinished_reason(text, low, finish_reason)
+            why = unfinished_reason(text, low, finish_reason, choices=choices)
             if why is not None and fallback == "auto":
                 log.debug("unfinished output (%s): fallback %s not used", why, rule.name)
                 return _nothing(raw_output, task, found, unfinished=True, guess=True)
@@ -114,17 +116,21 @@ def extract(
             raw_output=raw_output,
             valid=True,
         )
-        if found.problem is None and why is None:
-            # The usual case: problem and unfinished keep their defaults (a default
-            # costs nothing, a passed value is validated).
+        answer = found.answer
+        # Several values need a separator: most answers ("42", "B") have none, and skip the count.
+        count = count_values(answer, found.task) if " " in answer or "," in answer else 1
+        if found.problem is None and why is None and count == 1:
+            # The usual case: problem, unfinished and value_count keep their defaults (a
+            # default costs nothing, a passed value is validated).
             return result
         verdict = {
             "valid": found.problem is None,
             "problem": found.problem,
             "unfinished": why is not None,
+            "value_count": count,
         }
         return result.model_copy(update=verdict)  # our own values: nothing to revalidate
-    why = unfinished_reason(raw_output, lower, finish_reason)
+    why = unfinished_reason(raw_output, lower, finish_reason, choices=choices)
     return _nothing(raw_output, task, None, unfinished=why is not None)
 
 
@@ -143,6 +149,7 @@ def _nothing(
         reasoning=raw_output,
         raw_output=raw_output,
         unfinished=unfinished,
+        value_count=0,
     )
 
 
@@ -225,7 +232,7 @@ def _run(
             if best is not None:
                 return best, best_rule
             tier = rule.tier
-        found = rule.find(text, lower, lo, hi, strict if rule.tier >= FALLBACK_TIER else stated)
+        found = rule.find(text, lower, lo, hi, strict if rule.strict else stated)
         # Inside a tier the later statement wins; on a tie (a box inside a phrase)
         # the rule listed first keeps it.
         if found is not None and (best is None or found.end > best.end):

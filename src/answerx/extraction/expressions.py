@@ -20,9 +20,11 @@ from __future__ import annotations
 import re
 
 from answerx.extraction.latex import skip_back, skip_forward
-from answerx.extraction.tasks import Acceptor
+from answerx.extraction.numbers import read_european
+from answerx.extraction.tasks import Accepted, Acceptor
+from answerx.extraction.values import value_list
 
-__all__ = ["last_expression", "right_hand_side"]
+__all__ = ["bare_expression", "last_expression", "right_hand_side"]
 
 _SCAN = 8000  # chars before the end in which spans are paired
 _MAX_BARE = 240  # a longer output is a solution, not one expression
@@ -88,6 +90,25 @@ def _is_variable(expr: str) -> bool:
     return _VARIABLE.fullmatch(expr) is not None
 
 
+def bare_expression(text: str, lo: int, hi: int, accept: Acceptor) -> Accepted | None:
+    """What ``accept`` makes of ``text[lo:hi]`` (no surrounding space) when it is itself one
+    expression: for an equation its right-hand side (``x = 5`` gives ``5``), for a list
+    of values the whole list (``x = 1, x = 2`` gives ``1, 2``); None otherwise."""
+    if hi - lo > _MAX_BARE or not _is_one_expression(text[lo:hi]):
+        return None
+    inner = _unwrapped(text[lo:hi])
+    if not inner:
+        return None
+    european = read_european(inner) if "," in inner or " " in inner or "\\" in inner else None
+    if european is not None:
+        return accept(european)  # "2,74", "-2,5", "1 000,5": one number, European style
+    if "," in inner or " and " in inner or " or " in inner:
+        listed = value_list(inner)
+        if listed is not None:
+            return accept(listed)
+    return accept(_drop_units(right_hand_side(inner)))
+
+
 def last_expression(
     text: str, lower: str, lo: int, hi: int, accept: Acceptor
 ) -> tuple[str, str, str | None, int, int, int, int] | None:
@@ -97,11 +118,9 @@ def last_expression(
     lo = skip_forward(text, lo, hi)
     if hi <= lo:
         return None
-    if hi - lo <= _MAX_BARE and _is_one_expression(text[lo:hi]):
-        inner = _unwrapped(text[lo:hi])
-        got = accept(_drop_units(right_hand_side(inner))) if inner else None
-        if got:
-            return got.answer, got.task, got.problem, lo, hi, lo, hi
+    got = bare_expression(text, lo, hi, accept)
+    if got:
+        return got.answer, got.task, got.problem, lo, hi, lo, hi
     start = max(lo, hi - _SCAN)
     if start > lo:  # pair "$" from a paragraph start (within one more window)
         para = text.rfind("\n\n", max(lo, start - _SCAN), start)
@@ -118,6 +137,9 @@ def last_expression(
             continue  # "check: $x > 0$" is a condition, not the answer
         got = accept(_drop_units(expr))
         if got:
+            listed = _span_list(text, spans, spans.index(m), accept)
+            if listed is not None:
+                return listed
             return got.answer, got.task, got.problem, c0, c1, m.start(), m.end()
     # Plain text after the last formula: "Solving, we find x = 3."
     eq = text.rfind("=", last_span_end, hi)
@@ -125,11 +147,46 @@ def last_expression(
         end = _sentence_end(text, eq + 1, hi)
         expr = text[eq + 1 : end].strip()
         if expr and len(expr) <= 40 and _is_one_expression(expr) and any(c.isdigit() for c in expr):
+            c0 = text.index(expr, eq + 1)
+            c1 = c0 + len(expr)
+            # "x = -1, x = 2, and x = -2": the whole list of values.
+            equations = _EQUATION_LIST.search(text, max(last_span_end, c1 - _LIST_WINDOW), c1)
+            if equations is not None:
+                e0 = equations.start()
+                got = accept(text[e0:c1])
+                if got:
+                    return got.answer, got.task, got.problem, e0, c1, e0, c1
             got = accept(expr)
             if got:
-                c0 = text.index(expr, eq + 1)
-                return got.answer, got.task, got.problem, c0, c0 + len(expr), c0, c0 + len(expr)
+                return got.answer, got.task, got.problem, c0, c1, c0, c1
     return None
+
+
+# Formulas joined into one list: "$x = -1$, $x = 2$, and $x = -2$", "$1$ or $2$".
+_SPAN_JOIN = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|;\s*|(?:and|or)\s+)")
+# The same in plain text, ending where the last equation's value ends.
+_EQUATION_LIST = re.compile(
+    r"(?<![\w\\])(?:[A-Za-z]\s*=\s*[-−]?[\w./\\{}^]+\s*(?:,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+))+"
+    r"[A-Za-z]\s*=\s*[-−]?[\w./\\{}^]+$"
+)
+_LIST_WINDOW = 200
+
+
+def _span_list(
+    text: str, spans: list[re.Match[str]], i: int, accept: Acceptor
+) -> tuple[str, str, str | None, int, int, int, int] | None:
+    """The formulas before ``spans[i]`` joined to it by commas, "and" or "or", read as one
+    list with it; None when none is joined to it or the list is not one of values."""
+    j = i
+    while j > 0 and j > i - 20 and _SPAN_JOIN.fullmatch(text, spans[j - 1].end(), spans[j].start()):
+        j -= 1
+    if j == i:
+        return None
+    start, end = spans[j].start(), spans[i].end()
+    got = accept(text[start:end])
+    if got is None or got.answer == text[start:end].strip():
+        return None  # not read as a list of values: the last formula alone answers
+    return got.answer, got.task, got.problem, start, end, start, end
 
 
 _SENTENCE_STOP = re.compile(r"[.;!?](?:\s|$)|,\s|\n|\s(?:and|so|which|where|because)\s")

@@ -29,6 +29,7 @@ scan forward from their last opening), so the check is linear and cheap.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 __all__ = ["LENGTH_REASONS", "STOP_REASONS", "unfinished_reason"]
 
@@ -49,6 +50,7 @@ _LOOP_MIN = 3
 _MAX_JSON_TRIES = 32
 # A one-line text shorter than this ending in a lowercase word may be a terse note.
 _MIN_CUT_CHARS = 80
+_SHORT_REPLY = 300  # a longer output ending on an option's words was cut there
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|[a-z][.)]|Step \d+:?)\s*")
 _THINK_OPEN_END = re.compile(r"\s*>")
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>")
@@ -71,7 +73,11 @@ _SENTENCE_END = frozenset(".!?")
 
 
 def unfinished_reason(
-    text: str, lower: str, finish_reason: str | None = None, answer_end: int | None = None
+    text: str,
+    lower: str,
+    finish_reason: str | None = None,
+    answer_end: int | None = None,
+    choices: Sequence[str] | None = None,
 ) -> str | None:
     """Why ``text`` looks unfinished, or None when it looks finished.
 
@@ -79,7 +85,9 @@ def unfinished_reason(
     the provider's, when known (it decides on its own when it names a length or a
     normal stop). ``answer_end`` is where an explicit marker's answer ends: an output
     whose last line states the answer ended there by choice, however that line ends
-    ("The answer is (B)"), so only open structure can make it unfinished."""
+    ("The answer is (B)"), so only open structure can make it unfinished. A last line
+    that ends in an option letter on its own ("… is the tallest. A") or in the text of
+    one of ``choices`` ends a reply, not a thought."""
     if finish_reason is not None:
         reason = finish_reason.strip().lower()
         if reason in LENGTH_REASONS:
@@ -95,7 +103,7 @@ def unfinished_reason(
             return None
         if end - answer_end < 200 and not _CLOSERS.sub("", text[answer_end:end]):
             return None
-    return _cut_ending(text) or _looping(text)
+    return _cut_ending(text, choices) or _looping(text)
 
 
 def _open_structure(text: str, lower: str, answer_end: int | None = None) -> str | None:
@@ -157,7 +165,7 @@ def _last_think_open(lower: str) -> int:
     return -1
 
 
-def _cut_ending(text: str) -> str | None:
+def _cut_ending(text: str, choices: Sequence[str] | None = None) -> str | None:
     end = len(text.rstrip())
     if end == 0:
         return None
@@ -195,7 +203,8 @@ def _cut_ending(text: str) -> str | None:
         and word.group(1).lower() in _DANGLING_WORDS
         and (len(line.split()) >= 2 or "\n" in text[:end])
     ):
-        return "cut mid-sentence"
+        # "… is the tallest. A" ends on an option letter, not on the article "A".
+        return None if _ends_with_a_choice(line, text, choices) else "cut mid-sentence"
     # A finished reasoning text ends its last sentence ("."), formula ("$", "\\]") or
     # block; a prose line (two words or more) that stops on a letter or a digit was
     # cut ("Jana ha", "5 hours * 1"). A last line that is only an answer ("Paris",
@@ -203,11 +212,36 @@ def _cut_ending(text: str) -> str | None:
     # _MIN_CUT_CHARS (a terse note).
     if last.isalnum():
         if "\n" in text[:end] or end >= _MIN_CUT_CHARS:
-            if len(_PROSE_WORD.findall(line)) >= 2:
-                return "cut mid-sentence"
-        elif len(line.split()) > 3 and len(_PROSE_WORD.findall(line)) >= 2:
-            return "cut mid-sentence"  # a one-line sentence of reasoning, not a terse answer
+            cut = len(_PROSE_WORD.findall(line)) >= 2
+        else:  # a one-line sentence of reasoning, not a terse answer
+            cut = len(line.split()) > 3 and len(_PROSE_WORD.findall(line)) >= 2
+        # Checked last (it is the dearest): a line that ends on an option is a reply.
+        if cut and not _ends_with_a_choice(line, text, choices):
+            return "cut mid-sentence"
     return None
+
+
+def _ends_with_a_choice(line: str, text: str, choices: Sequence[str] | None) -> bool:
+    """The line ends with an option letter on its own after a sentence ("… tallest. A",
+    "Final: (C)"), or a short reply ends with one option's whole text ("… so it is March
+    and April")."""
+    if _LETTER_AT_END.search(line):
+        return True
+    if not choices or len(text) > _SHORT_REPLY:
+        return False  # reasoning cut after an option's words is still cut
+    tail = " ".join(line[-300:].lower().split())
+    for text in choices:
+        option = " ".join(text.lower().split()).rstrip(".")
+        if (
+            len(option) >= 2
+            and tail.endswith(option)
+            and not tail[-len(option) - 1 : -len(option)].isalnum()
+        ):
+            return True
+    return False
+
+
+_LETTER_AT_END = re.compile(r"(?:^|[.!?:;])[ \t]*\(?[A-J]\)?$")
 
 
 def _open_math(para: str) -> bool:

@@ -19,9 +19,14 @@ Method = Literal[
     "json_answer",
     "final_answer_phrase",
     "output_line",
+    "choice_phrase",
+    "whole_output",
+    "leading_answer",
     "choice_letter",
+    "choice_text",
     "last_expression",
     "last_number",
+    "number_guess",
     "bottom_scan",
     "structured_llm",
     "none",
@@ -85,6 +90,15 @@ class Extraction(BaseModel):
         description=(
             "The output was cut off or never finished (token limit, unclosed <think> or "
             "JSON string, cut mid-sentence or mid-formula, looping text)."
+        ),
+    )
+    value_count: int = Field(
+        default=1,
+        ge=0,
+        description=(
+            "How many values the answer states: 1 for a number, an expression, a letter, "
+            "an interval or one ordered pair; 3 for '-1, 0, 1' or '\\{-1, 0, 1\\}'; 2 for "
+            "'(1, 3), (4, 0)' or 'a = 7, b = 3'; 0 when there is no answer."
         ),
     )
 

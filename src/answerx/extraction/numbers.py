@@ -1,8 +1,11 @@
-"""Reading numbers the way GSM8K-style answers write them ("$1,234.50", "-3", "50%", "3/4")."""
+"""Reading numbers the way answers write them: "$1,234.50", "-3", "50%", "3/4", "2,74", and
+in words ("three", "twenty-one", "one hundred and five", "a dozen", "half")."""
 
 from __future__ import annotations
 
 import re
+
+from answerx.extraction.number_words import stated_number_words
 
 __all__ = ["NUMBER", "canonical_number", "read_european", "single_number"]
 
@@ -56,6 +59,11 @@ _SPACED_THOUSANDS = re.compile(
     r"[-−]?\d{1,3}(?:(?: |\u00a0|\u202f|\\,|\\ |~|\{,\})\d{3})+(?:[.,]\d+)?"
 )
 _SPACES = re.compile(r" |\u00a0|\u202f|\\,|\\ |~|\{,\}")
+# A decimal comma with a currency or a unit around it: "4,35 €", "€ 4,35", "3,5 kg".
+_WITH_UNIT = re.compile(
+    r"(€|£|\\?\$|R\$)?\s*([-−]?\d+,(?:\d{1,2}|\d{4,}))"
+    r"\s*(€|£|%|\\%|[a-zA-Zµ°]{1,12}\.?(?:[ \t]+[a-zA-Z]{1,12}){0,2})?"
+)
 
 
 def read_european(text: str) -> str | None:
@@ -64,6 +72,8 @@ def read_european(text: str) -> str | None:
 
     >>> read_european("1 000"), read_european("2,74"), read_european("1,000")
     ('1000', '2.74', None)
+    >>> read_european("4,35 €"), read_european("3,5 kg")
+    ('4.35', '3.5')
     """
     s = text.strip()
     if _DECIMAL_COMMA.fullmatch(s):
@@ -73,6 +83,9 @@ def read_european(text: str) -> str | None:
         if digits.count(",") == 1 and "." not in digits:
             digits = digits.replace(",", ".")
         return _normalise(digits)
+    priced = _WITH_UNIT.fullmatch(s) if "," in s else None
+    if priced is not None and (priced.group(1) or priced.group(3)):
+        return _normalise(priced.group(2).replace(",", "."))  # "4,35 €", "3,5 kg"
     return None
 
 
@@ -109,4 +122,8 @@ def single_number(text: str) -> tuple[str | None, int]:
         return _normalise(matches[0].group("num")), 1
     if count == 1:
         return _normalise(_DIGITS.findall(covered)[0]), 1
+    if count == 0:
+        words = stated_number_words(text)
+        if words is not None:  # "three", "about twenty-one years": the words as stated
+            return text[words[0] : words[1]], 1
     return None, count

@@ -6,25 +6,46 @@ candidate the task's acceptor takes. The engine runs the rules tier by tier
 (see :data:`RULES`); inside a tier the candidate that ends last wins, because
 reasoning quotes earlier drafts and the final statement comes last.
 
-Every scan is bounded (``_MAX_TRIES`` occurrences, ``_SENTENCE_WINDOW`` chars per
-candidate) so extraction stays linear on adversarial input.
+The rules of one job live in modules of their own and are listed here: the choice
+phrases (``choices.py``), other languages' markers (``languages.py``), short replies
+(``replies.py``). Every scan is bounded (``found.MAX_TRIES`` occurrences,
+``found.SENTENCE_WINDOW`` chars per candidate; a marker found by keyword with
+``str.rfind`` before any pattern runs) so extraction stays linear on adversarial input.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import replace
 from itertools import islice
-from typing import NamedTuple
 
+from answerx.extraction.choices import choice_phrase, final_option_text
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.expressions import last_expression
-from answerx.extraction.latex import find_boxes, skip_back
-from answerx.extraction.models import Method
+from answerx.extraction.found import (
+    FALLBACK_TIER,
+    MAX_TRIES,
+    Found,
+    Rule,
+    RuleFn,
+    accept_words,
+    found,
+    last_matches,
+)
+from answerx.extraction.languages import foreign_phrase
+from answerx.extraction.latex import find_boxes, skip_back, skip_forward
+from answerx.extraction.number_words import number_word_spans
 from answerx.extraction.numbers import NUMBER
+from answerx.extraction.replies import leading_answer_rule, whole_output_rule
+from answerx.extraction.sentences import NOT_AN_ANSWER, take_sentence
 from answerx.extraction.tasks import Accepted, Acceptor
+from answerx.extraction.values import (
+    BOX_JOIN,
+    comma_is_decimal,
+    decimal_comma_language,
+)
 
 __all__ = [
     "FALLBACK_TIER",
@@ -33,55 +54,14 @@ __all__ = [
     "Rule",
     "decode_json_string",
     "fallback_rules",
+    "marker_rules",
+    "rules_for",
     "take_sentence",
 ]
 
-#: Rules of this tier and above are fallbacks: they guess from the reasoning when no
-#: explicit marker states an answer, so they need the task's shape and a finished output.
-FALLBACK_TIER = 800
-
-_MAX_TRIES = 24  # occurrences of one marker tried before giving up on it
+_MAX_TRIES = MAX_TRIES
 # Boxes: each rejected box may rescan to its closing brace, so try fewer.
 _MAX_BOX_TRIES = 8
-_SENTENCE_WINDOW = 400  # chars after a phrase marker that may hold its answer
-
-
-class Found(NamedTuple):
-    """A candidate a rule found and the task's acceptor took.
-
-    (A NamedTuple rather than a frozen dataclass: it is built on the hot path,
-    and a NamedTuple is several times cheaper to construct.)
-    """
-
-    answer: str
-    task: str
-    candidate: str
-    start: int  # candidate span in raw_output
-    end: int
-    marker_start: int  # whole marker span (removed from `reasoning`)
-    marker_end: int
-    weak: bool = False  # e.g. an <answer> block cut off before its closing tag
-    problem: str | None = None  # why the stated answer is not well-formed (None: it is)
-
-    @property
-    def stated_empty(self) -> bool:
-        """The model explicitly gave an empty answer (``"answer": ""``): no answer,
-        and no fallback may guess one from the reasoning."""
-        return self.answer == ""
-
-
-# (text, ascii-lowercased text of the same length, lo, hi, acceptor) -> Found | None
-RuleFn = Callable[[str, str, int, int, Acceptor], Found | None]
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One row of the rule table: its reported name, tier and base confidence."""
-
-    name: Method
-    tier: int
-    confidence: float
-    find: RuleFn
 
 
 # --------------------------------------------------------------------------- answer blocks
@@ -135,7 +115,7 @@ def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> F
         got = _accept_block(text, o_end, c_start, accept)
         if got:
             (a, c0, c1) = got
-            return Found(a.answer, a.task, text[c0:c1], c0, c1, o_start, c_end, problem=a.problem)
+            return found(a, text, c0, c1, o_start, c_end)
     # An output cut off inside its final block: "<answer>42" at the very end.
     o_start, o_end = opens[-1]
     if (close_starts and close_starts[-1] > o_start) or _MENTION_AFTER.match(text, o_end, hi):
@@ -145,23 +125,60 @@ def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> F
     got = _accept_block(text, o_end, hi, accept)
     if got:
         (a, c0, c1) = got
-        return Found(a.answer, a.task, text[c0:c1], c0, c1, o_start, hi, True, a.problem)
+        return found(a, text, c0, c1, o_start, hi)._replace(weak=True)
     return None
 
 
 # --------------------------------------------------------------------------- \boxed{}
 def boxed(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
-    """The last complete ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces allowed)."""
+    """The last complete ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces allowed), with the
+    boxes just before it that it lists values with (``\\boxed{a = 7}`` and
+    ``\\boxed{b = 3}``, ``\\boxed{1} \\text{ or } \\boxed{2}``)."""
     if "\\" not in text or ("\\boxed" not in text and "\\fbox" not in text):
         return None  # a backslash's memchr first: many outputs have none
-    for marker, c0, c1 in islice(find_boxes(text, lo, hi), _MAX_BOX_TRIES):
+    boxes = find_boxes(text, lo, hi)
+    for marker, c0, c1 in islice(boxes, _MAX_BOX_TRIES):
         got = accept(text[c0:c1])
         if got:
             end = c1 + 1 if text[c1 : c1 + 1] == "}" else c1
+            # A box listed with earlier ones closes right before it (one rfind spares the
+            # usual lone box the brace matching of the box before it).
+            if text.rfind("}", max(lo, marker - _BOX_JOIN_CHARS), marker) != -1:
+                listed = _box_list(text, marker, c0, c1, boxes, accept)
+                if listed is not None:
+                    return listed._replace(marker_end=end)
             return Found(
-                got.answer, got.task, text[c0:c1], c0, c1, marker, end, problem=got.problem
+                got.answer, got.task, text[c0:c1], c0, c1, marker, end, got.weak, got.problem
             )
     return None
+
+
+_BOX_JOIN_CHARS = 60
+
+
+def _box_list(
+    text: str,
+    marker: int,
+    c0: int,
+    c1: int,
+    earlier: Iterator[tuple[int, int, int]],
+    accept: Acceptor,
+) -> Found | None:
+    """The boxes before the one at ``marker`` joined to it by "and", "or" or a comma, read
+    as one list of values; None when no box is joined to it (or the task takes no list)."""
+    contents = [text[c0:c1].strip()]
+    first_marker, first_c0 = marker, c0
+    for prev_marker, p0, p1 in islice(earlier, _MAX_BOX_TRIES):
+        between = text[p1 + 1 : first_marker]
+        if len(between) > _BOX_JOIN_CHARS or BOX_JOIN.fullmatch(between) is None:
+            break
+        contents.append(text[p0:p1].strip())
+        first_marker, first_c0 = prev_marker, p0
+    values = list(dict.fromkeys(reversed(contents)))  # in order, each value once
+    if len(values) < 2:
+        return None
+    got = accept(", ".join(values))
+    return found(got, text, first_c0, c1, first_marker, c1) if got else None
 
 
 # --------------------------------------------------------------------------- JSON answer
@@ -213,14 +230,14 @@ def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
     with a character class was most of a JSON output's extraction time. A text with
     many "answer"s that are no key is left to the regex after a few, so the worst
     case stays one scan at C speed."""
-    found: list[tuple[int, int]] = []
+    keys: list[tuple[int, int]] = []
     end = hi
     for _ in range(_MAX_KEY_PROBES):
-        if len(found) >= _MAX_TRIES:
-            return found
+        if len(keys) >= _MAX_TRIES:
+            return keys
         at = lower.rfind("answer", lo, end)
         if at == -1:
-            return found
+            return keys
         end = at  # "answer" cannot overlap itself: the next hit ends before this one
         quote = lower[at + 6 : at + 7]
         if at + 7 > hi or quote not in ('"', "'"):
@@ -237,14 +254,14 @@ def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
             continue
         tail = _JSON_KEY_TAIL.match(lower, at + 7, hi)
         if tail is not None:
-            found.append((start, tail.end()))
+            keys.append((start, tail.end()))
     # The keys whose "answer" starts before `end` (every hit from `end` on was checked).
     rest = [
         m.span()
         for m in _JSON_KEY.finditer(lower, lo, hi)
         if m.start() + (1 if lower.startswith("answer", m.start() + 1) else 7) < end
     ]
-    return (found + rest[::-1])[:_MAX_TRIES]
+    return (keys + rest[::-1])[:_MAX_TRIES]
 
 
 _MAX_KEY_PROBES = 64
@@ -283,9 +300,7 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
                 continue
         got = accept(raw)
         if got:
-            return Found(
-                got.answer, got.task, text[c0:c1], c0, c1, key_start, m_end, problem=got.problem
-            )
+            return found(got, text, c0, c1, key_start, m_end)
     return None
 
 
@@ -299,85 +314,7 @@ _PHRASE_TAIL = re.compile(  # matched on `lower`
 _PHRASE_TO = re.compile(r"\s+(?:to|for)\s+(?:(['\"“‘]).{1,300}?['\"”’]|[^.\n]{1,120}?)\s+is\b\s*:?")
 _GSM8K_MARK = re.compile(r"^[ \t]*####(?!#)", re.MULTILINE)
 _FINAL_A_LINE = re.compile(r"^[ \t]*A:[ \t]*(\S.*?)\s*$", re.MULTILINE)
-_SENTENCE_BREAK = re.compile(
-    r",\s+(?:because|since|which|as|so|and\s+therefore|but|where|given|that|if|when)\b"
-    r"|\s+(?:because|since)\b",
-    re.IGNORECASE,
-)
-_WHOLE_SENTENCE_TOKEN = re.compile(
-    r"(\(?[A-Za-z0-9]{1,12}\)?|-?\d{1,12}(?:\.\d{1,12})?)(?:[.!?;]?(?:\s*$|\n)|[.!?;]\s)"
-)
-_NOT_AN_ANSWER = re.compile(r"(?:not|never|unclear|unknown|undefined by)\b")  # on `lower`
-_SPECIAL = re.compile(r"[$\\{}()\[\]\n.!?;]")
-
-
-def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
-    """The span of the answer that starts at ``pos``: up to the end of its sentence.
-
-    Hand-written scanner (a regex cannot track nesting): it never cuts inside
-    ``$…$``, ``\\(…\\)``, ``\\[…\\]``, braces, brackets or parentheses, and never at a
-    decimal point (``3.5.`` ends after ``3.5``). It jumps from one special
-    character to the next, so plain prose costs nothing in Python.
-    """
-    end_limit = min(hi, pos + _SENTENCE_WINDOW)
-    # The answer may start on a following line ("The final answer is:\n\n\\[ 5 \\]").
-    while pos < end_limit and text[pos] in " \t\r\n*_":
-        pos += 1
-    # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
-    simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
-    if simple:
-        return pos, simple.end(1)
-    start = end = pos
-    depth = 0
-    math: str | None = None  # the closing delimiter of the math mode we are in
-    i = start
-    while True:
-        m = _SPECIAL.search(text, i, end_limit)
-        if m is None:
-            end = end_limit
-            break
-        i = m.start()
-        c = text[i]
-        end = i
-        if math is not None:
-            if text.startswith(math, i):
-                i += len(math)
-                math = None
-            elif c == "\n" and text.startswith("\n", i + 1):
-                break  # a blank line ends even an unclosed formula
-            else:
-                i += 2 if c == "\\" else 1
-            continue
-        if c == "$":
-            math = "$$" if text.startswith("$$", i) else "$"
-            i += len(math)
-            continue
-        if c == "\\":
-            nxt = text[i + 1 : i + 2]
-            if nxt in ("(", "["):
-                math = "\\)" if nxt == "(" else "\\]"
-            i += 2
-            continue
-        if c in "{([":
-            depth += 1
-        elif c in "})]":
-            if depth == 0:
-                break
-            depth -= 1
-        elif c == "\n":
-            if depth == 0 or text.startswith("\n", i + 1):
-                break
-        elif depth == 0:  # one of . ! ? ;
-            nxt = text[i + 1 : i + 2]
-            if c == "." and nxt.isdigit() and text[i - 1 : i].isdigit():
-                pass  # a decimal point
-            elif nxt == "" or nxt.isspace() or nxt in "*_\"'":
-                break
-        i += 1
-    brk = _SENTENCE_BREAK.search(text, start, end)
-    if brk:
-        end = brk.start()
-    return start, end
+_NOT_AN_ANSWER = NOT_AN_ANSWER
 
 
 def _phrase_head(lower: str, lo: int, at: int) -> int:
@@ -394,20 +331,20 @@ def _phrase_head(lower: str, lo: int, at: int) -> int:
 
 def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """(marker position, answer start) of the last phrase markers, last first."""
-    found: list[tuple[int, int]] = []
+    markers: list[tuple[int, int]] = []
     if "#" in text and "####" in text:  # "#": one memchr, cheaper than the scan
-        found.extend((m.start(), m.end()) for m in _GSM8K_MARK.finditer(text, lo, hi))
+        markers.extend((m.start(), m.end()) for m in _GSM8K_MARK.finditer(text, lo, hi))
     end = hi
-    while len(found) < _MAX_TRIES * 2:
+    while len(markers) < _MAX_TRIES * 2:
         at = lower.rfind("answer", lo, end)
         if at == -1:
             break
         end = at
         tail = _PHRASE_TAIL.match(lower, at + 6, hi) or _PHRASE_TO.match(lower, at + 6, hi)
         if tail is not None:
-            found.append((at, tail.end()))
-    found.sort(reverse=True)
-    return found[:_MAX_TRIES]
+            markers.append((at, tail.end()))
+    markers.sort(reverse=True)
+    return markers[:_MAX_TRIES]
 
 
 def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
@@ -418,15 +355,17 @@ def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Accepto
         if m:
             got = accept(m.group(1))
             if got:
+                c0, c1 = m.span(1)
                 return Found(
                     got.answer,
                     got.task,
                     m.group(1),
-                    m.start(1),
-                    m.end(1),
+                    c0,
+                    c1,
                     m.start(),
                     m.end(),
-                    problem=got.problem,
+                    got.weak,
+                    got.problem,
                 )
     for at, after in _phrase_markers(text, lower, lo, hi):
         c0, c1 = take_sentence(text, after, hi)
@@ -434,16 +373,8 @@ def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Accepto
             continue  # "the answer is not 12", "is the answer 12?"
         got = accept(text[c0:c1])
         if got:
-            return Found(
-                got.answer,
-                got.task,
-                text[c0:c1],
-                c0,
-                c1,
-                _phrase_head(lower, lo, at),
-                c1,
-                problem=got.problem,
-            )
+            head = _phrase_head(lower, lo, at)
+            return Found(got.answer, got.task, text[c0:c1], c0, c1, head, c1, got.weak, got.problem)
     return None
 
 
@@ -478,9 +409,7 @@ def output_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
         c1 = c0 + (eq.start() if eq else len(value))
         got = accept(text[c0:c1])
         if got:
-            return Found(
-                got.answer, got.task, text[c0:c1], c0, c1, m.start(), m.end(), problem=got.problem
-            )
+            return found(got, text, c0, c1, m.start(), m.end())
     return None
 
 
@@ -490,32 +419,15 @@ _CHOICE_FORMS = re.compile(
     r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$",
     re.MULTILINE,
 )
+_CHOICE_GROUPS = range(1, 7)
+# A sentence, then the letter on its own at the very end: "… so the left bar is the
+# tallest. A" (read on the last line only: an extra form costs the whole scan above).
+_LETTER_AFTER_SENTENCE = re.compile(r"(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$")
+_LAST_LINE_CHARS = 400
 
 
 _A_TO_J = re.compile("[A-J]")
 _DIGIT = re.compile("[0-9]")
-
-
-def _last_matches(
-    pattern: re.Pattern[str], text: str, lo: int, hi: int, needs: re.Pattern[str] | None = None
-) -> list[re.Match[str]]:
-    """The last matches of ``pattern`` in ``text[lo:hi]``, last first, found by searching
-    windows that grow from the end, so a match near the end costs little. ``needs`` is a
-    character class every match contains: one fast scan for it spares megabytes of
-    text without it (all braces, all newlines) the slower full pattern."""
-    if hi - lo > 65_536 and needs is not None and needs.search(text, lo, hi) is None:
-        return []
-    window = 512
-    while True:
-        start = max(lo, hi - window)
-        # A match near the window's start may be cut short by it: keep only those
-        # well inside, and widen the window when there are none.
-        found = [
-            m for m in pattern.finditer(text, start, hi) if start == lo or m.start() > start + 64
-        ]
-        if found or start == lo:
-            return found[::-1][:_MAX_TRIES]
-        window *= 4
 
 
 _BIG = 65_536
@@ -529,10 +441,10 @@ def _last_choice_forms(text: str, lo: int, hi: int) -> list[re.Match[str]]:
     with ``str.rfind``, C speed) instead of running the slow pattern over megabytes."""
     last = {c: text.rfind(c, lo, hi) for c in _LETTERS_AJ}
     last = {c: p for c, p in last.items() if p != -1}
-    found: list[re.Match[str]] = []
+    hits: list[re.Match[str]] = []
     seen: set[tuple[int, int]] = set()
     for _ in range(_MAX_PROBES):
-        if not last or len(found) >= _MAX_TRIES:
+        if not last or len(hits) >= _MAX_TRIES:
             break
         letter, p = max(last.items(), key=lambda item: item[1])
         nxt = text.rfind(letter, lo, p)
@@ -543,27 +455,31 @@ def _last_choice_forms(text: str, lo: int, hi: int) -> list[re.Match[str]]:
         newline = text.find("\n", p, min(hi, p + 256))
         end = newline if newline != -1 else min(hi, p + 256)
         for m in _CHOICE_FORMS.finditer(text, max(lo, p - 64), end):
-            if any(m.start(g) == p for g in range(1, 7)) and m.span() not in seen:
+            if any(m.start(g) == p for g in _CHOICE_GROUPS) and m.span() not in seen:
                 seen.add(m.span())
-                found.append(m)
-    return found
+                hits.append(m)
+    return hits
 
 
 def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last choice letter written as a choice: "(B)", "B)", "**B**", "$B$", a lone line."""
-    found = (
-        _last_matches(_CHOICE_FORMS, text, lo, hi, _A_TO_J)
+    matches = (
+        last_matches(_CHOICE_FORMS, text, lo, hi, _A_TO_J)
         if hi - lo <= _BIG
         else _last_choice_forms(text, lo, hi)
     )
-    for m in found:
-        group = next(g for g in range(1, 7) if m.group(g))
+    last = _last_line(text, lo, hi)
+    if last is not None:
+        end = last[1]
+        tail = _LETTER_AFTER_SENTENCE.search(text, max(last[0], end - _LAST_LINE_CHARS), end)
+        got = accept(tail.group(1)) if tail is not None else None
+        if tail is not None and got:
+            return found(got, text, tail.start(1), tail.end(1), tail.start(1), tail.end())
+    for m in matches:
+        group = next(g for g in _CHOICE_GROUPS if m.group(g))
         got = accept(m.group(group))
         if got:
-            return Found(
-                got.answer, got.task, m.group(group), m.start(group), m.end(group),
-                m.start(), m.end(), problem=got.problem,
-            )  # fmt: skip
+            return found(got, text, m.start(group), m.end(group), m.start(), m.end())
     return None
 
 
@@ -577,15 +493,58 @@ def last_expression_rule(text: str, lower: str, lo: int, hi: int, accept: Accept
 
 
 def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
-    """The last number in the text (a low-confidence fallback)."""
-    for m in _last_matches(NUMBER, text, lo, hi, _DIGIT)[:1]:
+    """The last number in the text, in digits or in words ("three objects left"): a
+    low-confidence fallback."""
+    digits = last_matches(NUMBER, text, lo, hi, _DIGIT)[:1]
+    after = digits[0].end("num") if digits else lo
+    # Words count only after the last number in digits, near the end (bounded).
+    words = _last_words(text, lower, max(after, hi - _WORDS_WINDOW), hi)
+    if words is not None:
+        got = accept_words(text[words[0] : words[1]], accept)
+        if got:
+            return found(got, text, words[0], words[1], words[0], words[1])
+    for m in digits:
         start, end = m.start("num"), m.end("num")
+        decimal = _decimal_comma_start(text, lo, start, end)
+        if decimal is not None:  # "Soit 3,5 kg": the number is 3.5, not 5
+            got = accept(text[decimal:end].replace(",", "."))
+            if got:
+                return found(got, text, decimal, end, decimal, end)
         got = accept(text[start:end])
         if got:
-            return Found(
-                got.answer, got.task, text[start:end], start, end, start, end, problem=got.problem
-            )
+            return found(got, text, start, end, start, end)
     return None
+
+
+_WORDS_WINDOW = 240  # a number in words answers at the end of a short reply
+_COMMA_HEAD = re.compile(r"(?<![\d,.])[-−]?\d+,$")
+
+
+def _decimal_comma_start(text: str, lo: int, start: int, end: int) -> int | None:
+    """Where the number ending at ``end`` starts when the digits at ``start`` are the
+    decimals of a decimal comma ("3,5 kg", "4,35 €", "Donc x = 2,5."), else None."""
+    if text[start - 1 : start] != "," or start - 1 <= lo:
+        return None
+    head = _COMMA_HEAD.search(text, max(lo, start - 16), start)
+    if head is None:
+        return None
+    number = text[head.start() : end]
+    before, after = text[max(lo, head.start() - 4) : head.start()], text[end : end + 16]
+    if comma_is_decimal(number, before, after) or (
+        end - start != 3 and decimal_comma_language(text[lo:end])
+    ):
+        return head.start()
+    return None
+
+
+def _last_words(text: str, lower: str, lo: int, hi: int) -> tuple[int, int] | None:
+    if hi <= lo or not _HAS_LETTERS.search(lower, lo, hi):
+        return None
+    spans = number_word_spans(text, lower, lo, hi)
+    return spans[-1] if spans else None
+
+
+_HAS_LETTERS = re.compile("[a-z]")
 
 
 # A number that closes a LaTeX fraction's denominator: "$\\frac{1}{2}$" ends on "2",
@@ -599,18 +558,18 @@ def last_number_or_fraction_rule(
 ) -> Found | None:
     """``last_number`` for ``numeric``, reading a last LaTeX fraction as one number
     (``\\frac{1}{2}`` gives ``1/2``, as it does after a marker), not its denominator."""
-    found = last_number_rule(text, lower, lo, hi, accept)
-    if found is None:
+    last = last_number_rule(text, lower, lo, hi, accept)
+    if last is None:
         return None
-    after = _FRAC_AFTER.match(text, found.end, hi)
-    before = _FRAC_BEFORE.search(text, max(lo, found.start - 80), found.start)
+    after = _FRAC_AFTER.match(text, last.end, hi)
+    before = _FRAC_BEFORE.search(text, max(lo, last.start - 80), last.start)
     if after is None or before is None:
-        return found
+        return last
     start, end = before.start(), after.end()
     got = accept(text[start:end])
     if not got:
-        return found
-    return Found(got.answer, got.task, text[start:end], start, end, start, end, problem=got.problem)
+        return last
+    return found(got, text, start, end, start, end)
 
 
 def bottom_scan(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
@@ -627,16 +586,7 @@ def bottom_scan(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
             got = accept(line)
             if got:
                 s = start + (len(line) - len(line.lstrip()))
-                return Found(
-                    got.answer,
-                    got.task,
-                    line.strip(),
-                    s,
-                    s + len(line.strip()),
-                    start,
-                    end,
-                    problem=got.problem,
-                )
+                return found(got, text, s, s + len(line.strip()), start, end)
         end = start
     return None
 
@@ -656,29 +606,126 @@ def final_yes_no_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor)
     return Found(answer, "boolean", m.group(1), m.start(1), m.end(1), line[0], line[1])
 
 
+# --------------------------------------------------------------------------- guesses
+# What makes a sentence answer's last number a qualifier rather than the answer: "with
+# values below 40", "taller than 50", "3 of the 10 cities", "between 10 and 20", "out of 30".
+_QUALIFIER_BEFORE = re.compile(
+    r"(?:\b(?:below|above|under|over|than|per|within|beyond|exceeding|exceeds|exceed|least|"
+    r"most|up\s+to|out\s+of|among|after|before|since|until|outside|inside|except|besides|"
+    r"with|across|during)"
+    r"|\bbetween\s+\S+\s+and|\bfrom\s+\S+\s+to|\d\s+(?:[a-z]+\s+)?of)"
+    r"[ \t]+(?:the[ \t]+)?(?:(?:first|last|next|other|remaining)[ \t]+)?(?:\\?\$|€|£)?[ \t]*$"
+)
+_SHORT_REPLY = 240  # a longer output is reasoning, whose last number is its usual answer
+
+
+def number_guess_rule(last: RuleFn) -> RuleFn:
+    """``last`` (a last-number rule) for a short sentence answer that states several
+    numbers and whose last one qualifies something ("There are 13 bars with values below
+    40.", "3 of the 10 cities"): which number answers cannot be read by rules, so the
+    result is reported as a guess (``number_guess``, low confidence) for two-stage
+    extraction or a judge to take over. None in every other case (then ``last_number``
+    answers)."""
+
+    def number_guess(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+        end = skip_back(text, lo, hi)
+        start = skip_forward(text, lo, end)
+        if end - start > _SHORT_REPLY or text.count("\n", start, end) > 1:
+            return None
+        got = last(text, lower, start, end, accept)
+        if got is None or not _QUALIFIER_BEFORE.search(
+            lower, max(start, got.start - 24), got.start
+        ):
+            return None
+        before = NUMBER.search(text, start, got.start) or number_word_spans(
+            text, lower, start, got.start
+        )
+        return got if before else None
+
+    return number_guess
+
+
+# A list of numbers ending at the last one: "-1, 0 and 1", "2, 3, 5, or 7".
+_NUMBER_LIST = re.compile(
+    r"(?<![\w.,])[-−]?\d+(?:\.\d+)?(?:[ \t]*,[ \t]+[-−]?\d+(?:\.\d+)?)*"
+    r"(?:,?[ \t]+(?:and|or)[ \t]+|[ \t]*,[ \t]+)[-−]?\d+(?:\.\d+)?$"
+)
+_LIST_WINDOW = 160
+
+
+def last_values_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """``last_number`` for ``math``, reading a last list of numbers whole ("the integer
+    values are -1, 0 and 1" gives ``-1, 0, 1``), not its last member."""
+    last = last_number_rule(text, lower, lo, hi, accept)
+    if last is None or not text[last.start : last.end].lstrip("-−").replace(".", "").isdigit():
+        return last
+    listed = _NUMBER_LIST.search(text, max(lo, last.start - _LIST_WINDOW), last.end)
+    if listed is None:
+        return last
+    start, end = listed.start(), last.end
+    # "(2, -3)" or "[1, 4]": the tuple or interval the numbers are written in.
+    opening = text[start - 1 : start] if start > lo else ""
+    if opening in ("(", "[") and text[end : end + 1] in (")", "]"):
+        start, end = start - 1, end + 1
+    got = accept(text[start:end])
+    return found(got, text, start, end, start, end) if got else last
+
+
+# --------------------------------------------------------------------------- the table
 RULES: tuple[Rule, ...] = (
     Rule("answer_block", 100, 0.95, answer_block),
     Rule("boxed", 200, 0.95, boxed),
     Rule("json_answer", 200, 0.95, json_answer),
     Rule("final_answer_phrase", 300, 0.9, final_answer_phrase),
     Rule("output_line", 300, 0.85, output_line),
+    # The same phrases in other languages: tried only when no English marker answered.
+    Rule("final_answer_phrase", 350, 0.9, foreign_phrase),
 )
-"""Explicit markers, by tier. Within a tier the candidate that ends last wins."""
+"""Explicit markers of every task, by tier. Within a tier the candidate that ends last wins."""
+
+
+def _task_markers(task: str) -> tuple[Rule, ...]:
+    """Markers of one task: the multiple-choice phrases, and short replies that are
+    their own answer (the whole output, or its opening words)."""
+    rules = []
+    if task in ("multiple_choice", "auto"):
+        rules.append(Rule("choice_phrase", 350, 0.9, choice_phrase))
+    whole = whole_output_rule(task)
+    if whole is not None:
+        # A short reply of multiple choice names its option as it likes ("the right bar is
+        # the tallest"): what it states counts, with the stated acceptor's checks.
+        strict = task != "multiple_choice"
+        rules.append(Rule("whole_output", 400, 0.9, whole, strict=strict))
+    leading = leading_answer_rule(task)
+    if leading is not None:
+        rules.append(Rule("leading_answer", 400, 0.85, leading, strict=True))
+    return tuple(rules)
+
 
 _FALLBACKS: dict[str, tuple[Rule, ...]] = {
-    # math: the last expression, or a number stated after it (same tier: the later wins).
+    # math: the last expression, or a number (or list) stated after it (same tier: the
+    # later wins); a short sentence answer's last number is a guess.
     "math": (
+        Rule("number_guess", 900, 0.15, number_guess_rule(last_values_rule)),
         Rule("last_expression", 900, 0.35, last_expression_rule),
-        Rule("last_number", 900, 0.3, last_number_rule),
+        Rule("last_number", 900, 0.3, last_values_rule),
     ),
-    "numeric": (Rule("last_number", 900, 0.3, last_number_or_fraction_rule),),
+    "numeric": (
+        Rule("number_guess", 900, 0.15, number_guess_rule(last_number_or_fraction_rule)),
+        Rule("last_number", 900, 0.3, last_number_or_fraction_rule),
+    ),
     # auto: whichever fallback form comes last in the text wins (same tier).
     "auto": (
         Rule("bottom_scan", 900, 0.4, final_yes_no_line),
         Rule("choice_letter", 900, 0.4, choice_letter),
+        Rule("number_guess", 900, 0.15, number_guess_rule(last_number_rule)),
         Rule("last_number", 900, 0.3, last_number_rule),
     ),
-    "multiple_choice": (Rule("choice_letter", 800, 0.5, choice_letter),),
+    # multiple choice: a last choice letter, or a last sentence ending on an option's text.
+    "multiple_choice": (
+        Rule("choice_letter", 800, 0.5, choice_letter),
+        Rule("choice_text", 800, 0.45, final_option_text),
+    ),
     "boolean": (Rule("bottom_scan", 800, 0.4, bottom_scan),),
     "game24": (Rule("bottom_scan", 800, 0.7, bottom_scan),),
     "text": (Rule("bottom_scan", 800, 0.2, bottom_scan),),
@@ -687,5 +734,16 @@ _FALLBACKS: dict[str, tuple[Rule, ...]] = {
 
 
 def fallback_rules(task: str) -> tuple[Rule, ...]:
-    """The task's fallback rules, tried only when no explicit marker was accepted."""
-    return _FALLBACKS[task]
+    """The task's fallback rules, tried only when no explicit marker was accepted; each
+    needs the task's shape (``strict``)."""
+    return tuple(replace(rule, strict=True) for rule in _FALLBACKS[task])
+
+
+def marker_rules(task: str) -> tuple[Rule, ...]:
+    """The explicit rules of ``task`` (every fallback left out), in tier order."""
+    return tuple(sorted(RULES + _task_markers(task), key=lambda rule: rule.tier))
+
+
+def rules_for(task: str) -> tuple[Rule, ...]:
+    """Every rule ``extract`` runs for ``task``, in tier order."""
+    return marker_rules(task) + fallback_rules(task)

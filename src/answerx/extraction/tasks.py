@@ -15,6 +15,7 @@ option), returned as stated with ``problem`` saying what is wrong with it.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -24,7 +25,10 @@ from answerx.errors import UnknownName
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.game24 import as_expression, expression_problem, stated_expression
 from answerx.extraction.models import TASKS, Task
+from answerx.extraction.number_words import words_value
 from answerx.extraction.numbers import canonical_number, read_european, single_number
+from answerx.extraction.options import letter_text_problem, named_option
+from answerx.extraction.values import comma_is_decimal, value_list
 
 __all__ = ["Accepted", "Acceptor", "check_task", "letter_of", "make_acceptor", "make_acceptors"]
 
@@ -35,6 +39,7 @@ class Accepted(NamedTuple):
     answer: str
     task: str
     problem: str | None = None  # None: well-formed
+    weak: bool = False  # a doubtful reading (a letter whose text names another option)
 
 
 #: Takes a raw candidate; returns what it accepted, or None when it is not an answer.
@@ -58,7 +63,21 @@ _PLAIN_NUMBER = re.compile(
     r"^[-−]?\s*(?:\\?\$|€|£)?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:%|\\%)?$"
 )
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_COMMA_PAIR = re.compile(r"[-−]?\d+,\d+")
+# What makes a math answer worth reading as a list: a joining word, several formulas, an
+# equation followed by more, or set membership.
+_LIST_HINT = re.compile(r" and | or |\$.*\$.*\$|=.*[,;]|\\in\b|∈|\\text\{\s*,?\s*(?:and|or)")
+
+
+def _maybe_list(s: str) -> bool:
+    # Substring tests first (the regex is dearer): most math answers have no separator.
+    return ("," in s or " and " in s or " or " in s or "\\in" in s or "∈" in s) and (
+        _LIST_HINT.search(s) is not None
+    )
+
+
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>]|\d")
+_SIMPLE_EQUATION = re.compile(r"[A-Za-z]\s*=\s*(.+)")
 _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
 
 
@@ -91,13 +110,23 @@ def letter_of(candidate: str, choices: Sequence[str] | None = None) -> str | Non
             return letter
     if choices:
         wanted = _squash(candidate)
-        for i, option in enumerate(choices):
-            if wanted and _squash(option) == wanted:
-                return _LETTERS[i]
+        if wanted:
+            index = _squashed(tuple(choices)).get(wanted)
+            return None if index is None else _LETTERS[index]
     return None
 
 
 _SQUASH = str.maketrans("", "", string.punctuation + " \t\n$")
+
+
+@functools.lru_cache(maxsize=256)
+def _squashed(choices: tuple[str, ...]) -> dict[str, int]:
+    """Each option's squashed text and its index (the first, when two squash alike): an
+    item's options are compared with many candidates."""
+    index: dict[str, int] = {}
+    for i, option in enumerate(choices):
+        index.setdefault(_squash(option), i)
+    return index
 
 
 def _squash(text: str) -> str:
@@ -140,10 +169,18 @@ def _accept_math(candidate: str, choices: _Choices, numbers: _Numbers) -> Accept
     s = _cleaned(candidate)
     if not s:
         return None
-    # "2,74", "1 000" and "1,000" are one number each (README, "How extraction decides").
-    if "," in s or " " in s or "\\" in s or "~" in s:  # cheap gate: most answers have none
-        european = read_european(s) or (s.replace(",", "") if _THOUSANDS.fullmatch(s) else None)
-        return Accepted(european or s, "math")
+    # "2,74", "1 000" and "1,000" are one number each, "-3,4" two (README, "How
+    # extraction decides"); "x = -1, x = 2, and x = -2" is the list "-1, 2, -2".
+    if "," in s or " " in s or "\\" in s or "~" in s or "$" in s:  # most answers have none
+        european = read_european(s)
+        if european is not None and _COMMA_PAIR.fullmatch(s) and not comma_is_decimal(s):
+            european = None  # "\boxed{-3,4}": two values, not -3.4
+        if european is None and _THOUSANDS.fullmatch(s):
+            european = s.replace(",", "")
+        if european is not None:
+            return Accepted(european, "math")
+        listed = value_list(s) if _maybe_list(s) else None
+        return Accepted(listed or s, "math")
     return Accepted(s, "math")
 
 
@@ -159,7 +196,9 @@ def _accept_short(candidate: str, choices: _Choices, numbers: _Numbers) -> Accep
 
 def _accept_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
-    n = canonical_number(s) if s else None
+    # Digits only: a number in words is read by the rules that find one (they check its
+    # value here), and a structured answer must be written in digits.
+    n = (read_european(s) if "," in s else None) or canonical_number(s) if s else None
     return Accepted(n, "numeric") if n is not None else None
 
 
@@ -179,15 +218,34 @@ def _stated_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Acc
 def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
     letter = letter_of(s, choices) if s else None
-    return _CHOICE_ANSWERS[letter] if letter else None
+    if s is None or letter is None:
+        return None
+    return _CHOICE_ANSWERS[letter] if len(s) <= 3 else _lettered(s, letter, choices)
+
+
+def _lettered(s: str, letter: str, choices: _Choices) -> Accepted:
+    """The letter a candidate names; when it comes with another option's text ("(C) March
+    and April" where that is B's), the letter (what the model marked), doubted."""
+    if len(s) <= 3 or not choices:
+        return _CHOICE_ANSWERS[letter]  # "B", "(B)": no option text to check
+    problem = letter_text_problem(s, letter, choices)
+    if problem is None:
+        return _CHOICE_ANSWERS[letter]
+    return Accepted(letter, "multiple_choice", problem, weak=True)
 
 
 def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
-    letter = letter_of(s, choices) if s else None
+    if not s:
+        return None
+    letter = letter_of(s, choices)
     if letter:
-        return _CHOICE_ANSWERS[letter]
-    if not s or len(s) > 12:
+        return _CHOICE_ANSWERS[letter] if len(s) <= 3 else _lettered(s, letter, choices)
+    if choices:
+        named = named_option(s, choices)
+        if named is not None:  # "Mars", "No, the lamp is shorter than the shelf."
+            return _CHOICE_ANSWERS[_LETTERS[named]]
+    if len(s) > 12:
         return None
     m = _ANY_LETTER.match(s)
     if m is None or (m.group(1).islower() and not s.startswith(("(", "["))):
@@ -228,10 +286,15 @@ def _accept_auto(candidate: str, choices: _Choices, numbers: _Numbers) -> Accept
     b = _BOOLEAN.match(s)
     if b and b.end() == len(s) and b.group(1).lower() in ("yes", "no"):
         return Accepted(s.lower(), "boolean")
+    equation = _SIMPLE_EQUATION.fullmatch(s)
+    if equation is not None and _PLAIN_NUMBER.match(equation.group(1)):
+        s = equation.group(1)  # "x = 5": the value
     if _PLAIN_NUMBER.match(s):
         n = canonical_number(s)
         if n is not None:
             return Accepted(n, "numeric")
+    elif s[0].isalpha() and len(s) < 60 and words_value(s) is not None:
+        return Accepted(s, "numeric")  # "three", "a dozen": a number in words
     return Accepted(s, ("math" if _MATH_HINT.search(s) else "text"))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from answerx.extraction.number_words import spelled_number
 from answerx.extraction.numbers import canonical_number
 
 __all__ = ["PLAIN_NUMBER", "as_fraction", "exact_number", "numbers_close"]
@@ -28,7 +29,7 @@ def as_fraction(text: str) -> Fraction | None:
     """The number ``text`` states (the first one, see ``canonical_number``), exactly."""
     canonical = canonical_number(text)
     if canonical is None:
-        return None
+        return spelled_number(text)  # "three", "a dozen": a number in words
     try:
         return Fraction(canonical)
     except (ValueError, ZeroDivisionError):  # "1/0"
@@ -42,7 +43,10 @@ def exact_number(text: str) -> tuple[Fraction, bool] | None:
     6 places) from an exact ``1/2`` (compared exactly).
     """
     m = _BARE.fullmatch(text.strip().replace("−", "-"))
-    if m is None or sum(c.isdigit() for c in text) > _MAX_DIGITS:
+    if m is None:
+        words = spelled_number(text)  # "three" is exactly 3
+        return None if words is None else (words, False)
+    if sum(c.isdigit() for c in text) > _MAX_DIGITS:
         return None
     sign = -1 if m["sign"] else 1
     try:
