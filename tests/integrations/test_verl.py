@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
+import pytest
+
+from answerx.errors import InputError
 from answerx.integrations.verl import compute_score, compute_score_batch, task_for
 
 GSM8K = "Natalia sold 48 / 2 = 24 clips in May.\nIn all 48 + 24 = 72.\n#### 72"
@@ -63,3 +67,66 @@ def test_the_batch_manager_gets_one_dict_per_response() -> None:
         extra_infos=[None, {"index": 1}],
     )
     assert [r["score"] for r in results] == [1.0, 0.0]
+
+
+def verl_batch(np: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The keyword arguments verl's BatchRewardManager passes for ``rows``: the non-tensor
+    batch (data_source, extra_info) as numpy object arrays, ground truths read out of each
+    row's reward_model dict into a list, responses decoded into a list of strings."""
+    return {
+        "data_sources": np.array([r["data_source"] for r in rows], dtype=object),
+        "solution_strs": [r["response"] for r in rows],
+        "ground_truths": [r["reward_model"].get("ground_truth") for r in rows],
+        "extra_infos": np.array([r.get("extra_info") for r in rows], dtype=object),
+    }
+
+
+def test_the_batch_manager_passes_numpy_object_arrays_with_numpy_scalars_inside() -> None:
+    np = pytest.importorskip("numpy")
+    rows = [
+        {"data_source": "openai/gsm8k", "response": GSM8K,
+         "reward_model": {"ground_truth": "72", "style": "rule"},
+         "extra_info": {"index": np.int64(0), "split": np.str_("test")}},
+        {"data_source": "lighteval/MATH", "response": r"So $\boxed{\frac{1}{2}}$.",
+         "reward_model": {"ground_truth": r"\dfrac{1}{2}"}, "extra_info": None},
+        {"data_source": "my/quiz", "response": "Comparing both, the answer is Venus.",
+         "reward_model": {"ground_truth": np.str_("B")},
+         "extra_info": {"task": np.str_("multiple_choice"),
+                        "choices": np.array(["Mars", "Venus"], dtype=object)}},
+        {"data_source": "my/numbers", "response": "So the total is 71.",
+         "reward_model": {"ground_truth": np.int64(72)}, "extra_info": {"index": np.int64(3)}},
+    ]  # fmt: skip
+    results = compute_score_batch(**verl_batch(np, rows))
+    assert [r["score"] for r in results] == [1.0, 1.0, 1.0, 0.0]
+    assert [r["acc"] for r in results] == [True, True, True, False]
+    assert results[2]["how"] == "letter"
+
+
+def test_the_batch_manager_without_extra_info_gets_scores_all_the_same() -> None:
+    np = pytest.importorskip("numpy")
+    results = compute_score_batch(
+        data_sources=np.array(["openai/gsm8k"] * 2, dtype=object),
+        solution_strs=(GSM8K, "I cannot say."),
+        ground_truths=np.array(["72", "72"], dtype=object),
+    )
+    assert [r["score"] for r in results] == [1.0, 0.0]
+
+
+def test_a_batch_of_the_wrong_length_names_the_argument() -> None:
+    with pytest.raises(InputError, match="data_sources: 1 values for 2"):
+        compute_score_batch(["openai/gsm8k"], [GSM8K, GSM8K], ["72", "72"])
+
+
+def test_compute_score_reads_numpy_values_in_its_extra_info() -> None:
+    np = pytest.importorskip("numpy")
+    result = compute_score(
+        "quiz", "The answer is Venus.", np.str_("B"),
+        {"task": "multiple_choice", "choices": np.array(["Mars", "Venus"], dtype=object)},
+    )  # fmt: skip
+    assert result["acc"] is True
+
+
+def test_the_docstring_names_the_keys_the_result_has() -> None:
+    result = compute_score("openai/gsm8k", GSM8K, "72")
+    for key in result:
+        assert f'"{key}"' in (compute_score.__doc__ or "")
