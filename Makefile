@@ -80,8 +80,9 @@ test: $(VENV)/.installed-dev
 # and the run ends with one line per framework, answerx's score beside the built-in's.
 # `make test` never installs these. Two environments of their own:
 #  - .venv-integrations: torch (CPU), TRL + transformers (a 2-step GRPOTrainer on a tiny model
-#    built from a config), verifiers 0.3 (its Parser/Rubric API), numpy (verl's arrays), Ray,
-#    and the harnesses `make test` already has (lm-eval, inspect-ai, DSPy);
+#    built from a config), verl's reward managers (on a DataProto), verifiers 0.3 (its
+#    Parser/Rubric API), Ray, and the harnesses `make test` already has (lm-eval,
+#    inspect-ai, DSPy);
 #  - .venv-lighteval: lighteval cannot share an environment with answerx's math-verify (it
 #    pins an older latex2sympy2_extended).
 # torch goes in first, a CPU build, so pip never fetches CUDA wheels (the machine's wheel cache
@@ -99,6 +100,10 @@ $(INTEGRATIONS_VENV)/.installed: pyproject.toml
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check $(TORCH)
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check \
 		-e '.[dev,lm-eval,inspect,dspy,verifiers,ray,bm25]' 'trl>=1.16,<2' 'transformers>=4.56' numpy
+	@# verl's reward managers and scorers, without its training stack (vLLM, Megatron, its
+	@# transformers pin): what they import besides torch, numpy and Ray
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'verl==0.9.1'
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check tensordict omegaconf codetiming
 	touch $@
 
 $(LIGHTEVAL_VENV)/.installed: pyproject.toml
