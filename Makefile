@@ -80,7 +80,8 @@ test: $(VENV)/.installed-dev
 # and the run ends with one line per framework, answerx's score beside the built-in's.
 # `make test` never installs these. Two environments of their own:
 #  - .venv-integrations: torch (CPU), TRL + transformers (a 2-step GRPOTrainer on a tiny model
-#    built from a config), verl's reward managers (on a DataProto), verifiers 0.3 (its
+#    built from a config), verl's reward managers (on a DataProto), OpenRLHF's rollout
+#    executor (remote and file reward modes), verifiers 0.3 (its
 #    Parser/Rubric API), Ray, and the harnesses `make test` already has (lm-eval,
 #    inspect-ai, DSPy);
 #  - .venv-lighteval: lighteval cannot share an environment with answerx's math-verify (it
@@ -103,7 +104,11 @@ $(INTEGRATIONS_VENV)/.installed: pyproject.toml
 	@# verl's reward managers and scorers, without its training stack (vLLM, Megatron, its
 	@# transformers pin): what they import besides torch, numpy and Ray
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'verl==0.9.1'
-	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check tensordict omegaconf codetiming
+	@# OpenRLHF's rollout executor (remote and file reward modes) and its math grading,
+	@# likewise without DeepSpeed and vLLM
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'openrlhf==0.11.2'
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check \
+		tensordict omegaconf codetiming pylatexenc
 	touch $@
 
 $(LIGHTEVAL_VENV)/.installed: pyproject.toml

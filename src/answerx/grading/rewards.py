@@ -207,17 +207,37 @@ def reward_verdicts(
     *,
     task: Task | str = "auto",
     fields: LabelFields | None = None,
+    metas: Sequence[Any] | None = None,
 ) -> list[Verdict]:
     """The verdict on the response of each rollout against its label, in order.
 
-    ``labels`` hold gold answers or label objects (:func:`row_from_label`).
+    ``labels`` hold gold answers or label objects (:func:`row_from_label`); ``metas``
+    (one dict per rollout, the per-sample metadata some OpenRLHF versions send) may carry
+    a row's task, options and numbers too, which its label object overrides.
     """
     check_task(task)
+    fields = fields or LabelFields()
     n = len(queries)
     prompts = [""] * n if prompts is None else rows_of(prompts, n, "prompts")
-    rows = [row_from_label(label, task=task, fields=fields) for label in rows_of(labels, n, "labels")]
+    rows = [
+        row_from_label(_with_meta(label, meta, fields), task=task, fields=fields)
+        for label, meta in zip(
+            rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), strict=True
+        )
+    ]
     responses = [strip_prompt(q, p or "") for q, p in zip(queries, prompts, strict=True)]
     return judge_rows(responses, rows)
+
+
+def _with_meta(label: Any, meta: Any, fields: LabelFields) -> Any:
+    if not isinstance(meta, Mapping):
+        return label
+    keys = (fields.task, fields.choices, fields.numbers, "finish_reason")
+    merged = {k: meta[k] for k in keys if k in meta}
+    if not merged:
+        return label
+    base = label if isinstance(label, Mapping) else {fields.gold or "answer": label}
+    return {**merged, **base}
 
 
 def reward_logs(verdicts: Sequence[Verdict]) -> dict[str, float]:
