@@ -119,6 +119,14 @@ $(LIGHTEVAL_VENV)/.installed: pyproject.toml
 	@# that math-verify 0.5.2 (the one that works with it) is not answerx's: expected, see README
 	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check 'lighteval==0.13.0'
 	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check math-verify==0.5.2
+	@# lighteval 0.13's three offline fixes, exactly as the README tells users (section
+	@# "lighteval"): 1. a placeholder for the tinyBenchmarks file it downloads when its task
+	@# registry loads; 2. HfApi.list_models(model_name=) -> (search=), the argument newer
+	@# huggingface_hub releases take; 3. an xxhash that still hashes str.
+	LE=$$($(LIGHTEVAL_VENV)/bin/python -c "import lighteval, pathlib; print(pathlib.Path(lighteval.__file__).parent)") && \
+		touch $$LE/tasks/tasks/tinyBenchmarks.pkl && \
+		sed -i 's/list_models(model_name=/list_models(search=/' $$LE/metrics/metrics_sample.py
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check 'xxhash<4'
 	touch $@
 
 # Both environments' results land in one file, printed as a table at the end.

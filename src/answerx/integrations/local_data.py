@@ -33,7 +33,7 @@ def local_path(name: str) -> Any:
 
     if name not in LOCAL_SETS:
         raise ConfigError(f"unknown local set {name!r}; valid: {', '.join(LOCAL_SETS)}")
-    return data_file(f"config/integrations/data/{name}_local.jsonl")
+    return data_file(f"config/integrations/data/{name}/test.jsonl")
 
 
 def local_rows(name: str) -> list[dict[str, Any]]:
