@@ -124,3 +124,32 @@ def test_a_real_rubric_uses_the_parser_it_was_given() -> None:
         asyncio.run(rubric.score_rollout(state))
     assert [state["reward"] for state in states] == [1.0, 1.0]
     assert states[0]["answerx"]["how"] != "none"  # type: ignore[index]
+
+
+def test_a_rubric_on_the_scripted_replies_beside_verifiers_math_rubric() -> None:
+    vf = pytest.importorskip("verifiers")
+    if not hasattr(vf, "Rubric"):
+        pytest.skip("verifiers 0.4+ has only the v1 stack (no Parser/Rubric)")
+    from scripted import EXPECTED, gold, items, prompt_text, record
+
+    from answerx.integrations.verifiers import AnswerxParser
+
+    def states() -> list[dict[str, Any]]:
+        return [
+            {"prompt": [{"role": "user", "content": prompt_text(r)}],
+             "completion": [{"role": "assistant", "content": r["reply"]}],
+             "answer": gold(r), "task": "default",
+             "info": {"task": r["task"], "choices": r.get("choices")}}
+            for r in items()
+        ]  # fmt: skip
+
+    def mean_reward(rubric: Any) -> float:
+        scored = states()
+        for state in scored:
+            asyncio.run(rubric.score_rollout(state))
+        return sum(float(s["reward"]) for s in scored) / len(scored)
+
+    ours = mean_reward(vf.Rubric(funcs=[answerx_reward], parser=AnswerxParser(task="math")))
+    assert ours == EXPECTED
+    record("verifiers (Rubric, AnswerxParser)", ours, mean_reward(vf.MathRubric()),
+           "vf.MathRubric")  # fmt: skip
