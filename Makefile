@@ -94,7 +94,7 @@ INTEGRATIONS_VENV := .venv-integrations
 LIGHTEVAL_VENV := .venv-lighteval
 # Every download a framework might try (models, datasets, telemetry) fails at once.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 \
-	DO_NOT_TRACK=1 INSPECT_TELEMETRY=false
+	DO_NOT_TRACK=1
 
 $(INTEGRATIONS_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(INTEGRATIONS_VENV)
