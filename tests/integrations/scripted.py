@@ -27,7 +27,8 @@ REPLIES: dict[str, str] = {
     "math-1": "Dividing both by 2 gives $\\frac{3}{4}$, so the final answer is $0.75$.",
     "math-2": "$\\sqrt{49} = 7$ and $2^3 = 8$, so the sum is $\\boxed{15}$.",
     "math-3": "Adding 7 gives $3x = 18$, so $x = \\boxed{5}$.",
-    "math-4": "The area is $\\pi r^2$.\nFinal Answer: The final answer is $6\\pi$. I hope it is correct.",
+    "math-4": "The area is $\\pi r^2$.\n"
+    "Final Answer: The final answer is $6\\pi$. I hope it is correct.",
     # multiple choice (gold B, C, C, B)
     "mc-1": "Iron oxide makes its surface red. The answer is Mars.",
     "mc-2": "The symbol comes from the Latin natrium. The answer is (C).",

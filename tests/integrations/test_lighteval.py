@@ -112,7 +112,7 @@ def test_gpqa_prompt_orders_options_the_same_way_every_time() -> None:
 
 # lighteval's `custom` backend runs any LightevalModel: this one asks answerx's fake
 # provider server over HTTP, as an OpenAI-compatible endpoint would be asked.
-FAKE_SERVER_MODEL = '''
+FAKE_SERVER_MODEL = """
 import os
 
 import httpx
@@ -152,7 +152,7 @@ class FakeServerModel(LightevalModel):
 
     def loglikelihood_rolling(self, docs):
         raise NotImplementedError
-'''
+"""
 
 LOCAL_TASKS = ("answerx_local_gsm8k", "answerx_local_math", "answerx_local_multiple_choice")
 

@@ -293,6 +293,7 @@ def test_lm_eval_run_against_the_fake_provider(lm_eval: Any, grading: Any, tmp_p
 
 # --- the plain `lm_eval` command and `answerx lm-eval`, end to end, offline -------------
 
+
 def builtin_tasks(folder: Path) -> Path:
     """lm-eval's own gsm8k (gsm8k_cot_zeroshot: strict-match and flexible-extract regexes,
     exact match) and GPQA-style multiple choice (gpqa_cot_zeroshot's regexes) on the same
@@ -315,8 +316,8 @@ def builtin_tasks(folder: Path) -> Path:
         "process_docs: null\ntraining_split: null\nvalidation_split: null\ntest_split: test\n"
         "doc_to_text: \"{{question}}\\n{% for option in choices %}({{ 'ABCD'[loop.index0] }}) "
         "{{ option }}\\n{% endfor %}Think step by step, then finish with "
-        "\\\"The answer is (X)\\\".\"\n"
-        "doc_to_target: \"({{answer}})\"\n",
+        '\\"The answer is (X)\\"."\n'
+        'doc_to_target: "({{answer}})"\n',
         encoding="utf-8",
     )
     return folder
@@ -337,9 +338,7 @@ def run_lm_eval(command: list[str], fake: FakeProviderServer, out: Path) -> dict
         "num_concurrent=1,max_retries=1",
         "--apply_chat_template", "--output_path", str(out), "--log_samples",
     ]  # fmt: skip
-    run = subprocess.run(
-        [*command, *model], env=env, capture_output=True, text=True, timeout=600
-    )
+    run = subprocess.run([*command, *model], env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     results: dict[str, Any] = json.loads(next(out.rglob("results_*.json")).read_text())
     return results["results"]
@@ -400,7 +399,7 @@ def test_answerx_lm_eval_finds_the_filter_and_metric_by_name(lm_eval: Any, tmp_p
         "custom_dataset: !function answerx.integrations.local_data.local_dataset\n"
         "dataset_kwargs:\n  name: gsm8k\n"
         "output_type: generate_until\ntest_split: test\n"
-        "doc_to_text: \"Q: {{question}}\\nA:\"\n"
+        'doc_to_text: "Q: {{question}}\\nA:"\n'
         "doc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"
         "filter_list:\n  - name: answerx\n    filter:\n"
         "      - function: answerx\n        task: numeric\n      - function: take_first\n"

@@ -34,11 +34,11 @@ from answerx.cli.experiments import (
 )
 from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
+from answerx.cli.lm_eval import HELP as LM_EVAL_HELP
+from answerx.cli.lm_eval import lm_eval_command
 from answerx.cli.options import note_deprecated
 from answerx.cli.serve import HELP as SERVE_HELP
 from answerx.cli.serve import serve_command
-from answerx.cli.lm_eval import HELP as LM_EVAL_HELP
-from answerx.cli.lm_eval import lm_eval_command
 from answerx.cli.survey import survey_command
 from answerx.cli.verify import HELP as VERIFY_HELP
 from answerx.cli.verify import reward_func_app, verify_command

@@ -149,7 +149,9 @@ def row_from_label(
     fields = fields or LabelFields()
     label = plain(label)
     if not isinstance(label, Mapping):
-        return RewardRow(gold=reward_gold(label), task=check_task(task), finish_reason=finish_reason)
+        return RewardRow(
+            gold=reward_gold(label), task=check_task(task), finish_reason=finish_reason
+        )
     if fields.gold is not None:
         if fields.gold not in label:
             raise InputError(f"the label has no {fields.gold!r} field: {sorted(label)}")

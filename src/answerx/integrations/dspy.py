@@ -34,11 +34,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ISOLATED",
-    "judge_field",
     "answerx_feedback_metric",
     "answerx_metric",
     "feedback_for",
     "is_isolated",
+    "judge_field",
     "make_answerx_metric",
 ]
 
@@ -132,7 +132,10 @@ def judge_field(
     answer itself and is graded whole, the way a marked answer is; anything else (a
     sentence, reasoning, "I am not sure.") is extracted as usual.
     """
-    if is_isolated(text) and answer_of(text, task, choices=choices, fallback="never").answer is None:
+    if (
+        is_isolated(text)
+        and answer_of(text, task, choices=choices, fallback="never").answer is None
+    ):
         whole = grade_answer(text.strip(), gold, task, choices=choices)
         if whole.correct or _holds_a_value(text, task, choices):
             return whole, True

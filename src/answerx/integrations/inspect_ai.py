@@ -17,9 +17,11 @@ without importing anything::
     inspect score logs/<log>.eval --scorer answerx/answerx_scorer -S task=math
     inspect eval answerx/answerx_local --model ...     # twelve bundled items, offline
 
-In Python, ``inspect_ai.score(log, answerx_scorer(task="math"))`` rescores a log. Each :class:`~inspect_ai.scorer.Score`
-carries the answer answerx read (``answer``), a sentence on how it was read and judged
-(``explanation``) and ``metadata={"method", "confidence", "reason", "how", "task"}``.
+In Python, ``inspect_ai.score(log, answerx_scorer(task="math"))`` rescores a log.
+
+Each :class:`~inspect_ai.scorer.Score` carries the answer answerx read (``answer``), a
+sentence on how it was read and judged (``explanation``) and
+``metadata={"method", "confidence", "reason", "how", "task"}``.
 A response that states no answer, or that was cut off before stating one, is scored
 ``INCORRECT`` like a wrong answer but keeps its own ``reason`` (``no_answer``,
 ``unfinished``) and Score ``reason`` (``invalid_response_format``, ``no_response``,
@@ -230,7 +232,9 @@ def _make_task() -> Any:
 
 def _unavailable(*args: Any, **kwargs: Any) -> Any:
     """Stands in for the scorer and the task where inspect-ai is not installed."""
-    raise ImportError("answerx's inspect-ai plug-in needs inspect-ai: pip install 'answerx[inspect]'")
+    raise ImportError(
+        "answerx's inspect-ai plug-in needs inspect-ai: pip install 'answerx[inspect]'"
+    )
 
 
 try:

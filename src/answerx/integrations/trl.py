@@ -103,9 +103,7 @@ def make_reward(
         n = len(completions)
         limit = max_completion_length or _limit_from(kwargs)
         ids = kwargs.get("completion_ids")
-        cut = [
-            limit is not None and ids is not None and len(ids[i]) >= limit for i in range(n)
-        ]
+        cut = [limit is not None and ids is not None and len(ids[i]) >= limit for i in range(n)]
         option_rows = _column(kwargs, choices, n)
         number_rows = _column(kwargs, numbers, n)
         rows = [

@@ -12,7 +12,7 @@ imports verl.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from answerx.extraction.models import TASKS

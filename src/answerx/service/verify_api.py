@@ -26,10 +26,10 @@ from answerx.service.openapi import example_response
 from answerx.service.schemas import ErrorDetail
 from answerx.service.settings import ServiceSettings
 from answerx.service.verify_schemas import (
+    REWARD_ENV_VARS,
     VERIFY_EXAMPLE,
     RewardRequest,
     RewardResponse,
-    REWARD_ENV_VARS,
     RewardSettings,
     VerifyBatchItem,
     VerifyBatchRequest,
@@ -151,7 +151,9 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
             )  # fmt: skip
         if body.metas is not None and len(body.metas) != n:
             raise ApiError(
-                422, "validation_error", f"metas needs one entry per rollout: {n}, not {len(body.metas)}"
+                422,
+                "validation_error",
+                f"metas needs one entry per rollout: {n}, not {len(body.metas)}",
             )
         judged = reward_verdicts(
             body.query,

@@ -19,8 +19,8 @@ from answerx.grading.rewards import LabelFields
 from answerx.service.schemas import MAX_CHOICES, ErrorDetail, Name, Text
 
 __all__ = [
-    "VERIFY_EXAMPLE",
     "REWARD_ENV_VARS",
+    "VERIFY_EXAMPLE",
     "RewardRequest",
     "RewardResponse",
     "RewardSettings",
@@ -117,7 +117,12 @@ class RewardRequest(BaseModel):
         default=None, description="The prompt of each rollout (stripped from its query)."
     )
     labels: list[
-        Text | StrictInt | StrictFloat | dict[str, Any] | list[Text | StrictInt | StrictFloat] | None
+        Text
+        | StrictInt
+        | StrictFloat
+        | dict[str, Any]
+        | list[Text | StrictInt | StrictFloat]
+        | None
     ] = Field(
         description="The gold answer of each rollout (OpenRLHF's --label_key column), or a "
         "label object holding it with the row's own task, choices and numbers "
@@ -196,6 +201,4 @@ class RewardSettings(BaseModel):
                 f"{REWARD_ENV_VARS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}"
                 for e in exc.errors(include_input=False, include_url=False)
             )
-            raise ConfigError(
-                f"invalid reward settings: {problems}"
-            ) from None
+            raise ConfigError(f"invalid reward settings: {problems}") from None
