@@ -364,13 +364,15 @@ def reward_batch(kind: str, n: int = 64, batch: int = 0) -> tuple[list[str], lis
 
 def _load_reward(src: str) -> Callable[..., Any]:
     """``answerx_reward`` of the answerx under ``src``, loaded beside this one (the modules
-    are swapped out of ``sys.modules`` and back)."""
+    are swapped out of ``sys.modules`` and back), its math-verify worker started: a worker
+    importing sympy while the other is timed would take a core from it."""
     mine = {k: sys.modules.pop(k) for k in list(sys.modules) if k.split(".")[0] == "answerx"}
     sys.path.insert(0, src)
     try:
         other: Callable[..., Any] = importlib.import_module(
             "answerx.integrations.trl"
         ).answerx_reward
+        importlib.import_module("answerx.grading").warm_up()
     finally:
         sys.path.remove(src)
         for k in [k for k in sys.modules if k.split(".")[0] == "answerx"]:
@@ -379,7 +381,7 @@ def _load_reward(src: str) -> Callable[..., Any]:
     return other
 
 
-def time_rewards(compare: str | None, passes: int = 7) -> None:
+def time_rewards(compare: str | None, passes: int = 11) -> None:
     """Median ms per batch of 64 for each reward function (see the module docstring)."""
     from answerx.grading import warm_up
     from answerx.integrations.openrlhf import rewards
@@ -398,20 +400,29 @@ def time_rewards(compare: str | None, passes: int = 7) -> None:
             "TRL answerx_reward (before)": lambda c, g: before(c, solution=g),
             **functions,
         }
-    print("| reward | batch | ms per 64 (median) |\n|---|---|---:|")
+    # CPU time beside wall time: on a shared machine another process may hold the core a
+    # call waits for, which wall time counts and CPU time does not.
+    print("| reward | batch | ms per 64, wall (median) | ms per 64, CPU (median) |")
+    print("|---|---|---:|---:|")
     for kind in ("rules", "math-verify"):
         times: dict[str, list[float]] = {name: [] for name in functions}
+        cpu: dict[str, list[float]] = {name: [] for name in functions}
         batch = 0
         for _ in range(passes):  # alternating, so a busy moment costs every function alike
             for name, function in functions.items():
                 batch += 1
                 completions, golds = reward_batch(kind, batch=batch)
-                started = time.perf_counter()
+                started, started_cpu = time.perf_counter(), time.process_time()
                 results = function(completions, golds)
                 times[name].append(1e3 * (time.perf_counter() - started))
+                cpu[name].append(1e3 * (time.process_time() - started_cpu))
                 assert len(results["rewards"] if isinstance(results, dict) else results) == 64
         for name, values in times.items():
-            print(f"| {name} | {kind} | {sorted(values)[len(values) // 2]:.1f} |")
+            middle = len(values) // 2
+            print(
+                f"| {name} | {kind} | {sorted(values)[middle]:.1f} "
+                f"| {sorted(cpu[name])[middle]:.1f} |"
+            )
 
 
 def main() -> int:

@@ -21,7 +21,7 @@ def main(path: str) -> int:
     for line in lines:
         builtin = "n/a" if line["builtin"] is None else f"{line['builtin']:.2f}"
         print(
-            f"  {line['framework']:<28} answerx {line['answerx']:.2f}   "
+            f"  {line['framework']:<34} answerx {line['answerx']:.2f}   "
             f"built-in {builtin} ({line['builtin_name']})"
         )
     return 0
