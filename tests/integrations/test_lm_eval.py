@@ -415,3 +415,17 @@ def test_answerx_lm_eval_finds_the_filter_and_metric_by_name(lm_eval: Any, tmp_p
         )  # fmt: skip
     assert results["my_gsm8k"]["answerx_verify,answerx"] == 0.5
     assert results["answerx_local_gsm8k"]["answerx_verify,answerx"] == 0.5
+
+
+def test_the_local_sets_hold_four_items_each_in_their_datasets_shapes() -> None:
+    from answerx.integrations.local_data import LOCAL_SETS, local_path, local_rows
+
+    shapes = {"gsm8k": {"id", "question", "answer"},
+              "math": {"id", "problem", "solution", "answer"},
+              "multiple_choice": {"id", "question", "choices", "answer"}}  # fmt: skip
+    for name in LOCAL_SETS:
+        rows = local_rows(name)
+        assert len(rows) == 4 and all(set(row) == shapes[name] for row in rows)
+    assert all("####" in row["answer"] for row in local_rows("gsm8k"))
+    with pytest.raises(ConfigError, match="unknown local set"):
+        local_path("gsm8k_hub")

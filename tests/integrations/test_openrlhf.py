@@ -165,3 +165,42 @@ def test_openrlhfs_own_executor_in_remote_and_file_modes(
     theirs = [grade_answer(extract_boxed_answer(r["reply"]) or "", gold(r)) for r in rows]
     record("OpenRLHF (remote and file)", http_score, sum(theirs) / len(rows),
            "openrlhf.utils.math_utils boxed grading")  # fmt: skip
+
+
+def test_serve_help_names_the_reward_endpoint_and_its_task_option() -> None:
+    from typer.testing import CliRunner
+
+    from answerx.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    for text in ("/v1/reward", "--remote_rm_url", "--reward-task", "--reward-choices-field"):
+        assert text in result.output
+
+
+def test_reward_settings_come_from_the_environment_and_a_bad_task_is_named() -> None:
+    from answerx.errors import ConfigError
+    from answerx.service.verify_schemas import RewardSettings
+
+    settings = RewardSettings.from_env(
+        {"ANSWERX_REWARD_TASK": "math", "ANSWERX_REWARD_CHOICES_FIELD": "options"}
+    )
+    assert (settings.task, settings.fields.choices) == ("math", "options")
+    with pytest.raises(ConfigError, match="ANSWERX_REWARD_TASK"):
+        RewardSettings.from_env({"ANSWERX_REWARD_TASK": "gsm8k"})
+
+
+def test_the_endpoint_reads_options_under_the_configured_field_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from answerx.service.app import create_app
+
+    monkeypatch.setenv("ANSWERX_REWARD_CHOICES_FIELD", "options")
+    client = TestClient(create_app())
+    body = {"query": ["The answer is Venus."],
+            "labels": [{"answer": "B", "options": ["Mars", "Venus"]}]}  # fmt: skip
+    assert client.post("/v1/reward", json=body).json()["rewards"] == [1.0]
+    bad = {**body, "labels": [{"answer": "B", "task": "gsm8k"}]}
+    assert client.post("/v1/reward", json=bad).status_code in {400, 422}

@@ -14,7 +14,7 @@ from typing import Any, Final, Literal, get_args
 
 from answerx.errors import ConfigError
 
-__all__ = ["LOCAL_SETS", "LocalSet", "local_dataset", "local_path", "local_rows"]
+__all__ = ["LOCAL_SETS", "TASK_OF", "LocalSet", "local_dataset", "local_path", "local_rows"]
 
 LocalSet = Literal["gsm8k", "math", "multiple_choice"]
 LOCAL_SETS: Final[tuple[str, ...]] = get_args(LocalSet)
