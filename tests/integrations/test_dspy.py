@@ -156,3 +156,8 @@ def test_dspy_evaluate_on_the_scripted_replies_beside_dspys_exact_match() -> Non
         scores[name] = result.score / 100
     assert scores["answerx"] == EXPECTED
     record("DSPy Evaluate", scores["answerx"], scores["builtin"], "answer_exact_match")
+
+
+def test_a_list_of_accepted_answers_is_read_as_the_rewards_read_it() -> None:
+    # Today the first accepted answer; grading's alias lists will take them all.
+    assert answerx_metric(example(["29", "twenty-nine"]), dspy.Prediction(answer="29")) == 1.0

@@ -27,10 +27,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from answerx.grading.rewards import reward_gold
 from answerx.integrations._common import answer_of, check_task, grade_answer, verify_output
 
 if TYPE_CHECKING:
     from answerx.grading import Verdict
+    from answerx.grading.core import Gold
 
 __all__ = [
     "ISOLATED",
@@ -121,7 +123,7 @@ def feedback_for(verdict: Verdict, *, isolated: bool = False) -> str:
 
 
 def judge_field(
-    text: str, gold: str, task: str = "auto", choices: Sequence[str] | None = None
+    text: str, gold: Gold, task: str = "auto", choices: Sequence[str] | None = None
 ) -> tuple[Verdict, bool]:
     """The verdict on one answer field, and whether it was graded whole as an isolated
     answer.
@@ -180,7 +182,8 @@ def make_answerx_metric(
             raise KeyError(f"the example has no {gold_field!r} field")
         options = _field(example, choices_field)
         choices = [str(c) for c in options] if options else None
-        return judge_field("" if answer is None else str(answer), str(gold), task, choices)
+        # reward_gold: a list of accepted answers is read where every reward reads it.
+        return judge_field("" if answer is None else str(answer), reward_gold(gold), task, choices)
 
     if feedback:
 
