@@ -75,16 +75,40 @@ demo: $(VENV)/.installed-bench
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
 
-# The plug-ins of the heavy or conflicting frameworks. lm-eval, inspect-ai and DSPy install
-# without torch, so `make test` already has them; Ray (`answerx[ray]`) goes into .venv here; lighteval cannot share an environment with answerx's math-verify (it pins an older
-# latex2sympy2_extended), so it gets .venv-lighteval. lighteval pulls torch: a CPU build goes
-# in first so pip never fetches CUDA wheels (the machine's wheel cache has torch 2.13.0+cpu;
-# elsewhere: make test-integrations TORCH="torch --index-url https://download.pytorch.org/whl/cpu").
+# The plug-ins of the heavy or conflicting frameworks, end to end and offline (issue 25): each
+# test drives the real framework against answerx's fake provider server and scripted replies,
+# and the run ends with one line per framework, answerx's score beside the built-in's.
+# `make test` never installs these. Two environments of their own:
+#  - .venv-integrations: torch (CPU), TRL + transformers (a 2-step GRPOTrainer on a tiny model
+#    built from a config), verl's reward managers (on a DataProto), OpenRLHF's rollout
+#    executor (remote and file reward modes), verifiers 0.3 (its
+#    Parser/Rubric API), Ray, and the harnesses `make test` already has (lm-eval,
+#    inspect-ai, DSPy);
+#  - .venv-lighteval: lighteval cannot share an environment with answerx's math-verify (it
+#    pins an older latex2sympy2_extended).
+# torch goes in first, a CPU build, so pip never fetches CUDA wheels (the machine's wheel cache
+# has torch 2.13.0+cpu; elsewhere: make test-integrations
+# TORCH="torch --index-url https://download.pytorch.org/whl/cpu").
 TORCH ?= torch==2.13.0
+INTEGRATIONS_VENV := .venv-integrations
 LIGHTEVAL_VENV := .venv-lighteval
+# Every download a framework might try (models, datasets, telemetry) fails at once.
+OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 \
+	DO_NOT_TRACK=1
 
-$(VENV)/.installed-integrations: pyproject.toml $(VENV)/.installed-dev
-	$(PIP) -e '.[dev,local,lm-eval,inspect,dspy,ray,bm25]'
+$(INTEGRATIONS_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(INTEGRATIONS_VENV)
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check $(TORCH)
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check \
+		-e '.[dev,lm-eval,inspect,dspy,verifiers,ray,bm25]' 'trl>=1.16,<2' 'transformers>=4.56' numpy
+	@# verl's reward managers and scorers, without its training stack (vLLM, Megatron, its
+	@# transformers pin): what they import besides torch, numpy and Ray
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'verl==0.9.1'
+	@# OpenRLHF's rollout executor (remote and file reward modes) and its math grading,
+	@# likewise without DeepSpeed and vLLM
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'openrlhf==0.11.2'
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check \
+		tensordict omegaconf codetiming pylatexenc
 	touch $@
 
 $(LIGHTEVAL_VENV)/.installed: pyproject.toml
@@ -93,13 +117,28 @@ $(LIGHTEVAL_VENV)/.installed: pyproject.toml
 	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check -e '.[dev]'
 	@# pip warns that lighteval's latex2sympy2_extended does not suit math-verify 0.9, and then
 	@# that math-verify 0.5.2 (the one that works with it) is not answerx's: expected, see README
-	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check lighteval
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check 'lighteval==0.13.0'
 	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check math-verify==0.5.2
+	@# lighteval 0.13's three offline fixes, exactly as the README tells users (section
+	@# "lighteval"): 1. a placeholder for the tinyBenchmarks file it downloads when its task
+	@# registry loads; 2. HfApi.list_models(model_name=) -> (search=), the argument newer
+	@# huggingface_hub releases take; 3. an xxhash that still hashes str.
+	LE=$$($(LIGHTEVAL_VENV)/bin/python -c "import lighteval, pathlib; print(pathlib.Path(lighteval.__file__).parent)") && \
+		touch $$LE/tasks/tasks/tinyBenchmarks.pkl && \
+		sed -i 's/list_models(model_name=/list_models(search=/' $$LE/metrics/metrics_sample.py
+	$(LIGHTEVAL_VENV)/bin/python -m pip install --disable-pip-version-check 'xxhash<4'
 	touch $@
 
-test-integrations: $(VENV)/.installed-integrations $(LIGHTEVAL_VENV)/.installed
-	$(BIN)/python -m pytest -q tests/integrations
-	$(LIGHTEVAL_VENV)/bin/python -m pytest -q tests/integrations/test_lighteval.py
+# Both environments' results land in one file, printed as a table at the end.
+SCORES := $(INTEGRATIONS_VENV)/scores.jsonl
+
+test-integrations: $(INTEGRATIONS_VENV)/.installed $(LIGHTEVAL_VENV)/.installed
+	rm -f $(SCORES)
+	$(OFFLINE) ANSWERX_INTEGRATION_SCORES=$(abspath $(SCORES)) \
+		$(INTEGRATIONS_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/integrations
+	$(OFFLINE) ANSWERX_INTEGRATION_SCORES=$(abspath $(SCORES)) \
+		$(LIGHTEVAL_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/integrations/test_lighteval.py
+	@$(INTEGRATIONS_VENV)/bin/python tests/integrations/scores.py $(SCORES)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
@@ -107,4 +146,4 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) $(LIGHTEVAL_VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(INTEGRATIONS_VENV) $(LIGHTEVAL_VENV) .pytest_cache .mypy_cache .ruff_cache

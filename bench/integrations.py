@@ -20,6 +20,14 @@ lighteval sample metrics), and the table shows per extractor
     python bench/integrations.py --every 5          # every 5th item of each file
     python bench/integrations.py --harness lm-eval --harness inspect
     python bench/integrations.py --misses multiple_choice_mmlupro   # every disagreement
+    python bench/integrations.py --rewards --compare /work/base/src  # reward time per batch
+
+``--rewards`` times the RL reward functions on one batch of 64 completions of about
+2,000 characters (reasoning, then a marked final answer): answers the rules decide
+(numbers) and answers only math-verify can (``\\frac{1}{\\sqrt{2}}`` against
+``\\frac{\\sqrt{2}}{2}``), as the median ms per batch of several passes. With
+``--compare SRC`` the answerx under ``SRC`` (today's) is timed beside this one, passes
+alternating, in the same process.
 
 lm-eval and inspect-ai are optional (``answerx[lm-eval]``, ``answerx[inspect]``); lighteval
 cannot share an environment with answerx's math-verify (see the README), so its rows come
@@ -328,6 +336,95 @@ def timed(extractor: Extractor, items: list[CorpusItem]) -> tuple[list[str | Non
     return answers, 1e6 * (time.perf_counter() - started) / max(len(items), 1)
 
 
+# --- rewards: one batch of 64 long completions ------------------------------------------
+
+_FILLER = (
+    "Let me work through this carefully. First I restate what is given and what is asked, "
+    "then I check each intermediate quantity before moving on. "
+)
+
+
+def reward_batch(kind: str, n: int = 64, batch: int = 0) -> tuple[list[str], list[str]]:
+    """``n`` completions of about 2,000 characters and their golds: ``rules`` (a number,
+    decided without math-verify) or ``math-verify`` (equal only symbolically). Each
+    ``batch`` number gives new texts, as each training step brings new completions (a
+    reused string is faster to scan again: per-object caches)."""
+    completions, golds = [], []
+    for i in range(n):
+        body = (f"Batch {batch}. " + _FILLER * 14)[: 1900 - 40]
+        body += f" Step {i}: 6 * 7 = 42 and 42 + {i} = {42 + i}. "
+        if kind == "rules":
+            completions.append(body + f"The answer is {42 + i}.")
+            golds.append(str(42 + i))
+        else:
+            completions.append(body + "So the answer is $\\boxed{\\frac{1}{\\sqrt{2}}}$.")
+            golds.append("\\frac{\\sqrt{2}}{2}")
+    return completions, golds
+
+
+def _load_reward(src: str) -> Callable[..., Any]:
+    """``answerx_reward`` of the answerx under ``src``, loaded beside this one (the modules
+    are swapped out of ``sys.modules`` and back), its math-verify worker started: a worker
+    importing sympy while the other is timed would take a core from it."""
+    mine = {k: sys.modules.pop(k) for k in list(sys.modules) if k.split(".")[0] == "answerx"}
+    sys.path.insert(0, src)
+    try:
+        other: Callable[..., Any] = importlib.import_module(
+            "answerx.integrations.trl"
+        ).answerx_reward
+        importlib.import_module("answerx.grading").warm_up()
+    finally:
+        sys.path.remove(src)
+        for k in [k for k in sys.modules if k.split(".")[0] == "answerx"]:
+            del sys.modules[k]
+        sys.modules.update(mine)
+    return other
+
+
+def time_rewards(compare: str | None, passes: int = 11) -> None:
+    """Median ms per batch of 64 for each reward function (see the module docstring)."""
+    from answerx.grading import warm_up
+    from answerx.integrations.openrlhf import rewards
+    from answerx.integrations.trl import answerx_reward
+    from answerx.integrations.verl import compute_score_batch
+
+    warm_up()  # math-verify's worker started before any timing
+    functions: dict[str, Callable[[list[str], list[str]], Any]] = {
+        "TRL answerx_reward": lambda c, g: answerx_reward(c, solution=g),
+        "verl compute_score_batch": lambda c, g: compute_score_batch(["data"] * len(c), c, g),
+        "OpenRLHF rewards": lambda c, g: rewards(c, None, g),
+    }
+    if compare:
+        before = _load_reward(compare)
+        functions = {
+            "TRL answerx_reward (before)": lambda c, g: before(c, solution=g),
+            **functions,
+        }
+    # CPU time beside wall time: on a shared machine another process may hold the core a
+    # call waits for, which wall time counts and CPU time does not.
+    print("| reward | batch | ms per 64, wall (median) | ms per 64, CPU (median) |")
+    print("|---|---|---:|---:|")
+    for kind in ("rules", "math-verify"):
+        times: dict[str, list[float]] = {name: [] for name in functions}
+        cpu: dict[str, list[float]] = {name: [] for name in functions}
+        batch = 0
+        for _ in range(passes):  # alternating, so a busy moment costs every function alike
+            for name, function in functions.items():
+                batch += 1
+                completions, golds = reward_batch(kind, batch=batch)
+                started, started_cpu = time.perf_counter(), time.process_time()
+                results = function(completions, golds)
+                times[name].append(1e3 * (time.perf_counter() - started))
+                cpu[name].append(1e3 * (time.process_time() - started_cpu))
+                assert len(results["rewards"] if isinstance(results, dict) else results) == 64
+        for name, values in times.items():
+            middle = len(values) // 2
+            print(
+                f"| {name} | {kind} | {sorted(values)[middle]:.1f} "
+                f"| {sorted(cpu[name])[middle]:.1f} |"
+            )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -343,7 +440,12 @@ def main() -> int:
         default=[],
         help="print every item of this corpus file where an extractor disagrees with the label",
     )
+    ap.add_argument("--rewards", action="store_true", help="time the RL rewards (no corpus)")
+    ap.add_argument("--compare", help="with --rewards: the src folder of the answerx to compare")
     args = ap.parse_args()
+    if args.rewards:
+        time_rewards(args.compare)
+        return 0
     if corpus_dir() is None:
         print("corpus not found (../shared/data/corpus): nothing to benchmark")
         return 0

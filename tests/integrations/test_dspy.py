@@ -91,3 +91,73 @@ def test_gepa_accepts_the_feedback_form() -> None:
         reflection_lm=dspy.LM("openai/fake-model", api_key="sk-fake-not-a-key"),
     )
     assert optimizer.metric_fn is answerx_feedback_metric
+
+
+PLANETS = ["Venus", "Mars", "Jupiter"]
+
+
+@pytest.mark.parametrize(
+    ("field", "gold", "score"),
+    [("Mars", "B", 1.0), ("mars", "B", 1.0), ("Venus", "B", 0.0), ("(B) Mars", "B", 1.0),
+     ("B", "B", 1.0)],
+)  # fmt: skip
+def test_a_field_holding_the_bare_option_text_is_graded_as_the_answer(
+    field: str, gold: str, score: float
+) -> None:
+    assert answerx_metric(example(gold, choices=PLANETS), dspy.Prediction(answer=field)) == score
+
+
+@pytest.mark.parametrize("field", ["18", "$18.00", "x = 18", "18 apples"])
+def test_isolated_answers_are_not_told_to_restate_themselves(field: str) -> None:
+    result = answerx_feedback_metric(example("18"), dspy.Prediction(answer=field))
+    assert result.score == 1.0
+    assert "The answer is X" not in result.feedback and "whole_field" in result.feedback
+
+
+def test_a_wrong_isolated_answer_is_wrong_without_format_advice() -> None:
+    result = answerx_feedback_metric(example("B", choices=PLANETS), dspy.Prediction(answer="Venus"))
+    assert result.score == 0.0
+    assert result.feedback == (
+        "Wrong: the answer read was 'Venus' (rule whole_field); the gold answer is 'B'."
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "isolated"),
+    [("Mars", True), ("$18.00", True), ("x = 5", True), ("(C) March and April", True),
+     ("So the total is $29.00.", False), ("12 * 3 = 36", False), ("It is 4.", False),
+     ("First add them.\n4", False)],
+)  # fmt: skip
+def test_what_counts_as_an_isolated_answer(field: str, isolated: bool) -> None:
+    from answerx.integrations.dspy import is_isolated
+
+    assert is_isolated(field) is isolated
+
+
+def test_dspy_evaluate_on_the_scripted_replies_beside_dspys_exact_match() -> None:
+    from dspy.evaluate import answer_exact_match
+    from dspy.utils import DummyLM
+    from scripted import EXPECTED, gold, items, prompt_text, record
+
+    rows = items()
+    devset = [
+        dspy.Example(question=prompt_text(r), answer=gold(r), **(
+            {"choices": r["choices"]} if r.get("choices") else {}
+        )).with_inputs("question")
+        for r in rows
+    ]  # fmt: skip
+    scores = {}
+    for name, metric in (("answerx", answerx_metric), ("builtin", answer_exact_match)):
+        lm = DummyLM([{"answer": r["reply"]} for r in rows])
+        with dspy.context(lm=lm):
+            result = dspy.Evaluate(
+                devset=devset, metric=metric, num_threads=1, display_progress=False
+            )(dspy.Predict("question -> answer"))
+        scores[name] = result.score / 100
+    assert scores["answerx"] == EXPECTED
+    record("DSPy Evaluate", scores["answerx"], scores["builtin"], "answer_exact_match")
+
+
+def test_a_list_of_accepted_answers_is_read_as_the_rewards_read_it() -> None:
+    # Today the first accepted answer; grading's alias lists will take them all.
+    assert answerx_metric(example(["29", "twenty-nine"]), dspy.Prediction(answer="29")) == 1.0

@@ -196,3 +196,61 @@ def test_inspect_score_finds_the_scorer_by_name(tmp_path: Path) -> None:
     # The log was scored by inspect's answer() before: these scores are answerx's.
     assert "answer" not in {name for s in scored.samples for name in s.scores}
     assert scores["29"].metadata["how"] in {"exact", "fraction"}
+
+
+# --- the public route end to end: `inspect eval answerx/answerx_local`, and in Python ----
+
+
+def scripted(request: Any) -> Any:
+    from scripted import reply_to
+
+    from answerx.testing import Reply
+
+    return Reply.text(reply_to(request.text))
+
+
+def scores_of(log: Any, name: str) -> dict[str, Any]:
+    return {str(s.id): s.scores[name].value for s in log.samples}
+
+
+@pytest.mark.slow
+def test_inspect_eval_runs_the_local_task_by_its_registered_name(tmp_path: Path) -> None:
+    from scripted import EXPECTED, record
+
+    from answerx.testing import FakeProviderServer
+
+    if not _entry_point_installed():
+        pytest.skip("answerx is not installed (no inspect_ai entry point)")
+    inspect = Path(sys.executable).with_name("inspect")
+    # inspect-ai's OpenAI provider wants openai >= 3.4, which answerx's instructor cannot
+    # share an environment with (jiter): the fake server speaks Anthropic's wire too.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+           "ANTHROPIC_API_KEY": "sk-fake-not-a-key"}  # fmt: skip
+    with FakeProviderServer(default=scripted) as fake:
+        command = [
+            str(inspect), "eval", "answerx/answerx_local", "--model", "anthropic/claude-fake",
+            "--model-base-url", fake.anthropic_base_url, "--log-dir", str(tmp_path / "cli"),
+            "--display", "none", "--max-connections", "1", "--max-tokens", "512",
+        ]  # fmt: skip
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-3000:]
+        # The same items in Python: the task object, and inspect's built-in match() beside it.
+        from inspect_ai.scorer import match
+
+        from answerx.integrations.inspect_ai import answerx_local, local_samples
+
+        model = get_model("anthropic/claude-fake", base_url=fake.anthropic_base_url,
+                          api_key="sk-fake-not-a-key")  # fmt: skip
+        options = {"display": "none", "max_connections": 1, "max_tokens": 512}
+        (ours,) = eval(answerx_local(), model=model, log_dir=str(tmp_path / "py"), **options)
+        builtin_task = Task(dataset=local_samples(), solver=generate(), scorer=match())
+        (builtin,) = eval(builtin_task, model=model, log_dir=str(tmp_path / "builtin"), **options)
+    (cli_log_file,) = (tmp_path / "cli").glob("*.eval")
+    cli = read_eval_log(str(cli_log_file))
+    assert scores_of(cli, "answerx_scorer") == scores_of(ours, "answerx_scorer")
+    answerx_accuracy = ours.results.scores[0].metrics["accuracy"].value
+    assert answerx_accuracy == pytest.approx(EXPECTED)
+    right = {i for i, v in scores_of(ours, "answerx_scorer").items() if v == CORRECT}
+    assert right == {"gsm-1", "gsm-2", "math-1", "math-2", "mc-1", "mc-2"}
+    builtin_accuracy = builtin.results.scores[0].metrics["accuracy"].value
+    record("inspect-ai (CLI and Python)", answerx_accuracy, builtin_accuracy, "match()")

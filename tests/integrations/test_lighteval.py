@@ -4,6 +4,13 @@ registry."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 # lighteval checks its pinned latex2sympy2_extended at import of its metrics: in an
@@ -77,7 +84,9 @@ def test_custom_tasks_module_loads_through_lighteval_registry() -> None:
 
     module = Registry.create_custom_tasks_module("answerx.integrations.lighteval")
     configs = Registry._extract_configs(module)
-    assert set(configs) == {"gsm8k_answerx", "math_500_answerx", "gpqa_diamond_answerx"}
+    assert set(configs) == {"gsm8k_answerx", "math_500_answerx", "gpqa_diamond_answerx",
+                            "answerx_local_gsm8k", "answerx_local_math",
+                            "answerx_local_multiple_choice"}  # fmt: skip
     for config in configs.values():
         assert [m.metric_name for m in config.metrics] == ["answerx"]
 
@@ -97,3 +106,102 @@ def test_gpqa_prompt_orders_options_the_same_way_every_time() -> None:
     assert first.choices[first.gold_index] == "Nitrogen"
     letter = "ABCD"[first.gold_index]
     assert f"{letter}) Nitrogen" in first.query
+
+
+# --- a real `lighteval` command, end to end and offline --------------------------------
+
+# lighteval's `custom` backend runs any LightevalModel: this one asks answerx's fake
+# provider server over HTTP, as an OpenAI-compatible endpoint would be asked.
+FAKE_SERVER_MODEL = """
+import os
+
+import httpx
+from lighteval.models.abstract_model import LightevalModel
+from lighteval.models.model_output import ModelResponse
+from lighteval.utils.cache_management import SampleCache
+
+
+class FakeServerModel(LightevalModel):
+    def __init__(self, config):
+        self.config = config
+        self._cache = SampleCache(config)
+        self._url = os.environ["FAKE_OPENAI_BASE_URL"] + "/chat/completions"
+
+    @property
+    def tokenizer(self):
+        return None
+
+    @property
+    def add_special_tokens(self):
+        return False
+
+    @property
+    def max_length(self):
+        return 4096
+
+    def greedy_until(self, docs):
+        replies = []
+        for doc in docs:
+            body = {"model": "fake-model", "messages": [{"role": "user", "content": doc.query}]}
+            reply = httpx.post(self._url, json=body, headers={"Authorization": "Bearer sk-fake"})
+            replies.append(ModelResponse(text=[reply.json()["choices"][0]["message"]["content"]]))
+        return replies
+
+    def loglikelihood(self, docs):
+        raise NotImplementedError
+
+    def loglikelihood_rolling(self, docs):
+        raise NotImplementedError
+"""
+
+LOCAL_TASKS = ("answerx_local_gsm8k", "answerx_local_math", "answerx_local_multiple_choice")
+
+
+@pytest.mark.slow
+def test_the_lighteval_command_runs_the_local_tasks_offline(tmp_path: Path) -> None:
+    from scripted import EXPECTED, items, record
+
+    from answerx.testing import FakeProviderServer, Reply
+
+    model_file = tmp_path / "fake_server_model.py"
+    model_file.write_text(FAKE_SERVER_MODEL, encoding="utf-8")
+    lighteval = Path(sys.executable).with_name("lighteval")
+
+    def scripted(request: Any) -> Reply:
+        from scripted import reply_to
+
+        return Reply.text(reply_to(request.text))
+
+    with FakeProviderServer(default=scripted) as fake:
+        env = {**os.environ, "FAKE_OPENAI_BASE_URL": fake.openai_base_url,
+               "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+               "PYTHONPATH": os.pathsep.join(sys.path)}  # fmt: skip
+        command = [
+            str(lighteval), "custom", "fake-model", str(model_file),
+            ",".join(f"{name}|0" for name in LOCAL_TASKS),
+            "--custom-tasks", "answerx.integrations.lighteval",
+            "--output-dir", str(tmp_path / "out"),
+        ]  # fmt: skip
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+        assert len(fake.requests) == 12
+    results = json.loads(next((tmp_path / "out").rglob("results_*.json")).read_text())
+    scores = {name: results["results"][f"{name}|0"]["answerx"] for name in LOCAL_TASKS}
+    assert scores == dict.fromkeys(LOCAL_TASKS, EXPECTED)
+    # lighteval's own metrics of the same tasks on the same replies.
+    from lighteval.metrics.metrics import Metrics
+
+    from answerx.integrations.lighteval import gsm8k_prompt, local_mc_prompt, math_500_prompt
+
+    prompts = {"gsm8k": gsm8k_prompt, "math": math_500_prompt,
+               "multiple_choice": local_mc_prompt}  # fmt: skip
+    metrics = {"gsm8k": Metrics.expr_gold_metric, "math": Metrics.expr_gold_metric,
+               "multiple_choice": Metrics.gpqa_instruct_metric}  # fmt: skip
+    theirs = []
+    for item in items():
+        doc = prompts[item["set"]](item, "local")
+        metric = metrics[item["set"]].value
+        value = metric.compute_sample(doc=doc, model_response=ModelResponse(text=[item["reply"]]))
+        theirs.append(float(next(iter(value.values()))))
+    record("lighteval (lighteval custom CLI)", sum(scores.values()) / 3,
+           sum(theirs) / len(theirs), "expr_gold_metric, gpqa_instruct_metric")  # fmt: skip

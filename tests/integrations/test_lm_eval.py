@@ -221,7 +221,8 @@ def test_every_shipped_task_uses_the_answerx_filter_and_metric(lm_eval: Any) -> 
 
     manager = TaskManager(include_path=str(SHIPPED), include_defaults=False)
     shipped = {path.stem for path in SHIPPED.glob("*.yaml")}
-    assert set(manager.all_tasks) == shipped | {"answerx"}  # the tasks and their tag
+    # the tasks and their tags: the Hub ones, the gated one, the offline ones
+    assert set(manager.all_tasks) == shipped | {"answerx", "answerx_gated", "answerx_local"}
     for name in shipped:
         config = load_yaml(manager.task_index[name].yaml_path)
         (pipeline,) = config["filter_list"]
@@ -288,3 +289,143 @@ def test_lm_eval_run_against_the_fake_provider(lm_eval: Any, grading: Any, tmp_p
         "36": (["36"], 1.0),
         "56": ([NO_ANSWER], 0.0),
     }
+
+
+# --- the plain `lm_eval` command and `answerx lm-eval`, end to end, offline -------------
+
+
+def builtin_tasks(folder: Path) -> Path:
+    """lm-eval's own gsm8k (gsm8k_cot_zeroshot: strict-match and flexible-extract regexes,
+    exact match) and GPQA-style multiple choice (gpqa_cot_zeroshot's regexes) on the same
+    local items, for the built-in's score beside answerx's."""
+    import lm_eval
+
+    own = Path(lm_eval.__file__).parent / "tasks"
+    dataset = "custom_dataset: !function answerx.integrations.local_data.local_dataset\n"
+    (folder / "builtin_local_gsm8k.yaml").write_text(
+        f"include: {own / 'gsm8k' / 'gsm8k-cot-zeroshot.yaml'}\n"
+        "task: builtin_local_gsm8k\ntag: []\ndataset_path: null\ndataset_name: null\n"
+        f"{dataset}dataset_kwargs:\n  name: gsm8k\n"
+        "training_split: null\nfewshot_split: null\n",
+        encoding="utf-8",
+    )
+    (folder / "builtin_local_multiple_choice.yaml").write_text(
+        f"include: {own / 'gpqa' / 'cot_zeroshot' / '_gpqa_cot_zeroshot_yaml'}\n"
+        "task: builtin_local_multiple_choice\ntag: []\ndataset_path: null\n"
+        f"{dataset}dataset_kwargs:\n  name: multiple_choice\n"
+        "process_docs: null\ntraining_split: null\nvalidation_split: null\ntest_split: test\n"
+        "doc_to_text: \"{{question}}\\n{% for option in choices %}({{ 'ABCD'[loop.index0] }}) "
+        "{{ option }}\\n{% endfor %}Think step by step, then finish with "
+        '\\"The answer is (X)\\"."\n'
+        'doc_to_target: "({{answer}})"\n',
+        encoding="utf-8",
+    )
+    return folder
+
+
+def run_lm_eval(command: list[str], fake: FakeProviderServer, out: Path) -> dict[str, Any]:
+    """Run ``command`` (an lm-eval command line) against the fake server; its results."""
+    env = {
+        **os.environ,
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HUB_OFFLINE": "1",
+        "OPENAI_API_KEY": "sk-fake-not-a-key",
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    model = [
+        "--model", "local-chat-completions",
+        "--model_args", f"model=fake-model,base_url={fake.openai_base_url}/chat/completions,"
+        "num_concurrent=1,max_retries=1",
+        "--apply_chat_template", "--output_path", str(out), "--log_samples",
+    ]  # fmt: skip
+    run = subprocess.run([*command, *model], env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results: dict[str, Any] = json.loads(next(out.rglob("results_*.json")).read_text())
+    return results["results"]
+
+
+def scripted_reply(request: RecordedRequest) -> Reply:
+    from scripted import reply_to
+
+    return Reply.text(reply_to(request.text))
+
+
+@pytest.mark.slow
+def test_the_plain_lm_eval_command_runs_the_local_tasks_offline(
+    lm_eval: Any, tmp_path: Path
+) -> None:
+    """``lm_eval run --include_path <answerx tasks> --tasks answerx_local``: no import of
+    answerx beyond what the task YAMLs' ``!function`` tags load, no network but the fake
+    server; lm-eval's built-in gsm8k and multiple-choice regexes run on the same replies."""
+    from scripted import EXPECTED, record
+
+    lm_eval_command = Path(sys.executable).with_name("lm_eval")
+    (tmp_path / "builtin").mkdir()
+    folder = builtin_tasks(tmp_path / "builtin")
+    with FakeProviderServer(default=scripted_reply) as fake:
+        ours = run_lm_eval(
+            [str(lm_eval_command), "run", "--tasks", "answerx_local",
+             "--include_path", str(SHIPPED)],
+            fake, tmp_path / "ours",
+        )  # fmt: skip
+        builtin = run_lm_eval(
+            [str(lm_eval_command), "run", "--tasks",
+             "builtin_local_gsm8k,builtin_local_multiple_choice", "--include_path", str(folder)],
+            fake, tmp_path / "builtin-out",
+        )  # fmt: skip
+    scores = {name: ours[name]["answerx_verify,answerx"] for name in ours}
+    assert scores == {
+        "answerx_local_gsm8k": EXPECTED,
+        "answerx_local_math": EXPECTED,
+        "answerx_local_multiple_choice": EXPECTED,
+    }
+    flexible = [
+        builtin["builtin_local_gsm8k"]["exact_match,flexible-extract"],
+        builtin["builtin_local_multiple_choice"]["exact_match,flexible-extract"],
+    ]
+    # gsm8k's strict regex wants "The answer is N.": none of the four replies says it so.
+    assert builtin["builtin_local_gsm8k"]["exact_match,strict-match"] == 0.0
+    record("lm-eval (plain lm_eval CLI)", sum(scores.values()) / 3, sum(flexible) / 2,
+           "flexible-extract, gsm8k + multiple choice")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_answerx_lm_eval_finds_the_filter_and_metric_by_name(lm_eval: Any, tmp_path: Path) -> None:
+    """A user's YAML naming ``function: answerx`` and ``metric: answerx_verify`` (which a
+    plain lm-eval 0.4.13 cannot find) runs through ``answerx lm-eval``, with the user's
+    own include path and answerx's local data."""
+    (tmp_path / "mine.yaml").write_text(
+        "task: my_gsm8k\n"
+        "custom_dataset: !function answerx.integrations.local_data.local_dataset\n"
+        "dataset_kwargs:\n  name: gsm8k\n"
+        "output_type: generate_until\ntest_split: test\n"
+        'doc_to_text: "Q: {{question}}\\nA:"\n'
+        "doc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"
+        "filter_list:\n  - name: answerx\n    filter:\n"
+        "      - function: answerx\n        task: numeric\n      - function: take_first\n"
+        "metric_list:\n  - metric: answerx_verify\n",
+        encoding="utf-8",
+    )
+    answerx = Path(sys.executable).with_name("answerx")
+    with FakeProviderServer(default=scripted_reply) as fake:
+        results = run_lm_eval(
+            [str(answerx), "lm-eval", "run", "--tasks", "my_gsm8k,answerx_local_gsm8k",
+             "--include_path", str(tmp_path)],
+            fake, tmp_path / "out",
+        )  # fmt: skip
+    assert results["my_gsm8k"]["answerx_verify,answerx"] == 0.5
+    assert results["answerx_local_gsm8k"]["answerx_verify,answerx"] == 0.5
+
+
+def test_the_local_sets_hold_four_items_each_in_their_datasets_shapes() -> None:
+    from answerx.integrations.local_data import LOCAL_SETS, local_path, local_rows
+
+    shapes = {"gsm8k": {"id", "question", "answer"},
+              "math": {"id", "problem", "solution", "answer"},
+              "multiple_choice": {"id", "question", "choices", "answer"}}  # fmt: skip
+    for name in LOCAL_SETS:
+        rows = local_rows(name)
+        assert len(rows) == 4 and all(set(row) == shapes[name] for row in rows)
+    assert all("####" in row["answer"] for row in local_rows("gsm8k"))
+    with pytest.raises(ConfigError, match="unknown local set"):
+        local_path("gsm8k_hub")

@@ -76,3 +76,80 @@ def test_without_verifiers_the_parser_asks_for_it() -> None:
 
     with pytest.raises(ConfigError, match=r"verifiers<0\.4"):
         integration.AnswerxParser  # noqa: B018
+
+
+class MathParser:
+    """Stands in for ``AnswerxParser(task="math")`` where verifiers is not installed: the
+    reward asks any parser for its answerx options."""
+
+    def answerx_options(self) -> dict[str, Any]:
+        return {"task": "math", "choices": None, "numbers": None}
+
+
+SQRT = [{"role": "assistant", "content": "The result is $\\sqrt{16}$."}]
+
+
+def test_the_reward_reads_with_the_rubrics_parser() -> None:
+    # auto reads a bare "4" as numeric and takes the 16 under the root; math reads \sqrt{16}.
+    assert rubric_call(answerx_reward, completion=SQRT, answer="4") == 0.0
+    assert rubric_call(answerx_reward, completion=SQRT, answer="4", parser=MathParser()) == 1.0
+
+
+def test_the_rows_info_overrides_the_parsers_task_and_options() -> None:
+    completion = [{"role": "assistant", "content": "The answer is Venus."}]
+    info = {"task": "multiple_choice", "choices": ["Mars", "Venus"]}
+    assert (
+        rubric_call(answerx_reward, completion=completion, answer="B", info=info,
+                    parser=MathParser())
+        == 1.0
+    )  # fmt: skip
+
+
+def test_a_real_rubric_uses_the_parser_it_was_given() -> None:
+    vf = pytest.importorskip("verifiers")
+    if not hasattr(vf, "Rubric"):
+        pytest.skip("verifiers 0.4+ has only the v1 stack (no Parser/Rubric)")
+    from answerx.integrations.verifiers import AnswerxParser
+
+    rubric = vf.Rubric(funcs=[answerx_reward], parser=AnswerxParser(task="math"))
+    states = [
+        {"prompt": [{"role": "user", "content": "sqrt(16)?"}], "completion": SQRT,
+         "answer": "4", "task": "default", "info": {}},
+        {"prompt": [{"role": "user", "content": "Planet?"}],
+         "completion": [{"role": "assistant", "content": "The answer is Venus."}],
+         "answer": "B", "task": "default",
+         "info": {"task": "multiple_choice", "choices": ["Mars", "Venus"]}},
+    ]  # fmt: skip
+    for state in states:
+        asyncio.run(rubric.score_rollout(state))
+    assert [state["reward"] for state in states] == [1.0, 1.0]
+    assert states[0]["answerx"]["how"] != "none"  # type: ignore[index]
+
+
+def test_a_rubric_on_the_scripted_replies_beside_verifiers_math_rubric() -> None:
+    vf = pytest.importorskip("verifiers")
+    if not hasattr(vf, "Rubric"):
+        pytest.skip("verifiers 0.4+ has only the v1 stack (no Parser/Rubric)")
+    from scripted import EXPECTED, gold, items, prompt_text, record
+
+    from answerx.integrations.verifiers import AnswerxParser
+
+    def states() -> list[dict[str, Any]]:
+        return [
+            {"prompt": [{"role": "user", "content": prompt_text(r)}],
+             "completion": [{"role": "assistant", "content": r["reply"]}],
+             "answer": gold(r), "task": "default",
+             "info": {"task": r["task"], "choices": r.get("choices")}}
+            for r in items()
+        ]  # fmt: skip
+
+    def mean_reward(rubric: Any) -> float:
+        scored = states()
+        for state in scored:
+            asyncio.run(rubric.score_rollout(state))
+        return sum(float(s["reward"]) for s in scored) / len(scored)
+
+    ours = mean_reward(vf.Rubric(funcs=[answerx_reward], parser=AnswerxParser(task="math")))
+    assert ours == EXPECTED
+    record("verifiers (Rubric, AnswerxParser)", ours, mean_reward(vf.MathRubric()),
+           "vf.MathRubric")  # fmt: skip

@@ -34,6 +34,8 @@ from answerx.cli.experiments import (
 )
 from answerx.cli.extract import HELP as EXTRACT_HELP
 from answerx.cli.extract import extract_command
+from answerx.cli.lm_eval import HELP as LM_EVAL_HELP
+from answerx.cli.lm_eval import lm_eval_command
 from answerx.cli.options import hide_flag_types, note_deprecated
 from answerx.cli.serve import HELP as SERVE_HELP
 from answerx.cli.serve import serve_command
@@ -61,7 +63,7 @@ _SERVE = "Serve"
 _START = "Get started"
 #: The panels of ``answerx --help``, in order, and the commands in each.
 PANELS: dict[str, tuple[str, ...]] = {
-    _ANSWERS: ("extract", "verify", "reward-func"),
+    _ANSWERS: ("extract", "verify", "reward-func", "lm-eval"),
     _REASON: ("ask", "approaches", "index", "survey"),
     _EXPERIMENTS: ("run", "runs"),
     _SERVE: ("serve", "model"),
@@ -109,6 +111,13 @@ def _moved(command: Callable[..., Any], old: str, new: str) -> Callable[..., Any
 app.command("extract", help=EXTRACT_HELP, rich_help_panel=_ANSWERS)(extract_command)
 app.command("verify", help=VERIFY_HELP, rich_help_panel=_ANSWERS)(verify_command)
 app.add_typer(reward_func_app, name="reward-func", rich_help_panel=_ANSWERS)
+app.command(
+    "lm-eval",
+    help=LM_EVAL_HELP,
+    rich_help_panel=_ANSWERS,
+    add_help_option=False,  # --help is lm-eval's
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)(lm_eval_command)
 app.command("ask", rich_help_panel=_REASON)(ask_command)
 app.add_typer(approaches_app, name="approaches", rich_help_panel=_REASON)
 app.add_typer(index.app, name="index", rich_help_panel=_REASON)

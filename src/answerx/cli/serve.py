@@ -11,8 +11,11 @@ from answerx.cli._common import command_boundary
 __all__ = ["HELP", "serve_command"]
 
 HELP = (
-    "Serve the HTTP API (POST /v1/extract, /v1/extract/batch, /v1/extract/structured, /v1/ask; "
-    "docs at /docs). Settings from ANSWERX_API_TOKEN, ANSWERX_MAX_BODY_BYTES, ANSWERX_MAX_BATCH, "
+    "Serve the HTTP API (POST /v1/extract, /v1/extract/batch, /v1/extract/structured, /v1/ask, "
+    "/v1/verify, /v1/verify/batch, and /v1/reward: OpenRLHF's remote reward, "
+    "--remote_rm_url http://HOST:PORT/v1/reward --label_key <gold column>, its task set by "
+    "--reward-task; docs at /docs). Settings from ANSWERX_API_TOKEN, ANSWERX_MAX_BODY_BYTES, "
+    "ANSWERX_MAX_BATCH, "
     "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY, ANSWERX_RETRY_AFTER_S, "
     "ANSWERX_EXTRACT_WORKERS, ANSWERX_HEADER_TIMEOUT_S, ANSWERX_KEEP_ALIVE_S, "
     "ANSWERX_MAX_CONNECTIONS, ANSWERX_ALLOWED_HOSTS; provider keys from their usual variables. "
@@ -48,9 +51,25 @@ def serve_command(
     access_log: Annotated[
         bool, typer.Option("--access-log", help="Log every request (slower).")
     ] = False,
+    reward_task: Annotated[
+        str | None,
+        typer.Option(help="/v1/reward's task when a request names none (default auto)."),
+    ] = None,
+    reward_choices_field: Annotated[
+        str | None, typer.Option(help="/v1/reward: the label-object field with the options.")
+    ] = None,
+    reward_numbers_field: Annotated[
+        str | None, typer.Option(help="/v1/reward: the label-object field with game24 numbers.")
+    ] = None,
 ) -> None:
     """Serve the answerx HTTP API until SIGTERM or Ctrl-C."""
     with command_boundary():
+        from answerx.service.verify_api import configure_reward
+
+        # Through the environment, so that every worker process reads the same.
+        configure_reward(
+            task=reward_task, choices_field=reward_choices_field, numbers_field=reward_numbers_field
+        )
         from answerx.service.server import serve
 
         serve(

@@ -1,22 +1,46 @@
-"""Verdicts as RL rewards: prompt stripping and per-batch logs, shared by the reward endpoints.
+"""Verdicts as RL rewards: one reward row per rollout, shared by every trainer's plug-in.
+
+The trainers hand over the same things in different shapes: verl numpy object
+arrays of dicts holding numpy scalars, OpenRLHF a label column that may hold a
+JSON object, TRL one list per dataset column. Each plug-in turns its shape into
+:class:`RewardRow` s (the gold, the task, the options, the puzzle numbers and
+whether the response was cut off) and :func:`judge_rows` grades them in one
+``verify_batch`` call, so every reward reads a row the same way.
 
 Trainers such as OpenRLHF hand over the whole rollout text — chat template,
-prompt, response and special tokens — where grading needs the response alone.
+prompt, response and special tokens — where grading needs the response alone:
+:func:`strip_prompt`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from answerx.errors import InputError
 from answerx.extraction.models import Task
 from answerx.grading.batch import verify_batch
+from answerx.grading.core import Gold
 from answerx.grading.models import REASONS, Verdict
 from answerx.grading.tasks import check_task
 
-__all__ = ["reward_logs", "reward_verdicts", "strip_prompt"]
+__all__ = [
+    "GOLD_FIELDS",
+    "LabelFields",
+    "RewardRow",
+    "judge_rows",
+    "plain",
+    "reward_gold",
+    "reward_logs",
+    "reward_verdicts",
+    "row_from_label",
+    "rows_of",
+    "strip_prompt",
+]
 
 # Chat-template tokens: <|im_end|>, <|eot_id|>, <|endoftext|>, DeepSeek's <｜end▁of▁sentence｜>,
 # Llama 2's </s> and [INST], Gemma's <end_of_turn>. <think> and <answer> are not among them.
@@ -25,6 +49,143 @@ _SPECIAL = re.compile(
     r"|\[/?INST\]"
 )
 _ROLE_HEADER = re.compile(r"\A(?:assistant|model)\s*\n")
+
+#: Keys a label object (a dict in the label column) may keep its gold answer under, in the
+#: order tried: answerx's own, verl's reward-model dict, the usual dataset column names.
+GOLD_FIELDS: Final = ("answer", "ground_truth", "gold", "solution", "label", "target")
+
+
+class RewardRow(BaseModel):
+    """What grading one rollout needs besides the response text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gold: Gold = Field(description="The gold answer; None when the row has none (unjudged).")
+    task: Task = Field(default="auto", description="The kind of answer; 'auto' reads the gold.")
+    choices: list[str] | None = Field(default=None, description="Option texts, if any.")
+    numbers: list[int | float] | None = Field(default=None, description="game24's numbers.")
+    finish_reason: str | None = Field(
+        default=None, description="'length' when the response was cut off at the token limit."
+    )
+
+
+class LabelFields(BaseModel):
+    """Where a label object keeps the row's task, options and numbers.
+
+    ``gold`` None tries :data:`GOLD_FIELDS` in order.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    gold: str | None = None
+    task: str = "task"
+    choices: str = "choices"
+    numbers: str = "numbers"
+
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays made Python values (``tolist``), recursively
+    inside dicts, lists and tuples; anything else as it is.
+
+    verl keeps its non-tensor batch as numpy object arrays, so a row's ``extra_info`` is a
+    dict whose values may be ``np.int64`` or ``np.ndarray``: grading must see ``int`` and
+    ``list``. Duck-typed, so numpy is never imported here.
+    """
+    if isinstance(value, str | bytes | bool | int | float) or value is None:
+        return value.decode() if isinstance(value, bytes) else value
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist):  # numpy scalar or array, torch tensor
+        return plain(tolist())
+    return value
+
+
+def rows_of(values: Any, n: int, name: str) -> list[Any]:
+    """``values`` as a list of ``n`` plain items: a list, a tuple, a numpy array (of any
+    dtype) or any other sequence; None is ``n`` Nones. A wrong length is an InputError."""
+    if values is None:
+        return [None] * n
+    if isinstance(values, str | bytes | Mapping):
+        raise InputError(f"{name}: expected one value per rollout, not one {type(values).__name__}")
+    items = [plain(v) for v in values]
+    if len(items) != n:
+        raise InputError(f"{name}: {len(items)} values for {n} rollouts; one per rollout is needed")
+    return items
+
+
+def reward_gold(value: Any) -> Gold:
+    """The gold answer of a label as grading takes it.
+
+    A verl reward-model dict (``{"ground_truth": ...}``) gives its ground truth; a list of
+    accepted answers gives its first one, the only one a single-gold grader can take
+    (this function is the one place to change when grading takes alias lists).
+    """
+    value = plain(value)
+    while isinstance(value, Mapping):
+        value = next((value[k] for k in GOLD_FIELDS if k in value), None)
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return str(value)
+
+
+def row_from_label(
+    label: Any,
+    *,
+    task: Task | str = "auto",
+    fields: LabelFields | None = None,
+    finish_reason: str | None = None,
+) -> RewardRow:
+    """The reward row of one label: a gold answer as it is, or a label object (a dict:
+    OpenRLHF's label column holding JSON objects) carrying the gold and, per row, its
+    ``task``, ``choices`` and ``numbers`` under the names ``fields`` gives.
+
+    A task in the label overrides ``task`` for that row; an unknown one is a ConfigError.
+    """
+    fields = fields or LabelFields()
+    label = plain(label)
+    if not isinstance(label, Mapping):
+        return RewardRow(
+            gold=reward_gold(label), task=check_task(task), finish_reason=finish_reason
+        )
+    if fields.gold is not None:
+        if fields.gold not in label:
+            raise InputError(f"the label has no {fields.gold!r} field: {sorted(label)}")
+        gold = reward_gold(label[fields.gold])
+    else:
+        gold = reward_gold(label)
+    row_task = label.get(fields.task) or task
+    return RewardRow(
+        gold=gold,
+        task=check_task(str(row_task)),
+        choices=_options(label.get(fields.choices)),
+        numbers=label.get(fields.numbers) or None,
+        finish_reason=label.get("finish_reason", finish_reason),
+    )
+
+
+def _options(value: Any) -> list[str] | None:
+    if isinstance(value, Mapping):  # ARC's {"text": [...], "label": [...]}
+        value = value.get("text")
+    if not value or isinstance(value, str):
+        return None
+    return [str(option) for option in value]
+
+
+def judge_rows(responses: Sequence[Any], rows: Sequence[RewardRow]) -> list[Verdict]:
+    """The verdict on each response against its row, in order (one ``verify_batch``)."""
+    return verify_batch(
+        list(responses),
+        [row.gold for row in rows],
+        task=[row.task for row in rows],
+        choices=[row.choices for row in rows],
+        numbers=[row.numbers for row in rows],
+        finish_reasons=[row.finish_reason for row in rows],
+    )
 
 
 def strip_prompt(query: str, prompt: str) -> str:
@@ -43,21 +204,59 @@ def strip_prompt(query: str, prompt: str) -> str:
 
 def reward_verdicts(
     queries: Sequence[str],
-    prompts: Sequence[str],
+    prompts: Sequence[str] | None,
     labels: Sequence[Any],
     *,
     task: Task | str = "auto",
+    fields: LabelFields | None = None,
+    metas: Sequence[Any] | None = None,
 ) -> list[Verdict]:
-    """The verdict on the response of each rollout against its label, in order."""
+    """The verdict on the response of each rollout against its label, in order.
+
+    ``labels`` hold gold answers or label objects (:func:`row_from_label`); ``metas``
+    (one dict per rollout, the per-sample metadata some OpenRLHF versions send) may carry
+    a row's task, options and numbers too, which its label object overrides.
+    """
     check_task(task)
-    responses = [strip_prompt(q, p) for q, p in zip(queries, prompts, strict=True)]
-    return verify_batch(responses, list(labels), task=task)
+    fields = fields or LabelFields()
+    n = len(queries)
+    prompts = [""] * n if prompts is None else rows_of(prompts, n, "prompts")
+    rows = [
+        row_from_label(_with_meta(label, meta, fields), task=task, fields=fields)
+        for label, meta in zip(
+            rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), strict=True
+        )
+    ]
+    responses = [strip_prompt(q, p or "") for q, p in zip(queries, prompts, strict=True)]
+    return judge_rows(responses, rows)
+
+
+def _with_meta(label: Any, meta: Any, fields: LabelFields) -> Any:
+    if not isinstance(meta, Mapping):
+        return label
+    keys = (fields.task, fields.choices, fields.numbers, "finish_reason")
+    merged = {k: meta[k] for k in keys if k in meta}
+    if not merged:
+        return label
+    base = label if isinstance(label, Mapping) else {fields.gold or "answer": label}
+    return {**merged, **base}
 
 
 def reward_logs(verdicts: Sequence[Verdict]) -> dict[str, float]:
-    """``answerx_extraction_rate`` and ``answerx_<reason>`` (the share of each reason)."""
+    """``answerx_extraction_rate``, ``answerx_unfinished_rate`` (responses cut off at the
+    token limit or inside ``<think>``) and ``answerx_<reason>`` (the share of each reason).
+    """
     n = max(len(verdicts), 1)
     counts = Counter[str](v.reason for v in verdicts)
-    logs = {"answerx_extraction_rate": sum(v.answer is not None for v in verdicts) / n}
+    logs = {
+        "answerx_extraction_rate": sum(v.answer is not None for v in verdicts) / n,
+        "answerx_unfinished_rate": sum(_unfinished(v) for v in verdicts) / n,
+    }
     logs.update({f"answerx_{reason}": counts.get(reason, 0) / n for reason in REASONS})
     return logs
+
+
+def _unfinished(verdict: Verdict) -> bool:
+    return verdict.reason == "unfinished" or bool(
+        verdict.extraction is not None and verdict.extraction.unfinished
+    )

@@ -15,6 +15,7 @@ from answerx.extraction import TASKS, Extraction, extract
 
 if TYPE_CHECKING:
     from answerx.grading import Verdict
+    from answerx.grading.core import Gold
 
 __all__ = [
     "FALLBACKS",
@@ -101,7 +102,7 @@ def answer_of(
 
 def verify_output(
     raw_output: str,
-    gold: str,
+    gold: Gold,
     task: str = "auto",
     *,
     choices: Sequence[str] | None = None,
@@ -118,7 +119,7 @@ def verify_output(
 
 def grade_answer(
     answer: str,
-    gold: str,
+    gold: Gold,
     task: str = "auto",
     *,
     choices: Sequence[str] | None = None,

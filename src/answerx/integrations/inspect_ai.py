@@ -1,17 +1,27 @@
-"""answerx inside inspect-ai: the ``answerx/answerx_scorer`` scorer.
+"""answerx inside inspect-ai: the ``answerx/answerx_scorer`` scorer and the
+``answerx/answerx_local`` task.
 
-Use it in a task, or on any finished log, by name::
+Everything is public: import the scorer into a task file, or name it (and the task) by
+its registry name, which inspect finds through answerx's ``inspect_ai`` entry point
+without importing anything::
 
+    # task.py
+    from inspect_ai import Task, task
     from answerx.integrations.inspect_ai import answerx_scorer
-    Task(dataset=..., solver=generate(), scorer=answerx_scorer(task="math"))
 
-    inspect eval task.py --no-score
+    @task
+    def my_eval() -> Task:
+        return Task(dataset=..., solver=generate(), scorer=answerx_scorer(task="math"))
+
+    inspect eval task.py --model openai/gpt-4o-mini
     inspect score logs/<log>.eval --scorer answerx/answerx_scorer -S task=math
+    inspect eval answerx/answerx_local --model ...     # twelve bundled items, offline
 
-answerx registers the scorer through the ``inspect_ai`` entry point, so an installed
-answerx is found without importing anything. Each :class:`~inspect_ai.scorer.Score`
-carries the answer answerx read (``answer``), a sentence on how it was read and judged
-(``explanation``) and ``metadata={"method", "confidence", "reason", "how", "task"}``.
+In Python, ``inspect_ai.score(log, answerx_scorer(task="math"))`` rescores a log.
+
+Each :class:`~inspect_ai.scorer.Score` carries the answer answerx read (``answer``), a
+sentence on how it was read and judged (``explanation``) and
+``metadata={"method", "confidence", "reason", "how", "task"}``.
 A response that states no answer, or that was cut off before stating one, is scored
 ``INCORRECT`` like a wrong answer but keeps its own ``reason`` (``no_answer``,
 ``unfinished``) and Score ``reason`` (``invalid_response_format``, ``no_response``,
@@ -34,7 +44,7 @@ from answerx.integrations._common import check_task, verify_output
 if TYPE_CHECKING:
     from answerx.grading import Verdict
 
-__all__ = ["answerx_scorer"]
+__all__ = ["answerx_local", "answerx_scorer", "local_samples"]
 
 # inspect-ai's stop reasons that mean "cut off": answerx's finish_reason="length".
 _CUT_OFF = {"max_tokens", "model_length"}
@@ -48,6 +58,9 @@ _SCORE_REASONS = {
 }
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+#: The sample metadata key that names a sample's own answerx task.
+TASK_METADATA = "answerx_task"
 
 
 def golds_for(target: Sequence[str], choices: Sequence[Any]) -> list[str]:
@@ -119,7 +132,8 @@ def _make_scorer() -> Any:
         Args:
             task: the answerx task (``auto``, ``math``, ``numeric``, ``multiple_choice``,
                 ``boolean``, ``game24``, ``text``); ``auto`` detects it, and is multiple
-                choice when the sample has choices.
+                choice when the sample has choices. A sample's ``answerx_task`` metadata
+                overrides it for that sample.
         """
         check_task(task)
 
@@ -130,12 +144,16 @@ def _make_scorer() -> Any:
             raw = output.completion if output is not None else ""
             finish = "length" if output is not None and output.stop_reason in _CUT_OFF else None
             choices = [choice.value for choice in state.choices] or None
+            # A sample may name its own task (a dataset mixing kinds, answerx_local).
+            wanted = check_task(str((state.metadata or {}).get(TASK_METADATA) or task))
 
             def judge() -> Verdict:
                 # Several targets: right when any one is; otherwise the first one's verdict.
                 verdicts = []
                 for gold in golds_for(target.target, state.choices) or [""]:
-                    verdict = verify_output(raw, gold, task, choices=choices, finish_reason=finish)
+                    verdict = verify_output(
+                        raw, gold, wanted, choices=choices, finish_reason=finish
+                    )
                     if verdict.correct:
                         return verdict
                     verdicts.append(verdict)
@@ -149,7 +167,7 @@ def _make_scorer() -> Any:
                 "confidence": extraction.confidence if extraction else 0.0,
                 "reason": verdict.reason,
                 "how": verdict.how,
-                "task": extraction.task if extraction else task,
+                "task": extraction.task if extraction else wanted,
             }
             if verdict.correct is None:
                 return Score.unscored(
@@ -171,14 +189,59 @@ def _make_scorer() -> Any:
     return answerx_scorer
 
 
-def _unavailable(task: str = "auto") -> Any:
-    """Stands in for the scorer where inspect-ai is not installed."""
-    raise ImportError("answerx_scorer needs inspect-ai: pip install 'answerx[inspect]'")
+def local_samples(sets: str = "gsm8k,math,multiple_choice") -> list[Any]:
+    """answerx's bundled local items (comma-separated set names) as inspect-ai Samples:
+    the question (with lettered options for multiple choice) as input, the gold answer as
+    target, the options as choices, the answerx task in ``metadata["answerx_task"]``."""
+    from inspect_ai.dataset import Sample
+
+    from answerx.integrations.local_data import TASK_OF, local_rows
+
+    samples = []
+    for name in (part.strip() for part in sets.split(",") if part.strip()):
+        for row in local_rows(name):
+            question = str(row.get("question") or row.get("problem"))
+            choices = row.get("choices")
+            if choices:
+                lettered = "\n".join(f"({_LETTERS[i]}) {c}" for i, c in enumerate(choices))
+                question = f"{question}\n{lettered}\nFinish with 'The answer is (X)'."
+            samples.append(
+                Sample(
+                    id=row["id"],
+                    input=question,
+                    target=str(row["answer"]).split("####")[-1].strip(),
+                    choices=choices,
+                    metadata={TASK_METADATA: TASK_OF[name]},
+                )
+            )
+    return samples
+
+
+def _make_task() -> Any:
+    from inspect_ai import Task, task
+    from inspect_ai.solver import generate
+
+    @task  # type: ignore[untyped-decorator,unused-ignore]  # typed only with inspect-ai
+    def answerx_local(sets: str = "gsm8k,math,multiple_choice") -> Task:
+        """answerx's twelve bundled items (offline), scored by ``answerx_scorer``:
+        ``inspect eval answerx/answerx_local --model ...`` (``-T sets=gsm8k`` for one set)."""
+        return Task(dataset=local_samples(sets), solver=generate(), scorer=answerx_scorer())
+
+    return answerx_local
+
+
+def _unavailable(*args: Any, **kwargs: Any) -> Any:
+    """Stands in for the scorer and the task where inspect-ai is not installed."""
+    raise ImportError(
+        "answerx's inspect-ai plug-in needs inspect-ai: pip install 'answerx[inspect]'"
+    )
 
 
 try:
     import inspect_ai  # noqa: F401  (only whether it is there)
 except ImportError:
     answerx_scorer = _unavailable
+    answerx_local = _unavailable
 else:
     answerx_scorer = _make_scorer()
+    answerx_local = _make_task()

@@ -1,12 +1,19 @@
 """answerx inside lighteval: the ``answerx_metric`` sample-level metric and answerx task variants.
 
-Use the metric in any task, or run the tasks this module defines (gsm8k, math_500, gpqa)::
+Use the metric in any task, or run the tasks this module defines: gsm8k, math_500 and
+gpqa from the Hub, and ``answerx_local_gsm8k``, ``answerx_local_math`` and
+``answerx_local_multiple_choice`` on answerx's bundled items (offline)::
 
     from answerx.integrations.lighteval import answerx_metric, make_answerx_metric
     LightevalTaskConfig(..., metrics=[answerx_metric])       # or make_answerx_metric("math")
 
     lighteval endpoint litellm <model config> "gsm8k_answerx|0" \\
         --custom-tasks answerx.integrations.lighteval
+    lighteval custom my-model my_model.py "answerx_local_gsm8k|0" \\
+        --custom-tasks answerx.integrations.lighteval
+
+lighteval 0.13 needs three fixes of its own to run offline (the README, "lighteval",
+says what to do).
 
 The metric reads each response's final answer with answerx (``ModelResponse.final_text``,
 so lighteval's own removal of ``<think>`` blocks applies first), reads the gold the same
@@ -27,7 +34,14 @@ from typing import Any
 
 from answerx.integrations._common import answer_of, check_task, grade_answer
 
-__all__ = ["TASKS_TABLE", "AnswerxMatch", "answerx_metric", "gold_answers", "make_answerx_metric"]
+__all__ = [
+    "TASKS_TABLE",
+    "AnswerxMatch",
+    "answerx_metric",
+    "gold_answers",
+    "local_mc_prompt",
+    "make_answerx_metric",
+]
 
 
 def gold_answers(golds: Sequence[str], task: str) -> list[str]:
@@ -160,6 +174,51 @@ def gpqa_prompt(line: dict[str, Any], task_name: str | None = None) -> Any:
     )
 
 
+def local_mc_prompt(line: dict[str, Any], task_name: str | None = None) -> Any:
+    """A bundled multiple-choice item as a lighteval Doc: lettered options in the query."""
+    from lighteval.tasks.requests import Doc
+
+    options = [str(o) for o in line["choices"]]
+    lettered = "\n".join(f"({'ABCD'[i]}) {o}" for i, o in enumerate(options))
+    return Doc(
+        task_name=task_name,
+        query=f"{line['question']}\n{lettered}\nFinish with 'The answer is (X)'.",
+        choices=options,
+        gold_index="ABCD".index(line["answer"]),
+    )
+
+
+def _local_tasks() -> list[Any]:
+    # answerx's bundled items (answerx.integrations.local_data), read from their folders
+    # with datasets' JSON loader: no Hub, no network.
+    from lighteval.tasks.lighteval_task import LightevalTaskConfig
+
+    from answerx.integrations.local_data import local_path
+
+    kinds = (
+        ("gsm8k", gsm8k_prompt, "numeric"),
+        ("math", math_500_prompt, "math"),
+        ("multiple_choice", local_mc_prompt, "multiple_choice"),
+    )
+    return [
+        LightevalTaskConfig(
+            name=f"answerx_local_{name}",
+            prompt_function=prompt,
+            hf_repo=str(local_path(name).parent),
+            hf_subset="default",
+            hf_avail_splits=["test"],
+            evaluation_splits=["test"],
+            few_shots_split=None,
+            few_shots_select=None,
+            generation_size=1024,
+            stop_sequence=[],
+            metrics=[make_answerx_metric(task)],
+            version=0,
+        )
+        for name, prompt, task in kinds
+    ]
+
+
 def _tasks() -> list[Any]:
     from lighteval.tasks.lighteval_task import LightevalTaskConfig
 
@@ -215,4 +274,4 @@ except ImportError:
     answerx_metric: Any = None
 else:
     answerx_metric = make_answerx_metric()
-    TASKS_TABLE = _tasks()
+    TASKS_TABLE = _tasks() + _local_tasks()

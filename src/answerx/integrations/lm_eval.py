@@ -18,11 +18,17 @@ in it, and the metric grades that answer against the target with ``answerx.grade
         higher_is_better: true
         task: numeric
 
-The ``!function`` form works with every lm-eval release. Releases with lm-eval's plug-in
-registry (the ``lm_eval.filters`` / ``lm_eval.metrics`` entry points, merged after 0.4.13)
-also find them by name, ``function: answerx`` and ``metric: answerx_verify``, because
-answerx declares those entry points; importing this module registers both names too.
-Ready-made tasks: ``lm_eval --include_path <answerx>/config/integrations/lm_eval``.
+The ``!function`` form works with every lm-eval release, in a plain ``lm_eval`` command.
+By name (``function: answerx``, ``metric: answerx_verify``) the two are found where
+answerx is imported in lm-eval's process: through ``answerx lm-eval ...`` (:func:`launch`,
+lm-eval's own command line with both names registered and answerx's tasks on the include
+path), in Python after ``import answerx.integrations.lm_eval``, and in lm-eval releases
+with its plug-in registry (the ``lm_eval.filters`` / ``lm_eval.metrics`` entry points,
+after 0.4.13), which answerx declares. lm-eval 0.4.13 itself has no plug-in discovery.
+
+Ready-made tasks (``lm_eval --include_path <answerx>/config/integrations/lm_eval``, or
+through ``answerx lm-eval``): ``answerx_local`` (twelve bundled items, offline), the Hub
+tasks tagged ``answerx`` (gsm8k, MATH-500, MMLU-Pro) and GPQA (gated, tag ``answerx_gated``).
 
 This module imports without lm-eval installed; the filter keeps lm-eval's filter contract
 (``apply(resps, docs)`` returns the responses in the same shape and order), which is all
@@ -32,6 +38,7 @@ lm-eval asks of a filter.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,7 +51,7 @@ from answerx.integrations._common import (
     grade_answer,
 )
 
-__all__ = ["NO_ANSWER", "AnswerxFilter", "answerx_verify", "task_dir"]
+__all__ = ["NO_ANSWER", "AnswerxFilter", "answerx_verify", "launch", "task_dir"]
 
 _log = logging.getLogger(__name__)
 
@@ -141,6 +148,40 @@ def task_dir() -> Path:
 
     # data_file finds files, so ask for one of the tasks and return its folder.
     return data_file("config/integrations/lm_eval/gsm8k_cot_answerx.yaml").parent
+
+
+def launch(argv: Sequence[str]) -> None:
+    """lm-eval's own command line (``lm-eval run ...``, ``ls``, ``validate``) with answerx's
+    filter and metric registered by name and its tasks on the include path.
+
+    ``answerx lm-eval ARGS`` runs this: a YAML that names ``function: answerx`` or
+    ``metric: answerx_verify`` works (lm-eval 0.4.13 finds neither unless answerx was
+    imported in its process), and ``--tasks answerx_local`` needs no ``--include_path``.
+    A user's own ``--include_path`` is searched after answerx's, so its tasks win on a
+    name clash. Raises SystemExit with lm-eval's status, as its command does.
+    """
+    try:
+        from lm_eval._cli import HarnessCLI
+        from lm_eval.utils import setup_logging
+    except ImportError:
+        from answerx.errors import ConfigError
+
+        raise ConfigError("answerx lm-eval needs lm-eval: pip install 'answerx[lm-eval]'") from None
+    _register()
+    old_argv = sys.argv
+    # lm-eval parses sys.argv itself (and inserts "run" when no subcommand is named).
+    sys.argv = ["lm-eval", *argv]
+    try:
+        setup_logging()
+        cli = HarnessCLI()
+        args = cli.parse_args()
+        if hasattr(args, "include_path"):
+            ours = str(task_dir())
+            # TaskManager takes a list of folders; lm-eval's option only one.
+            args.include_path = [ours, args.include_path] if args.include_path else ours
+        cli.execute(args)
+    finally:
+        sys.argv = old_argv
 
 
 def _register() -> None:

@@ -2,10 +2,12 @@
 
 OpenRLHF sends each rollout as ``queries`` (the prompt and the response as one
 text, chat template and special tokens included), ``prompts`` and ``labels``
-(the ``--label_key`` column). File mode (``--remote_rm_url reward_func.py``)
-calls ``reward_func(queries, prompts, labels)``; remote mode POSTs
-``{"query": [...], "prompts": [...], "labels": [...]}`` to a URL (answerx's
-``POST /v1/reward``). Both answer ``rewards`` (for advantages), ``scores``
+(the ``--label_key`` column: a gold answer, or a JSON object with the gold
+under ``answer`` and the row's ``task``, ``choices``, ``numbers``). File mode
+(``--remote_rm_url reward_func.py``) calls ``reward_func(queries, prompts,
+labels)``; remote mode POSTs ``{"query": [...], "prompts": [...], "labels":
+[...]}`` to a URL: ``answerx serve --reward-task math`` and
+``--remote_rm_url http://HOST:8000/v1/reward``. Both answer ``rewards`` (for advantages), ``scores``
 (0-1, for dynamic filtering) and ``extra_logs`` (to wandb).
 ``answerx reward-func write PATH`` writes the file for file mode. Nothing here
 imports OpenRLHF; torch only when OpenRLHF's file mode needs tensors.
@@ -27,17 +29,22 @@ __all__ = ["reward_file", "reward_func", "reward_response", "rewards", "strip_pr
 
 def rewards(
     queries: Sequence[str],
-    prompts: Sequence[str],
+    prompts: Sequence[str] | None,
     labels: Sequence[Any],
     *,
     task: Task | str = "auto",
+    metas: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """``{"rewards", "scores", "extra_logs"}`` as plain lists (the remote protocol's JSON).
 
-    A row whose label cannot be read scores 0.0 (OpenRLHF has no "skip this row").
-    ``extra_logs`` holds ``answerx_extraction_rate`` and the share of each reason.
+    A label is the gold answer, or a label object (a JSON object in the label column)
+    with the gold under ``answer`` and the row's own ``task``, ``choices`` and
+    ``numbers``; ``metas`` (one dict per rollout, where OpenRLHF sends them) may carry
+    those too. A row whose label cannot be read scores 0.0 (OpenRLHF has no "skip this
+    row"). ``extra_logs`` holds ``answerx_extraction_rate``, ``answerx_unfinished_rate``
+    and the share of each reason.
     """
-    return reward_response(reward_verdicts(queries, prompts, labels, task=task))
+    return reward_response(reward_verdicts(queries, prompts, labels, task=task, metas=metas))
 
 
 def reward_response(verdicts: Sequence[Verdict]) -> dict[str, Any]:
@@ -51,13 +58,14 @@ def reward_func(
     prompts: Sequence[str],
     labels: Sequence[Any],
     task: Task | str = "auto",
+    metas: Sequence[Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """OpenRLHF's file-mode reward function: :func:`rewards` as torch tensors.
 
     (Lists when torch is not installed, as in answerx's own tests.)
     """
-    result = rewards(queries, prompts, labels, task=task)
+    result = rewards(queries, prompts, labels, task=task, metas=metas)
     try:
         torch = importlib.import_module("torch")  # untyped here; present wherever OpenRLHF is
     except ImportError:

@@ -21,9 +21,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from answerx.errors import InputError
+from answerx.errors import ConfigError, InputError
 from answerx.extraction.models import Task
-from answerx.grading import Verdict, verify_batch
+from answerx.grading import Verdict
+from answerx.grading.rewards import judge_rows, reward_logs, row_from_label, rows_of
 from answerx.grading.tasks import check_task
 
 __all__ = ["RewardFunction", "answerx_reward", "completion_text", "make_reward", "rewards_of"]
@@ -67,33 +68,53 @@ def make_reward(
     *,
     choices: str | None = "choices",
     numbers: str | None = "numbers",
+    max_completion_length: int | None = None,
     name: str | None = None,
 ) -> RewardFunction:
     """A TRL reward function reading the gold answer from dataset column ``gold``.
 
     ``task`` is one task for every row (``auto`` reads it from each gold answer);
     ``choices`` and ``numbers`` name optional columns with a row's options and
-    Game-of-24 numbers. Each call logs, when TRL passes the loggers, the
-    columns ``answerx_answer``, ``answerx_reason`` and ``answerx_how`` to the
-    completions table and the metrics ``answerx/extraction_rate`` and
+    Game-of-24 numbers. ``max_completion_length`` is the trainer's
+    (``GRPOConfig.max_completion_length``): a completion whose ``completion_ids``
+    reached it was cut off, and is graded as ``finish_reason="length"`` (no answer
+    guessed from the clipped text: reason ``unfinished`` unless it had already
+    marked one). Left None, it is read from what TRL passes where it holds it
+    (a ``max_completion_length`` keyword, ``args`` or ``trainer_state`` with that
+    attribute); TRL 1.16 passes neither, so give it here.
+
+    Each call logs, when TRL passes the loggers, the columns ``answerx_answer``,
+    ``answerx_reason`` and ``answerx_how`` to the completions table and the
+    metrics ``answerx/extraction_rate``, ``answerx/unfinished_rate`` (the share of
+    completions cut off, at the limit or inside ``<think>``, whatever their verdict) and
     ``answerx/<reason>`` (the share of each reason in the batch).
     """
     check_task(task)
+    if max_completion_length is not None and max_completion_length < 1:
+        raise ConfigError(f"max_completion_length must be positive, not {max_completion_length}")
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
         if gold not in kwargs:
             columns = sorted(k for k in kwargs if k not in _TRL_KWARGS)
             raise InputError(
-                f"no dataset column {gold!r} with the gold answers (columns: {columns}); "
-                f"make_reward(gold=...) names it"
+                f"the dataset has no column {gold!r} with the gold answers (its columns: "
+                f"{columns}); name the right one with make_reward(gold=...)"
             )
-        verdicts = verify_batch(
-            [completion_text(c) for c in completions],
-            list(kwargs[gold]),
-            task=task,
-            choices=_column(kwargs, choices, len(completions)),
-            numbers=_column(kwargs, numbers, len(completions)),
-        )
+        n = len(completions)
+        limit = max_completion_length or _limit_from(kwargs)
+        ids = kwargs.get("completion_ids")
+        cut = [limit is not None and ids is not None and len(ids[i]) >= limit for i in range(n)]
+        option_rows = _column(kwargs, choices, n)
+        number_rows = _column(kwargs, numbers, n)
+        rows = [
+            row_from_label(
+                {"answer": g, "choices": option_rows[i], "numbers": number_rows[i]},
+                task=task,
+                finish_reason="length" if cut[i] else None,
+            )
+            for i, g in enumerate(rows_of(kwargs[gold], n, f"column {gold!r}"))
+        ]
+        verdicts = judge_rows([completion_text(c) for c in completions], rows)
         _log(verdicts, kwargs.get("log_extra"), kwargs.get("log_metric"))
         return rewards_of(verdicts)
 
@@ -107,11 +128,24 @@ _TRL_KWARGS = frozenset(
 )
 
 
-def _column(kwargs: Mapping[str, Any], name: str | None, n: int) -> list[Any] | None:
+def _limit_from(kwargs: Mapping[str, Any]) -> int | None:
+    # Wherever a trainer keeps its generation limit: a keyword of its own, its args, its
+    # state (TRL 1.16 passes none of them; other GRPO trainers and later releases may).
+    for value in (
+        kwargs.get("max_completion_length"),
+        getattr(kwargs.get("args"), "max_completion_length", None),
+        getattr(kwargs.get("trainer_state"), "max_completion_length", None),
+    ):
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _column(kwargs: Mapping[str, Any], name: str | None, n: int) -> list[Any]:
     if name is None or name not in kwargs:
-        return None
+        return [None] * n
     values = list(kwargs[name])
-    return values if len(values) == n else None
+    return values if len(values) == n else [None] * n
 
 
 def _log(verdicts: Sequence[Verdict], log_extra: Any, log_metric: Any) -> None:
@@ -120,23 +154,24 @@ def _log(verdicts: Sequence[Verdict], log_extra: Any, log_metric: Any) -> None:
         log_extra("answerx_reason", [v.reason for v in verdicts])
         log_extra("answerx_how", [v.how for v in verdicts])
     if callable(log_metric) and verdicts:
-        n = len(verdicts)
-        log_metric("answerx/extraction_rate", sum(v.answer is not None for v in verdicts) / n)
+        logs = reward_logs(verdicts)
+        log_metric("answerx/extraction_rate", logs["answerx_extraction_rate"])
+        log_metric("answerx/unfinished_rate", logs["answerx_unfinished_rate"])
         for reason, count in Counter(v.reason for v in verdicts).items():
-            log_metric(f"answerx/{reason}", count / n)
+            log_metric(f"answerx/{reason}", count / len(verdicts))
 
 
 _DEFAULT = make_reward(gold="solution", name="answerx_reward")
 
 
-def answerx_reward(
-    completions: Sequence[Any], solution: Sequence[Any], **kwargs: Any
-) -> list[float | None]:
+def answerx_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
     """answerx's verdict on each completion against the ``solution`` column: 1.0 right,
     0.0 wrong (an unfinished ``<think>`` is 0.0, reason ``unfinished``), None where the
-    solution cannot be read. ``make_reward`` builds one for another column or task.
+    solution cannot be read. ``make_reward`` builds one for another column or task, or
+    with the trainer's ``max_completion_length`` so that clipped completions count as
+    cut off.
 
     >>> answerx_reward(["So the answer is 4.", "It is 5."], solution=["4", "4"])
     [1.0, 0.0]
     """
-    return _DEFAULT(completions, solution=solution, **kwargs)
+    return _DEFAULT(completions, **kwargs)

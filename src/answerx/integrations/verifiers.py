@@ -11,8 +11,10 @@ For the Parser/Rubric API (verifiers 0.1 to 0.3, ``vf.Parser``, ``vf.Rubric``)::
 ``AnswerxParser.parse`` is :func:`answerx.extract`'s answer (so
 ``parse_answer`` reads the last assistant message with answerx's rules);
 ``answerx_reward`` is an individual reward function: the Rubric passes it
-``completion``, ``answer`` and ``info`` (``task``, ``choices``, ``numbers``)
-and it returns 1.0 or 0.0, leaving the full verdict in ``state["answerx"]``.
+``completion``, ``answer``, ``info`` and its ``parser``: the reward reads with
+the parser's task, options and numbers, each overridden by the row's ``info``
+(``task``, ``choices``, ``numbers``) where it has one, and returns 1.0 or 0.0,
+leaving the full verdict in ``state["answerx"]``.
 ``answerx_extracted`` (1.0 when an answer was stated) suits ``rubric.add_metric``.
 verifiers 0.4 keeps only its ``verifiers.v1`` stack, which has no Parser (see
 the README). The class is built on first use, so this module imports without
@@ -28,23 +30,31 @@ from typing import Any
 from answerx.errors import ConfigError
 from answerx.extraction import extract
 from answerx.extraction.models import Task
-from answerx.grading import Verdict, verify
+from answerx.grading import Verdict
+from answerx.grading.rewards import RewardRow, judge_rows, row_from_label
 from answerx.grading.tasks import check_task
 from answerx.integrations.trl import completion_text
 
 # AnswerxParser is built on first access (module __getattr__), when verifiers is imported.
-__all__ = ["AnswerxParser", "answerx_extracted", "answerx_reward"]  # noqa: F822
+__all__ = ["AnswerxParser", "answerx_extracted", "answerx_reward", "reward_row"]  # noqa: F822
 
 
-def _verdict(completion: Any, answer: Any, info: Mapping[str, Any] | None, state: Any) -> Verdict:
-    info = info or {}
-    task = info.get("task", "auto")
-    verdict = verify(
-        completion_text(_assistant_only(completion)),
-        answer,
-        task if isinstance(task, str) else "auto",
-        choices=info.get("choices"),
-        numbers=info.get("numbers"),
+def reward_row(answer: Any, info: Mapping[str, Any] | None, parser: Any = None) -> RewardRow:
+    """The row a completion is graded on: the Rubric's :class:`AnswerxParser` gives the
+    task, options and numbers; the row's ``info`` overrides each one it holds."""
+    options: dict[str, Any] = {"task": "auto", "choices": None, "numbers": None}
+    if callable(getattr(parser, "answerx_options", None)):
+        options.update(parser.answerx_options())
+    options.update({k: v for k, v in (info or {}).items() if k in options and v is not None})
+    task = options["task"] if isinstance(options["task"], str) else "auto"
+    return row_from_label({**options, "answer": answer}, task=task)
+
+
+def _verdict(
+    completion: Any, answer: Any, info: Mapping[str, Any] | None, state: Any, parser: Any
+) -> Verdict:
+    (verdict,) = judge_rows(
+        [completion_text(_assistant_only(completion))], [reward_row(answer, info, parser)]
     )
     if isinstance(state, dict):
         # verifiers keeps the state of each rollout: the verdict travels with it.
@@ -68,22 +78,29 @@ def answerx_reward(
     answer: Any,
     info: Mapping[str, Any] | None = None,
     state: Any = None,
+    parser: Any = None,
     **kwargs: Any,
 ) -> float:
-    """1.0 when the completion's final answer is equivalent to ``answer``, else 0.0."""
-    return _verdict(completion, answer, info, state).reward
+    """1.0 when the completion's final answer is equivalent to ``answer``, else 0.0.
+
+    Read with the Rubric's parser when it is an :class:`AnswerxParser` (its task,
+    options and numbers), each overridden by the row's ``info`` where it has one.
+    """
+    return _verdict(completion, answer, info, state, parser).reward
 
 
 def answerx_extracted(
     completion: Any,
     answer: Any = None,
     info: Mapping[str, Any] | None = None,
+    parser: Any = None,
     **kwargs: Any,
 ) -> float:
     """1.0 when the completion states an answer at all (a metric, weight 0)."""
-    task = (info or {}).get("task", "auto")
+    row = reward_row(answer, info, parser)
     text = completion_text(_assistant_only(completion))
-    return 1.0 if extract(text, task if isinstance(task, str) else "auto").found else 0.0
+    found = extract(text, row.task, choices=row.choices, numbers=row.numbers).found
+    return 1.0 if found else 0.0
 
 
 _PARSER: type | None = None
@@ -118,6 +135,10 @@ def _parser_class() -> type:
 
         def parse(self, text: str) -> str | None:
             return extract(text, self.task, choices=self.choices, numbers=self.numbers).answer
+
+        def answerx_options(self) -> dict[str, Any]:
+            """The task, options and numbers answerx_reward grades with."""
+            return {"task": self.task, "choices": self.choices, "numbers": self.numbers}
 
         def get_format_reward_func(self) -> Any:
             parser = self

@@ -2,7 +2,7 @@
 
 verl's reward manager calls ``compute_score(data_source, solution_str,
 ground_truth, extra_info)`` for each response (its batch manager
-``compute_score_batch`` with lists). A dict result gives the reward as
+``compute_score_batch`` with lists and numpy object arrays). A dict result gives the reward as
 ``"score"``; every other key lands in verl's ``reward_extra_info`` and its
 validation metrics, so answerx's reason and predicate are logged there. The
 task comes from ``extra_info["task"]`` when given, else from the data source's
@@ -12,11 +12,12 @@ imports verl.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from answerx.extraction.models import TASKS
-from answerx.grading import Verdict, verify, verify_batch
+from answerx.grading import Verdict
+from answerx.grading.rewards import judge_rows, plain, row_from_label, rows_of
 
 __all__ = ["compute_score", "compute_score_batch", "task_for"]
 
@@ -37,7 +38,7 @@ def task_for(data_source: str | None, extra_info: Mapping[str, Any] | None = Non
     """The answerx task of a verl row: ``extra_info["task"]``, else its data source's kind."""
     if extra_info and extra_info.get("task") in TASKS:
         return str(extra_info["task"])
-    source = (data_source or "").lower()
+    source = str(plain(data_source) or "").lower()
     return next((task for fragment, task in _SOURCES if fragment in source), "auto")
 
 
@@ -48,53 +49,53 @@ def compute_score(
     extra_info: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """``{"score": 1.0 or 0.0, "correct", "reason", "how", "answer", "method"}`` for one
-    response. ``extra_info`` may carry ``task``, ``choices``, ``numbers`` and
-    ``finish_reason``.
+    """``{"score", "acc", "reason", "how", "answer", "method"}`` for one response: ``score``
+    1.0 or 0.0, ``acc`` whether it is right. ``extra_info`` may carry ``task``,
+    ``choices``, ``numbers`` and ``finish_reason`` (numpy values are read as Python ones).
 
     >>> compute_score("openai/gsm8k", "48 / 2 = 24 clips.\\n#### 24", "24")["score"]
     1.0
     """
-    info = extra_info or {}
-    verdict = verify(
-        solution_str,
-        _gold(ground_truth),
-        task_for(data_source, info),
-        choices=info.get("choices"),
-        numbers=info.get("numbers"),
-        finish_reason=info.get("finish_reason"),
-    )
-    return _result(verdict)
+    (result,) = compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])
+    return result
 
 
 def compute_score_batch(
-    data_sources: Sequence[str],
-    solution_strs: Sequence[str],
-    ground_truths: Sequence[Any],
-    extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
+    data_sources: Any,
+    solution_strs: Any,
+    ground_truths: Any,
+    extra_infos: Any = None,
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
-    """:func:`compute_score` for verl's ``BatchRewardManager``: one dict per response."""
-    infos = [i or {} for i in (extra_infos or [None] * len(solution_strs))]
-    verdicts = verify_batch(
-        list(solution_strs),
-        [_gold(g) for g in ground_truths],
-        task=[task_for(s, i) for s, i in zip(data_sources, infos, strict=True)],
-        choices=[i.get("choices") for i in infos],
-        numbers=[i.get("numbers") for i in infos],
-        finish_reasons=[i.get("finish_reason") for i in infos],
-    )
-    return [_result(v) for v in verdicts]
+    """:func:`compute_score` for verl's ``BatchRewardManager``: one dict per response.
+
+    verl passes ``data_sources`` and ``extra_infos`` as numpy object arrays (the
+    non-tensor batch), the others as lists; any sequence is taken, and
+    ``extra_infos`` may be None or hold None for a row without one.
+    """
+    responses = [plain(s) for s in solution_strs]
+    n = len(responses)
+    sources = rows_of(data_sources, n, "data_sources")
+    infos = [i if isinstance(i, Mapping) else {} for i in rows_of(extra_infos, n, "extra_infos")]
+    rows = [
+        row_from_label(
+            _label(gold, info),
+            task=task_for(source, info),
+            finish_reason=info.get("finish_reason"),
+        )
+        for gold, source, info in zip(
+            rows_of(ground_truths, n, "ground_truths"), sources, infos, strict=True
+        )
+    ]
+    return [_result(v) for v in judge_rows(responses, rows)]
 
 
-def _gold(ground_truth: Any) -> Any:
-    # Some verl datasets keep the reward-model dict ({"ground_truth": ...}) or a list of
-    # accepted answers; the first is the gold answer.
-    if isinstance(ground_truth, Mapping):
-        ground_truth = ground_truth.get("ground_truth")
-    if isinstance(ground_truth, list | tuple) and ground_truth:
-        ground_truth = ground_truth[0]
-    return ground_truth
+def _label(ground_truth: Any, info: Mapping[str, Any]) -> Any:
+    # The row's options and numbers ride in extra_info; the gold may be a reward-model
+    # dict ({"ground_truth": ...}) or a list of accepted answers (reward_gold reads both).
+    label = {"answer": ground_truth}
+    label.update({k: info[k] for k in ("choices", "numbers") if k in info})
+    return label
 
 
 def _result(verdict: Verdict) -> dict[str, Any]:

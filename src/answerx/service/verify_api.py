@@ -8,6 +8,7 @@ for exactly this. Verdicts are counted by reason in ``answerx_verdicts_total``.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Final
 
 from fastapi import APIRouter
@@ -25,16 +26,18 @@ from answerx.service.openapi import example_response
 from answerx.service.schemas import ErrorDetail
 from answerx.service.settings import ServiceSettings
 from answerx.service.verify_schemas import (
+    REWARD_ENV_VARS,
     VERIFY_EXAMPLE,
     RewardRequest,
     RewardResponse,
+    RewardSettings,
     VerifyBatchItem,
     VerifyBatchRequest,
     VerifyBatchResponse,
     VerifyRequest,
 )
 
-__all__ = ["verify_router"]
+__all__ = ["configure_reward", "verify_router"]
 
 # The 200 examples are real verdicts (a numeric item: no math-verify worker is needed),
 # so the documented shape cannot drift from what the endpoints return.
@@ -57,6 +60,7 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     """The verification endpoints of one app (their verdict counter joins its registry)."""
     router = APIRouter(prefix="/v1", tags=["verification"])
     max_batch = settings.max_batch
+    reward_settings = RewardSettings.from_env()
     verdicts = Counter(
         "answerx_verdicts",
         "Verdicts given, by reason (equivalent, different, no_answer, ...) and endpoint.",
@@ -133,7 +137,9 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     def reward(body: RewardRequest) -> Response:
         """OpenRLHF's ``--remote_rm_url`` protocol: ``query`` (prompt and response),
         ``prompts`` and ``labels`` in; ``rewards``, ``scores`` and ``extra_logs`` out. The
-        prompt and the chat template's special tokens are stripped from each query."""
+        prompt and the chat template's special tokens are stripped from each query. The
+        task is the request's ``task``, else the server's ``--reward-task``; a label
+        object (or a ``metas`` entry) gives one row its own task, choices and numbers."""
         n = len(body.query)
         check_size(n)
         prompts = body.prompts if body.prompts is not None else [""] * n
@@ -143,13 +149,36 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
                 f"query, prompts and labels need one entry per rollout: {n}, {len(prompts)} "
                 f"and {len(body.labels)}",
             )  # fmt: skip
-        judged = reward_verdicts(body.query, prompts, body.labels, task=body.task)
+        if body.metas is not None and len(body.metas) != n:
+            raise ApiError(
+                422,
+                "validation_error",
+                f"metas needs one entry per rollout: {n}, not {len(body.metas)}",
+            )
+        judged = reward_verdicts(
+            body.query,
+            prompts,
+            body.labels,
+            task=body.task or reward_settings.task,
+            fields=reward_settings.fields,
+            metas=body.metas,
+        )
         count(judged, "/v1/reward")
         scores = [v.reward for v in judged]
         response = RewardResponse(rewards=scores, scores=scores, extra_logs=reward_logs(judged))
         return Response(response.model_dump_json(), media_type=JSON)
 
     return router
+
+
+def configure_reward(**options: str | None) -> RewardSettings:
+    """Set ``/v1/reward``'s defaults (``task``, ``choices_field``, ...) for the servers this
+    process starts, in their ``ANSWERX_REWARD_*`` variables; None leaves one as it is.
+    Checked here, so a bad value fails before the server starts."""
+    for name, value in options.items():
+        if value is not None:
+            os.environ[REWARD_ENV_VARS[name]] = value
+    return RewardSettings.from_env()
 
 
 def _verify(body: VerifyRequest) -> Verdict:

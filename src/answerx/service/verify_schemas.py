@@ -6,18 +6,24 @@ that :mod:`answerx.client` imports them without FastAPI or the provider SDKs.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError
 
+from answerx.errors import ConfigError
 from answerx.extraction.models import Task
 from answerx.grading import Verdict
+from answerx.grading.rewards import LabelFields
 from answerx.service.schemas import MAX_CHOICES, ErrorDetail, Name, Text
 
 __all__ = [
+    "REWARD_ENV_VARS",
     "VERIFY_EXAMPLE",
     "RewardRequest",
     "RewardResponse",
+    "RewardSettings",
     "VerifyBatchItem",
     "VerifyBatchRequest",
     "VerifyBatchResponse",
@@ -110,10 +116,28 @@ class RewardRequest(BaseModel):
     prompts: list[Text] | None = Field(
         default=None, description="The prompt of each rollout (stripped from its query)."
     )
-    labels: list[Text | StrictInt | StrictFloat | None] = Field(
-        description="The gold answer of each rollout (OpenRLHF's --label_key column)."
+    labels: list[
+        Text
+        | StrictInt
+        | StrictFloat
+        | dict[str, Any]
+        | list[Text | StrictInt | StrictFloat]
+        | None
+    ] = Field(
+        description="The gold answer of each rollout (OpenRLHF's --label_key column), or a "
+        "label object holding it with the row's own task, choices and numbers "
+        '(e.g. {"answer": "B", "task": "multiple_choice", "choices": [...]}).'
     )
-    task: Task = Field(default="auto", description="The kind of answer; 'auto' reads each label.")
+    task: Task | None = Field(
+        default=None,
+        description="The kind of answer for every rollout; null: the server's --reward-task "
+        "('auto' unless set: read from each label). A label object's task overrides it.",
+    )
+    metas: list[dict[str, Any] | None] | None = Field(
+        default=None,
+        description="Per-rollout metadata (OpenRLHF's optional metas): a row's task, "
+        "choices and numbers, overridden by its label object.",
+    )
 
 
 class RewardResponse(BaseModel):
@@ -126,3 +150,55 @@ class RewardResponse(BaseModel):
     extra_logs: dict[str, float] = Field(
         description="Extraction rate and the share of each verdict reason (to wandb)."
     )
+
+
+#: RewardSettings field -> the environment variable that sets it (``answerx serve``'s
+#: ``--reward-*`` options set them, so every server worker process reads the same).
+REWARD_ENV_VARS: Final[Mapping[str, str]] = {
+    "task": "ANSWERX_REWARD_TASK",
+    "gold_field": "ANSWERX_REWARD_GOLD_FIELD",
+    "task_field": "ANSWERX_REWARD_TASK_FIELD",
+    "choices_field": "ANSWERX_REWARD_CHOICES_FIELD",
+    "numbers_field": "ANSWERX_REWARD_NUMBERS_FIELD",
+}
+
+
+class RewardSettings(BaseModel):
+    """How ``POST /v1/reward`` reads its rollouts when a request does not say."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: Task = Field(default="auto", description="The task of every rollout by default.")
+    gold_field: Name | None = Field(
+        default=None,
+        description="The label-object field with the gold answer (None: answer, "
+        "ground_truth, gold, solution, label, target).",
+    )
+    task_field: Name = Field(default="task", description="The label-object field with a task.")
+    choices_field: Name = Field(default="choices", description="... with the option texts.")
+    numbers_field: Name = Field(default="numbers", description="... with game24's numbers.")
+
+    @property
+    def fields(self) -> LabelFields:
+        """The label-object field names, as the reward rows read them."""
+        return LabelFields(
+            gold=self.gold_field,
+            task=self.task_field,
+            choices=self.choices_field,
+            numbers=self.numbers_field,
+        )
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RewardSettings:
+        """Settings from the ``ANSWERX_REWARD_*`` variables (``os.environ`` by default);
+        a bad value is a ConfigError naming the variable."""
+        env = os.environ if environ is None else environ
+        values = {f: env[var] for f, var in REWARD_ENV_VARS.items() if env.get(var, "").strip()}
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{REWARD_ENV_VARS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}"
+                for e in exc.errors(include_input=False, include_url=False)
+            )
+            raise ConfigError(f"invalid reward settings: {problems}") from None
