@@ -6,7 +6,16 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FALLBACKS", "METHODS", "TASKS", "Extraction", "Fallback", "Method", "Task"]
+__all__ = [
+    "FALLBACKS",
+    "GUESS_METHODS",
+    "METHODS",
+    "TASKS",
+    "Extraction",
+    "Fallback",
+    "Method",
+    "Task",
+]
 
 Task = Literal[
     "auto", "math", "numeric", "multiple_choice", "boolean", "game24", "text", "short_answer"
@@ -32,6 +41,19 @@ Method = Literal[
     "none",
 ]
 METHODS: tuple[str, ...] = get_args(Method)
+#: The fallback rules: they pick an answer out of text that marks none (the last number,
+#: the last expression, a lone choice letter, an option's text ending a short reply, a
+#: bottom-up line scan). What they read is a guess; every other method is a statement.
+GUESS_METHODS: frozenset[str] = frozenset(
+    {
+        "choice_letter",
+        "choice_text",
+        "last_expression",
+        "last_number",
+        "number_guess",
+        "bottom_scan",
+    }
+)
 
 #: When the task's fallback rules (last number, last expression, choice letter, bottom
 #: scan) may answer: ``auto`` only on a finished output, ``always`` (answerx < 0.2

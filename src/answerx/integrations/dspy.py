@@ -10,8 +10,10 @@
 Both read the model's answer text from ``pred.answer`` and the gold from
 ``example.answer`` (and options from ``example.choices`` when there are some), extract the
 final answer with answerx and grade it with ``answerx.grade``: a chain-of-thought answer
-field that says "so the total is $29.00" is right for gold ``29``. For other field names
-or a fixed task, build one with :func:`make_answerx_metric`.
+field that says "so the total is $29.00" is right for gold ``29``, and a field that holds
+only the answer (``Mars`` with options ``[Venus, Mars, Jupiter]``, ``$18.00``, ``x = 5``)
+is read whole by extraction's ``whole_output`` rule, like a marked answer. For other field
+names or a fixed task, build one with :func:`make_answerx_metric`.
 
 The feedback form returns ``dspy.Prediction(score=..., feedback=...)``: the feedback says
 what answerx read, with which rule and how sure, and what to change when the answer was
@@ -23,56 +25,22 @@ This module imports without DSPy installed (the feedback form needs it when call
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from answerx.extraction.models import GUESS_METHODS
 from answerx.grading.rewards import reward_gold
-from answerx.integrations._common import answer_of, check_task, grade_answer, verify_output
+from answerx.integrations._common import check_task, verify_output
 
 if TYPE_CHECKING:
     from answerx.grading import Verdict
-    from answerx.grading.core import Gold
 
 __all__ = [
-    "ISOLATED",
     "answerx_feedback_metric",
     "answerx_metric",
     "feedback_for",
-    "is_isolated",
-    "judge_field",
     "make_answerx_metric",
 ]
-
-# Rules that guess (no explicit answer marker): a right answer found this way still earns
-# advice, since the next output may not end the same way.
-_GUESSING_RULES = {"last_number", "bottom_scan", "last_expression", "choice_letter"}
-
-#: The rule name feedback gives an answer field read whole (an isolated answer).
-ISOLATED = "whole_field"
-
-# An isolated answer is a value, not a sentence: at most a few words on one line, no verb
-# that makes it a statement ("the total is 29"), no worked computation ("12 * 3 = 36").
-_MAX_WORDS = 6
-_MAX_CHARS = 60
-_STATEMENT = re.compile(
-    r"\b(?:is|are|was|were|equals?|gives?|get|got|makes?|so|thus|therefore|hence)\b", re.I
-)
-_COMPUTATION = re.compile(r"\d\s*[-+*/×x÷^]\s*\(?\s*\d.*=|=.*=")
-
-
-def is_isolated(text: str) -> bool:
-    """Whether an answer field holds only the answer (``18``, ``$18.00``, ``Mars``,
-    ``x = 5``, ``(C) March and April``), not reasoning or a sentence about it."""
-    line = text.strip()
-    return (
-        bool(line)
-        and "\n" not in line
-        and len(line) <= _MAX_CHARS
-        and len(line.split()) <= _MAX_WORDS
-        and not _STATEMENT.search(line)
-        and not _COMPUTATION.search(line)
-    )
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -81,14 +49,15 @@ def _field(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-def feedback_for(verdict: Verdict, *, isolated: bool = False) -> str:
+def feedback_for(verdict: Verdict) -> str:
     """What GEPA's reflection should hear about one graded answer.
 
-    ``isolated``: the answer field held the answer alone and was graded whole; such a
-    field is never asked to restate itself as "The answer is X".
+    Only an answer a fallback rule guessed (``GUESS_METHODS``) is asked to be stated as
+    "The answer is X"; a marked answer, or a field holding the answer alone
+    (``whole_output``), is not.
     """
     extraction = verdict.extraction
-    rule = ISOLATED if isolated else extraction.method if extraction else "none"
+    rule = extraction.method if extraction else "none"
     if verdict.reason == "no_answer":
         return (
             "Wrong: no final answer could be found in the output. End with one clearly "
@@ -109,46 +78,17 @@ def feedback_for(verdict: Verdict, *, isolated: bool = False) -> str:
     if verdict.reason == "timeout":
         return "Not graded: comparing the answer with the gold answer took too long."
     read = f"the answer read was {verdict.answer!r} (rule {rule}"
-    read += f", confidence {extraction.confidence:.2f})" if extraction and not isolated else ")"
+    read += f", confidence {extraction.confidence:.2f})" if extraction else ")"
     if verdict.correct:
         text = f"Correct: {read}, equal to the gold answer by {verdict.how}."
     else:
         text = f"Wrong: {read}; the gold answer is {verdict.gold!r}."
-    if rule in _GUESSING_RULES and not isolated:
+    if rule in GUESS_METHODS:
         text += (
             " The answer was not marked explicitly and was only guessed from the end of "
             "the output; state it as 'The answer is X'."
         )
     return text
-
-
-def judge_field(
-    text: str, gold: Gold, task: str = "auto", choices: Sequence[str] | None = None
-) -> tuple[Verdict, bool]:
-    """The verdict on one answer field, and whether it was graded whole as an isolated
-    answer.
-
-    A field with an explicit answer marker (``Answer: B``, ``\\boxed{5}``) is read by
-    answerx's extraction like any output. An isolated field without one that holds a
-    value (``Mars`` with options ``[Venus, Mars, Jupiter]``, ``$18.00``, ``17``) is the
-    answer itself and is graded whole, the way a marked answer is; anything else (a
-    sentence, reasoning, "I am not sure.") is extracted as usual.
-    """
-    if (
-        is_isolated(text)
-        and answer_of(text, task, choices=choices, fallback="never").answer is None
-    ):
-        whole = grade_answer(text.strip(), gold, task, choices=choices)
-        if whole.correct or _holds_a_value(text, task, choices):
-            return whole, True
-    return verify_output(text, gold, task, choices=choices), False
-
-
-def _holds_a_value(text: str, task: str, choices: Sequence[str] | None) -> bool:
-    # What answerx's rules would read as an answer at all, or one of the options' texts.
-    if choices and text.strip().strip(".").casefold() in {c.strip().casefold() for c in choices}:
-        return True
-    return answer_of(text, task, choices=choices).answer is not None
 
 
 def make_answerx_metric(
@@ -175,7 +115,7 @@ def make_answerx_metric(
     """
     check_task(task)
 
-    def judge(example: Any, pred: Any) -> tuple[Verdict, bool]:
+    def judge(example: Any, pred: Any) -> Verdict:
         answer = _field(pred, answer_field)
         gold = _field(example, gold_field)
         if gold is None:
@@ -183,7 +123,9 @@ def make_answerx_metric(
         options = _field(example, choices_field)
         choices = [str(c) for c in options] if options else None
         # reward_gold: a list of accepted answers is read where every reward reads it.
-        return judge_field("" if answer is None else str(answer), reward_gold(gold), task, choices)
+        return verify_output(
+            "" if answer is None else str(answer), reward_gold(gold), task, choices=choices
+        )
 
     if feedback:
 
@@ -197,17 +139,16 @@ def make_answerx_metric(
             """GEPA's feedback metric: ``dspy.Prediction(score=1.0|0.0, feedback=...)``."""
             import dspy
 
-            verdict, isolated = judge(gold, pred)
+            verdict = judge(gold, pred)
             return dspy.Prediction(
-                score=1.0 if verdict.correct else 0.0,
-                feedback=feedback_for(verdict, isolated=isolated),
+                score=1.0 if verdict.correct else 0.0, feedback=feedback_for(verdict)
             )
 
         return answerx_feedback_metric
 
     def answerx_metric(example: Any, pred: Any, trace: Any = None) -> float | bool:
         """1.0 when answerx grades the prediction's answer equal to the gold, else 0.0."""
-        correct = bool(judge(example, pred)[0].correct)
+        correct = bool(judge(example, pred).correct)
         if trace is not None:
             return correct
         return 1.0 if correct else 0.0
