@@ -105,7 +105,7 @@ def _malformed_line(tmp: Path) -> list[str]:
 
 
 def _gold_that_does_not_verify(tmp: Path) -> list[str]:
-    src = _jsonl(tmp / "golds.jsonl", json.dumps({"question": "2 + 2?", "answer": "four"}))
+    src = _jsonl(tmp / "golds.jsonl", json.dumps({"question": "2 + 2?", "answer": "a lot"}))
     return ["verify", "--self-check", str(src), "--task", "numeric"]
 
 

@@ -198,7 +198,9 @@ def test_the_endpoint_reads_options_under_the_configured_field_name(
     from answerx.service.app import create_app
 
     monkeypatch.setenv("ANSWERX_REWARD_CHOICES_FIELD", "options")
-    client = TestClient(create_app())
+    client = TestClient(
+        create_app(), "http://localhost"
+    )  # a loopback Host, as a local trainer sends
     body = {"query": ["The answer is Venus."],
             "labels": [{"answer": "B", "options": ["Mars", "Venus"]}]}  # fmt: skip
     assert client.post("/v1/reward", json=body).json()["rewards"] == [1.0]
