@@ -296,13 +296,14 @@ def test_out_dir_is_refused_where_the_output_is_one_file(
 def test_a_ray_run_writes_into_out_dir_and_out_directory_is_an_old_spelling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from answerx.batch.files import BatchSummary
     from answerx.integrations import ray as ray_plugin
 
     destinations: list[str | None] = []
 
-    def fake_ray(command: str, file: str, out: str | None, **_: Any) -> int:
+    def fake_ray(command: str, file: str, out: str | None, **_: Any) -> ray_plugin.RayRunResult:
         destinations.append(out)  # Ray itself is not needed to see where the files would go
-        return 0
+        return ray_plugin.RayRunResult(str(out), "error", BatchSummary())
 
     monkeypatch.setattr(ray_plugin, "run_ray_cli", fake_ray)
     args = ("extract", "--file", str(tmp_path / "in.parquet"), "--engine", "ray")

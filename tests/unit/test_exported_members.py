@@ -262,6 +262,7 @@ EXPORTED: dict[str, set[str]] = {
     "answerx.integrations.ray": {
         "Extractor",
         "LINE_COLUMNS",
+        "RayRunResult",
         "Verifier",
         "read_dataset",
         "read_summary",

@@ -181,13 +181,6 @@ def test_the_design_map_states_these_layers() -> None:
     assert stated == LAYERS
 
 
-# Modules outside cli/ that still draw with rich, each owned by work in progress (issue
-# 26 §5: output belongs at the edge). A fixed module must leave this set (checked below).
-RICH_OUTSIDE_CLI: set[str] = {
-    "answerx.integrations.ray",  # the summary printed after a Ray run (issue 25)
-}
-
-
 def _third_party_imports(path: Path) -> set[str]:
     """The top-level names of the packages ``path`` imports (lazily or not)."""
     found: set[str] = set()
@@ -204,10 +197,8 @@ RICH_USERS = {m for m, path in MODULES.items() if "rich" in _third_party_imports
 
 def test_only_the_command_line_draws_with_rich() -> None:
     # The library hands over data (reports, progress, summaries); the edge formats it.
-    outside = sorted(m for m in RICH_USERS if _package(m) != "cli" and m not in RICH_OUTSIDE_CLI)
+    outside = sorted(m for m in RICH_USERS if _package(m) != "cli")
     assert not outside, f"rich imported outside answerx.cli: {outside}"
-    fixed = sorted(RICH_OUTSIDE_CLI - RICH_USERS)
-    assert not fixed, f"no longer import rich: remove from RICH_OUTSIDE_CLI: {fixed}"
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -28,6 +28,7 @@ from answerx.cli.filerun import (
     FileRun,
     answer_cell,
     print_extract_summary,
+    print_ray_result,
     report_interrupted,
     run_records,
 )
@@ -191,11 +192,13 @@ def extract_command(
             if out is not None and out_dir is None:
                 # --out named the directory before --out-dir existed: kept for a release.
                 note_deprecated("--out DIRECTORY with --engine ray", "--out-dir")
-            errors = run_ray_cli(
+            ray_run = run_ray_cli(
                 "extract", file, out_dir or out, address=address, field=field, task=task,
-                prefix=prefix, batch_size=batch_size, workers=workers, quiet=quiet,
+                prefix=prefix, batch_size=batch_size, workers=workers,
             )  # fmt: skip
-            if errors:
+            if not quiet:
+                print_ray_result(ray_run)
+            if ray_run.summary.malformed_count:
                 raise typer.Exit(int(ExitCode.MALFORMED))
             return
         if fmt is None:

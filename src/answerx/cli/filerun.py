@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 from rich.console import Console
@@ -40,6 +40,9 @@ from answerx.cli._common import ExitCode, fail, stderr, stdout
 from answerx.examples import open_examples
 from answerx.extraction.files import FileSummary, MalformedLine
 from answerx.recordfiles.formats import format_of
+
+if TYPE_CHECKING:
+    from answerx.integrations.ray import RayRunResult
 
 __all__ = [
     "MAX_WARNINGS",
@@ -191,6 +194,22 @@ def print_extract_summary(summary: FileSummary) -> None:
         methods = sorted(summary.by_method.items(), key=lambda kv: (-kv[1], kv[0]))
         err.print("by method: " + " · ".join(f"{m} {n:,}" for m, n in methods))
     note_replaced_and_nulled(summary, err)
+
+
+def print_ray_result(result: RayRunResult) -> None:
+    """What an ``--engine ray`` run wrote: counts, the first error rows' reasons (all are
+    kept in the files), and where the Parquet files are."""
+    if not result.local:
+        return  # a remote filesystem: Ray wrote it; reading it back is the user's call
+    err, summary = stderr(), result.summary
+    err.print(
+        f"read {summary.read:,} · written {summary.read:,} · with an error "
+        f"{summary.malformed_count:,} (kept, reason in {result.error_column!r})",
+        markup=False,
+    )
+    for reason in result.first_errors:
+        err.print(f"[yellow]warning:[/] row skipped by extraction: {escape(reason)}")
+    err.print(f"Parquet files in {escape(result.out)}")
 
 
 def note_replaced_and_nulled(summary: FileSummary, err: Console) -> None:

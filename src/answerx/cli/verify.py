@@ -29,7 +29,13 @@ from answerx.cli._common import (
     stderr,
     stdout,
 )
-from answerx.cli.filerun import FileRun, note_replaced_and_nulled, report_interrupted, run_records
+from answerx.cli.filerun import (
+    FileRun,
+    note_replaced_and_nulled,
+    print_ray_result,
+    report_interrupted,
+    run_records,
+)
 from answerx.cli.options import (
     AddressOption,
     BatchSizeOption,
@@ -212,16 +218,16 @@ def _print_single(verdict: Verdict, as_json: bool) -> None:
 # --------------------------------------------------------------------------- files
 def _run_ray(run: FileRun, address: str | None) -> BatchSummary:
     """``--engine ray``: the run, then the summary read back from the Parquet it wrote."""
-    from answerx.integrations.ray import read_summary, run_ray_cli
+    from answerx.integrations.ray import run_ray_cli
 
     assert run.file is not None
-    run_ray_cli(
+    result = run_ray_cli(
         "verify", run.file, run.out, address=address, field=run.field, gold=run.gold,
         task=run.task, prefix=run.prefix, batch_size=run.batch_size, workers=run.workers,
-        quiet=run.quiet,
     )  # fmt: skip
-    assert run.out is not None  # run_ray_cli refuses a run without --out
-    return read_summary(run.out, run.prefix, mode="verify")
+    if not run.quiet:
+        print_ray_result(result)
+    return result.summary
 
 
 def _print_summary(summary: BatchSummary, unit: str) -> None:

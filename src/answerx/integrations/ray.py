@@ -32,6 +32,7 @@ import glob
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,10 +45,12 @@ from answerx.errors import AnswerxError, ConfigError
 from answerx.extraction import extract
 from answerx.extraction.files import parse_record
 from answerx.extraction.tasks import check_task
+from answerx.recordfiles.formats import RecordFormat, format_of
 
 __all__ = [
     "LINE_COLUMNS",
     "Extractor",
+    "RayRunResult",
     "Verifier",
     "read_dataset",
     "read_summary",
@@ -326,13 +329,10 @@ def run_ray_cli(
     prefix: str,
     batch_size: int,
     workers: int | None,
-    quiet: bool,
     gold: str = "gold",
-) -> int:
-    """``answerx extract|verify --engine ray``: run, then report what was written.
-
-    Returns the number of error rows (kept in the output, with their reason).
-    """
+) -> RayRunResult:
+    """``answerx extract|verify --engine ray``: run, then sum up what was written (the
+    command line prints it)."""
     try:
         import ray
     except ImportError:
@@ -358,7 +358,7 @@ def run_ray_cli(
         batch_size=batch_size,
         concurrency=workers,
     )
-    return _report(out, prefix, quiet)
+    return _result(out, prefix, mode)
 
 
 def read_summary(
@@ -399,32 +399,41 @@ def _counts(column: Any) -> dict[str, int]:
     return {p["values"]: p["counts"] for p in pairs if p["values"] is not None}
 
 
-def _report(out: str, prefix: str, quiet: bool) -> int:
-    from rich.console import Console
-    from rich.markup import escape
+@dataclass(frozen=True)
+class RayRunResult:
+    """What a Ray run wrote: its summary read back from the Parquet files under ``out``,
+    and the first reasons of its error rows (all of them are kept in the files)."""
 
-    summary = read_summary(out, prefix)
-    if not quiet and ("://" not in out and Path(out).exists()):
+    out: str
+    error_column: str
+    summary: BatchSummary
+    first_errors: list[str] = field(default_factory=list)
+
+    @property
+    def local(self) -> bool:
+        """Whether ``out`` is a folder on this machine (not ``s3://…``)."""
+        return "://" not in self.out and Path(self.out).exists()
+
+
+_FIRST_ERRORS = 10
+
+
+def _result(out: str, prefix: str, mode: Literal["extract", "verify"]) -> RayRunResult:
+    result = RayRunResult(out, prefix + ERROR_COLUMN, read_summary(out, prefix, mode))
+    if result.local and result.summary.malformed_count:
         import pyarrow.compute as pc
         import pyarrow.dataset as pads
 
-        column = prefix + ERROR_COLUMN
         errors = pads.dataset(out, format="parquet").to_table(
-            columns=[column], filter=pc.is_valid(pc.field(column))
+            columns=[result.error_column], filter=pc.is_valid(pc.field(result.error_column))
         )
-        err = Console(stderr=True, highlight=False)
-        err.print(
-            f"read {summary.read:,} · written {summary.read:,} · with an error "
-            f"{summary.malformed_count:,} (kept, reason in {prefix + ERROR_COLUMN!r})"
+        result.first_errors.extend(
+            errors.column(result.error_column).slice(0, _FIRST_ERRORS).to_pylist()
         )
-        for reason in errors.column(column).to_pylist()[:10]:
-            err.print(f"[yellow]warning:[/] row skipped by extraction: {escape(reason)}")
-        err.print(f"Parquet files in {escape(out)}")
-    return summary.malformed_count
+    return result
 
 
 def _kind(path: str) -> str:
-    name = path.rstrip("/").lower()
-    if name.endswith((".jsonl", ".ndjson", ".json", ".jsonl.gz")):
-        return "jsonl"
-    return "parquet"  # a .parquet file, or a directory / prefix of them
+    # The one format table, a gzipped JSONL file and a folder of Parquet files beside it.
+    name = path.rstrip("/").removesuffix(".gz").removesuffix(".GZ")
+    return "jsonl" if format_of(name) in (RecordFormat.jsonl, RecordFormat.json) else "parquet"
