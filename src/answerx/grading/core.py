@@ -22,6 +22,7 @@ from answerx.grading.game24 import judge_game24, numbers_of
 from answerx.grading.mathverify import compare
 from answerx.grading.models import How, Reason, Verdict
 from answerx.grading.numeric import as_fraction, exact_number, numbers_close
+from answerx.grading.symbolic import decide
 from answerx.grading.tasks import check_task, infer_task
 from answerx.grading.text import same_text
 
@@ -281,6 +282,9 @@ def _math(pred: str, ref: str, limit_s: float) -> _Decision:
             return "different", "fraction"
     if _normalised_math(pred) == _normalised_math(ref):
         return "equivalent", "normalised_math"
+    decided = decide(pred, ref)  # the fast rung: only what it cannot tell goes on
+    if decided is not None:
+        return _same(*decided)
     result = compare(pred, ref, limit_s)
     if result == "unreadable_gold":  # math-verify cannot read the gold at all: compare as text
         return _text(pred, ref)
