@@ -38,8 +38,12 @@ MATH = [
     ("6√2", r"6\sqrt{2}", True, "symbolic_fast"),
     (r"\tan^2(y)+1", r"\sec^2(y)", True, "math_verify"),  # functions of a variable: math-verify
     (r"\begin{pmatrix}1\\2\end{pmatrix}", r"\begin{pmatrix}1\\2\end{pmatrix}", True, "exact"),
-    (r"\begin{pmatrix}2\\2\end{pmatrix}", r"\begin{pmatrix}1\\2\end{pmatrix}", False,
-     "math_verify"),  # matrices: math-verify
+    (
+        r"\begin{pmatrix}2\\2\end{pmatrix}",
+        r"\begin{pmatrix}1\\2\end{pmatrix}",
+        False,
+        "math_verify",
+    ),  # matrices: math-verify
 ]
 
 

@@ -166,7 +166,7 @@ class _Parser:
         # "1,000" (or "10,\!000") is one number to a reader, not the list 1, 0.
         before, after = self.tokens[self.pos - 2], self.peek()
         if before.kind == "num" and after is not None and after.kind == "num":  # noqa: SIM102
-            if len(after.text) == 3 and after.text.isdigit():
+            if len(after.text.split(".")[0]) == 3:  # 1,000 and 2,500.75
                 raise _Unreadable("thousands separator")
 
     def item(self) -> Node:
