@@ -34,6 +34,11 @@ SYMBOLIC = [
     (r"2 \times 3 \cdot 4", "24", True, "symbolic_fast"),
     (r"4\frac{2}{3}", r"\frac{14}{3}", True, "symbolic_fast"),  # a mixed number
     (r"-\frac{10}{9}", r"\frac{-10}{9}", True, "symbolic_fast"),
+    (r"\infty", "64", False, "symbolic_fast"),
+    ("204_5", "204", True, "symbolic_fast"),  # a base subscript: the digits, as math-verify reads
+    (r"4 \cos^2 w", "4", False, "symbolic_fast"),  # a function of w differs at some point
+    ("No solution", "5", False, "symbolic_fast"),  # prose against a number
+    ("Cannot be determined", r"\frac{\sqrt3}{2}", False, "symbolic_fast"),
     # percentages and degrees, as math-verify reads them
     (r"20\%", r"\frac15", True, "symbolic_fast"),
     (r"12.5\%", "12.5", False, "symbolic_fast"),
@@ -77,6 +82,7 @@ SYMBOLIC = [
     ("y = 2x+1", "2x+1", True, "symbolic_equation"),
     ("2x+1", "y = 2x+1", True, "symbolic_equation"),
     ("x = 5+5+1", "x = 11", True, "symbolic_equation"),
+    ("(25^2 + 12^2) = 625 + 144 = 769", "769", True, "symbolic_equation"),  # its last side
 ]
 
 
@@ -101,7 +107,8 @@ def test_a_decimal_equal_to_an_integer_is_that_integer_and_no_other() -> None:
      (r"\sqrt{x^2}", "|x|"), (r"\{1, 3\}", "(1, 3)"),  # a pair or an open interval?
      ("1/2x", r"\frac{x}{2}"),  # 1/(2x) or x/2?
      (r"i^2", "-1"), (r"5\text{ cm}", "5"), (r"\begin{pmatrix}1\\2\end{pmatrix}", "1,2"),
-     ("1,000", "1000"), (r"\infty", "64")],
+     ("1,000", "1000"), (r"\infty", "x"), ("three", "3"),  # number words: not this rung's
+     ("1", "2x + z = 1")],  # an equation as the gold: math-verify solves it
 )  # fmt: skip
 def test_what_the_fast_rung_cannot_tell_goes_on_to_math_verify(answer: str, gold: str) -> None:
     assert decide(answer, gold) is None

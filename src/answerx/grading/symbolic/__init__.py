@@ -17,13 +17,17 @@ from functools import lru_cache
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes
 from answerx.grading.symbolic.parser import parse
-from answerx.grading.symbolic.shapes import Shape, shape_of
+from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
 __all__ = ["decide"]
 
 
 @lru_cache(maxsize=4096)  # an RL batch grades many answers against one gold
 def _shape(text: str) -> Shape | None:
+    if words_only(text):
+        return ("words",)
+    if has_number_word(text):  # "three" against 3: for a rule that reads number words
+        return None
     node = parse(text)
     return None if node is None else shape_of(node)
 

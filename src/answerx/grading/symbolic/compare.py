@@ -49,6 +49,10 @@ Outcome = tuple[bool, How] | None
 
 def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
     """Whether ``answer`` states ``gold``, and the shape that decided; None: cannot tell."""
+    if answer[0] == "words":  # "No solution" against a number
+        return (False, "symbolic_fast") if _constant(gold) else None
+    if gold[0] == "words":
+        return None
     if answer[0] == "eq" or gold[0] == "eq":
         return _equations(answer, gold)
     kinds = (answer[0], gold[0])
@@ -100,6 +104,8 @@ def _named(same: bool | None, how: How) -> Outcome:
 def _equations(answer: Shape, gold: Shape) -> Outcome:
     from answerx.grading.symbolic.shapes import shape_of
 
+    if gold[0] == "eq" and gold[1] == "other":
+        return None  # 2x + z = 1 against 1: math-verify solves equations
     if answer[0] == "eq" and gold[0] == "eq":
         if answer[1] != gold[1] or answer[2] != gold[2]:
             return None  # x = 2 against y = 2, f against g: left to math-verify
@@ -115,6 +121,16 @@ def _equations(answer: Shape, gold: Shape) -> Outcome:
             return None
         inner = compare_shapes(left, right)
     return None if inner is None else (inner[0], "symbolic_equation")
+
+
+def _constant(shape: Shape) -> bool:
+    if shape[0] != "scalar" or free_variables(shape[1]):
+        return False
+    try:
+        _value(_plain(shape[1]), {})
+    except (TooBig, ZeroDivisionError, OverflowError, RecursionError):
+        return False
+    return True
 
 
 def _renamed(node: Node, old: str, new: str) -> Node:
@@ -228,6 +244,8 @@ def _scalars(a: Node, b: Node) -> bool | None:
     a, b = _plain(a), _plain(b)
     if a[0] == "pct" or b[0] == "pct":
         return _percent(a, b)
+    if _INFINITE in (a, b) or _MINUS_INFINITE in (a, b):
+        return _infinities(a, b)
     names = free_variables(a) | free_variables(b)
     try:
         if names:
@@ -237,6 +255,18 @@ def _scalars(a: Node, b: Node) -> bool | None:
         return _values_equal(a, b, {})
     except (TooBig, ZeroDivisionError, OverflowError, RecursionError):
         return None
+
+
+_INFINITE: Final = ("inf",)
+_MINUS_INFINITE: Final = ("neg", ("inf",))
+
+
+def _infinities(a: Node, b: Node) -> bool | None:
+    # \infty against 64: different; against \infty: the same; against x: cannot tell
+    if a in (_INFINITE, _MINUS_INFINITE) and b in (_INFINITE, _MINUS_INFINITE):
+        return a == b
+    other = b if a in (_INFINITE, _MINUS_INFINITE) else a
+    return False if _constant(("scalar", other)) else None
 
 
 def _percent(a: Node, b: Node) -> bool | None:
@@ -301,8 +331,10 @@ def _rounded(a: Node, b: Node) -> bool | None:
 
 
 def _at_points(a: Node, b: Node, names: list[str]) -> bool | None:
-    if len(names) > _MAX_VARIABLES or not (rational_in_variables(a) and rational_in_variables(b)):
+    if len(names) > _MAX_VARIABLES:
         return None
+    if not (rational_in_variables(a) and rational_in_variables(b)):
+        return _differ_somewhere(a, b, names)
     try:
         return _modular_points(a, b, names)
     except TooBig:  # surds, pi, functions of constants: exactly or numerically, point by point
@@ -321,6 +353,22 @@ def _at_points(a: Node, b: Node, names: list[str]) -> bool | None:
         agreed += 1
         if agreed >= _POINTS_NEEDED:
             return True
+    return None
+
+
+def _differ_somewhere(a: Node, b: Node, names: list[str]) -> bool | None:
+    """For functions of variables (``4\\cos^2 w``): different where they differ at a point
+    where both are defined, else cannot tell (identities such as ``\\sqrt{x^2} = |x|``
+    hold at real points only: whether they count is math-verify's call)."""
+    ctx = numeric_context()
+    for point in POINTS:
+        env = dict(zip(names, point, strict=False))
+        try:
+            x, y = numeric(a, env, ctx), numeric(b, env, ctx)
+        except (TooBig, ZeroDivisionError):
+            continue
+        if abs(x - y) > max(abs(x), abs(y), 1) * _DIFFERENT:
+            return False
     return None
 
 

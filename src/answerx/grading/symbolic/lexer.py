@@ -28,7 +28,7 @@ class Token(NamedTuple):
 _UNICODE = str.maketrans(
     {"−": "-", "–": "-", "×": "*", "·": "*", "⋅": "*", "÷": "/", "≤": "<=", "≥": ">=",
      "≠": "!=", "∞": "\\infty ", "π": "\\pi ", "√": "\\sqrt ", "∪": "\\cup ", "∈": "\\in ",
-     "°": "^\\circ ", "∅": "\\emptyset "}
+     "°": "^\\circ ", "∅": "\\emptyset ", "²": "^2", "³": "^3"}
 )  # fmt: skip
 
 # Commands that only size or space things out.

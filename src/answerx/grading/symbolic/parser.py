@@ -304,6 +304,9 @@ class _Parser:
     def primary(self) -> Node:
         tok = self.next()
         if tok.kind == "num":
+            if self.at("op", "_"):  # 204_5, 100100_b: math-verify reads the digits alone
+                self.pos += 1
+                self.subscript()
             return ("n", Fraction(tok.text), "." in tok.text)
         if tok.kind == "id":
             return self.identifier(tok.text)
@@ -332,20 +335,23 @@ class _Parser:
     def identifier(self, name: str) -> Node:
         if self.at("op", "_"):  # a_1, x_{n}
             self.pos += 1
-            tok = self.next()
-            if tok.kind == "op" and tok.text == "{":
-                sub = self.next()
-                self.expect("op", "}")
-            else:
-                sub = tok
-            if sub.kind not in ("num", "id") or len(sub.text) > 3:
-                raise _Unreadable("subscript")
-            return ("v", f"{name}_{sub.text}")
+            return ("v", f"{name}_{self.subscript()}")
         if name in _CALLABLE and self.at("op", "("):
             self.pos += 1
             args = self.elements(")")
             return ("call", name, args)
         return self.symbol(name)
+
+    def subscript(self) -> str:
+        tok = self.next()
+        if tok.kind == "op" and tok.text == "{":
+            sub = self.next()
+            self.expect("op", "}")
+        else:
+            sub = tok
+        if sub.kind not in ("num", "id") or len(sub.text) > 3:
+            raise _Unreadable("subscript")
+        return sub.text
 
     def command(self, name: str) -> Node:
         if name == "pi":

@@ -10,18 +10,21 @@ fast rung compares):
 - ``("intervals", variable, parts)``: ``[a, b)``, unions, ``x \\in [a, b]`` and
   inequalities in one variable (``k < -5``, ``\\frac12 \\le x \\le 8``), each part
   ``(low, low_closed, high, high_closed)``;
-- ``("eq", "assign", name, None, value)`` (``y = 2x + 1``) and
-  ``("eq", "func", name, variable, value)`` (``f(n) = n``);
-- ``("empty",)``.
+- ``("eq", "assign", name, None, value)`` (``y = 2x + 1``),
+  ``("eq", "func", name, variable, value)`` (``f(n) = n``) and
+  ``("eq", "other", None, None, value)`` (``(25^2 + 12^2) = 625 + 144 = 769``: its last side);
+- ``("empty",)``;
+- ``("words",)``: prose without a number in it (``No solution``), from :func:`words_only`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from answerx.grading.symbolic.parser import Node
 
-__all__ = ["Interval", "Shape", "shape_of"]
+__all__ = ["Interval", "Shape", "has_number_word", "shape_of", "words_only"]
 
 Shape = tuple[Any, ...]
 Interval = tuple[Node, bool, Node, bool]
@@ -29,6 +32,67 @@ Interval = tuple[Node, bool, Node, bool]
 _INEQUALITIES: Final = frozenset({"<", "<=", ">", ">="})
 _FLIP: Final = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NEG_INF: Final = ("neg", ("inf",))
+
+
+_PROSE = re.compile(r"[A-Za-z][A-Za-z'’ ,.;:()/-]*")
+_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+# Number words are left alone: "three" against 3 is the number-word rule's to decide.
+_NUMBER_WORDS: Final = frozenset(
+    [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "half",
+        "halves",
+        "third",
+        "thirds",
+        "quarter",
+        "quarters",
+        "dozen",
+        "once",
+        "twice",
+    ]
+)
+
+
+def words_only(text: str) -> bool:
+    """Prose with no number and no mathematics in it: ``No solution``, ``Cannot be
+    determined``, ``infinitely many``."""
+    return bool(_PROSE.fullmatch(text) and _LONG_WORD.search(text)) and not has_number_word(text)
+
+
+def has_number_word(text: str) -> bool:
+    """``three``, ``a dozen``: a number spelled out, which the fast rung leaves alone."""
+    return any(w.lower() in _NUMBER_WORDS for w in re.findall(r"[A-Za-z]+", text))
 
 
 def shape_of(node: Node) -> Shape | None:
@@ -146,4 +210,4 @@ def _equation(left: Node, value: Node) -> Shape | None:
         return ("eq", "assign", left[1], None, value)
     if left[0] == "call" and len(left[2]) == 1 and left[2][0][0] == "v":
         return ("eq", "func", left[1], left[2][0][1], value)
-    return None
+    return ("eq", "other", None, None, value)
