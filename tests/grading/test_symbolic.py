@@ -82,6 +82,11 @@ SYMBOLIC = [
     ("y = 2x+1", "2x+1", True, "symbolic_equation"),
     ("2x+1", "y = 2x+1", True, "symbolic_equation"),
     ("x = 5+5+1", "x = 11", True, "symbolic_equation"),
+    (r"2\cos x \sin x", r"2\sin x \cos x", True, "symbolic_fast"),  # the same terms, reordered
+    (r"30^\circ \cdot \frac{\pi}{180}", r"\frac{\pi}{6}", True, "symbolic_fast"),
+    ("12 or 13", "12, 13", True, "symbolic_set"),
+    (r"x = 2 \text{ or } x = 3", "3, 2", True, "symbolic_set"),
+    ("8^5 |z|^{80}", "65536", False, "symbolic_fast"),
     ("(25^2 + 12^2) = 625 + 144 = 769", "769", True, "symbolic_equation"),  # its last side
 ]
 
@@ -103,6 +108,7 @@ def test_a_decimal_equal_to_an_integer_is_that_integer_and_no_other() -> None:
 @pytest.mark.parametrize(
     ("answer", "gold"),
     [(r"\tan^2(y)+1", r"\sec^2(y)"),  # a variable inside a function
+     (r"\sin 30^\circ", r"\frac12"),  # math-verify reads 30 radians there
      ("x = 2", "y = 2"),  # names differ: whether that matters is math-verify's call
      (r"\sqrt{x^2}", "|x|"), (r"\{1, 3\}", "(1, 3)"),  # a pair or an open interval?
      ("1/2x", r"\frac{x}{2}"),  # 1/(2x) or x/2?

@@ -334,7 +334,9 @@ def _at_points(a: Node, b: Node, names: list[str]) -> bool | None:
     if len(names) > _MAX_VARIABLES:
         return None
     if not (rational_in_variables(a) and rational_in_variables(b)):
-        return _differ_somewhere(a, b, names)
+        if _differ_somewhere(a, b, names) is False:
+            return False
+        return True if _sorted_tree(a) == _sorted_tree(b) else None
     try:
         return _modular_points(a, b, names)
     except TooBig:  # surds, pi, functions of constants: exactly or numerically, point by point
@@ -370,6 +372,33 @@ def _differ_somewhere(a: Node, b: Node, names: list[str]) -> bool | None:
         if abs(x - y) > max(abs(x), abs(y), 1) * _DIFFERENT:
             return False
     return None
+
+
+def _sorted_tree(node: Node) -> Any:
+    """``node`` with sums and products flattened and sorted: ``2\\cos x \\sin x`` and
+    ``2\\sin x \\cos x`` are the same tree (the same expression, whatever x is)."""
+    kind = node[0]
+    if kind in ("add", "sub", "neg"):
+        return ("+", tuple(sorted(_terms(node, 1))))
+    if kind == "mul":
+        return ("*", tuple(sorted(_factors(node))))
+    return (kind, *(_sorted_tree(c) if isinstance(c, tuple) else repr(c) for c in node[1:]))
+
+
+def _terms(node: Node, sign: int) -> list[str]:
+    if node[0] == "add":
+        return _terms(node[1], sign) + _terms(node[2], sign)
+    if node[0] == "sub":
+        return _terms(node[1], sign) + _terms(node[2], -sign)
+    if node[0] == "neg":
+        return _terms(node[1], -sign)
+    return [f"{sign:+d}{_sorted_tree(node)!r}"]
+
+
+def _factors(node: Node) -> list[str]:
+    if node[0] == "mul":
+        return _factors(node[1]) + _factors(node[2])
+    return [repr(_sorted_tree(node))]
 
 
 def _modular_points(a: Node, b: Node, names: list[str]) -> bool | None:

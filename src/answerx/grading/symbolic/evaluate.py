@@ -21,6 +21,7 @@ __all__ = [
     "MODULAR_POINTS",
     "POINTS",
     "PRIME",
+    "contains",
     "exact",
     "free_variables",
     "modular",
@@ -77,6 +78,17 @@ def numeric_context() -> Any:
 
 
 # --- which variables, and where ------------------------------------------------------------
+
+
+def contains(node: Node, kind: str) -> bool:
+    """Whether ``node`` has a node of ``kind`` anywhere in it."""
+    if node[0] == kind:
+        return True
+    return any(
+        contains(child, kind) if isinstance(child, tuple)
+        else isinstance(child, list) and any(contains(i, kind) for i in child)
+        for child in node[1:]
+    )  # fmt: skip
 
 
 def free_variables(node: Node, found: set[str] | None = None) -> set[str]:
@@ -160,6 +172,8 @@ def exact(node: Node, env: dict[str, Fraction]) -> Surd:
     if kind == "abs":
         value = exact(node[1], env)
         return -value if _sign(value) < 0 else value
+    if kind == "deg":  # math-verify drops the degree sign: 30^\circ is 30
+        return exact(node[1], env)
     raise TooBig(f"{kind} is not exact")
 
 
@@ -287,7 +301,11 @@ def _numeric(node: Node, env: dict[str, Fraction], ctx: Any) -> Any:
             raise TooBig("root degree")
         return _numeric_power(_numeric(node[1], env, ctx), 1 / degree, ctx)
     if kind == "fn":
+        if contains(node[2], "deg"):  # \sin 30^\circ: math-verify reads 30 radians
+            raise TooBig("degrees inside a function")
         return _function(node[1], _numeric(node[2], env, ctx), ctx)
+    if kind == "deg":
+        return _numeric(node[1], env, ctx)
     if kind == "log":
         base, arg = _numeric(node[1], env, ctx), _numeric(node[2], env, ctx)
         if base <= 0 or base == 1 or arg <= 0:

@@ -124,6 +124,7 @@ class _Parser:
         self.tokens = tokens
         self.pos = 0
         self.depth = 0
+        self.in_abs = 0  # inside |...|, a bar closes; outside, it opens a factor
 
     # --- token access -------------------------------------------------------------------------
     def peek(self, ahead: int = 0) -> Token | None:
@@ -242,7 +243,7 @@ class _Parser:
         if tok.kind in ("num", "id"):
             return True
         if tok.kind == "op":
-            return tok.text in ("(", "{")
+            return tok.text in ("(", "{") or (tok.text == "|" and not self.in_abs)
         return tok.kind == "cmd" and tok.text not in ("cup", "in", "pm")
 
     def unary(self) -> Node:
@@ -319,9 +320,11 @@ class _Parser:
                 return self.bracket(tok.text)
             if tok.text == "{{":
                 return ("set", self.elements("}}"))
-            if tok.text == "|":
+            if tok.text == "|" and not self.in_abs:
+                self.in_abs += 1
                 inner = self.sum()
                 self.expect("op", "|")
+                self.in_abs -= 1
                 return ("abs", inner)
         raise _Unreadable(f"unexpected {tok.text}")
 
