@@ -248,13 +248,59 @@ def _scalars(a: Node, b: Node) -> bool | None:
         return _infinities(a, b)
     names = free_variables(a) | free_variables(b)
     try:
+        if not names and (_is_decimal(a) or _is_decimal(b)):
+            return _rounded(a, b)
+        exact_in_constant = _constant_as_variable(a, b, names)
+        if exact_in_constant is not None:
+            return exact_in_constant
         if names:
             return _at_points(a, b, sorted(names))
-        if _is_decimal(a) or _is_decimal(b):
-            return _rounded(a, b)
         return _values_equal(a, b, {})
     except (TooBig, ZeroDivisionError, OverflowError, RecursionError):
         return None
+
+
+_TRANSCENDENTAL: Final = {"pi": "\\pi", "e": "\\e"}
+_LONG_DECIMAL: Final = 10  # significant digits: past them math-verify's 15-digit chop matters
+
+
+def _constant_as_variable(a: Node, b: Node, names: set[str]) -> bool | None:
+    """``3\\pi`` against ``\\frac{6\\pi}{2}``, ``\\frac{\\pi}{6} + k\\pi``: pi (or e) is
+    transcendental, so rational functions of it and of the variables are equal exactly when
+    they are equal with pi as one more variable, which the modular test decides exactly."""
+    constants = {c for node in (a, b) for c in _constants(node)}
+    if len(constants) != 1 or _has_long_decimal(a) or _has_long_decimal(b):
+        return None  # none, or both pi and e (whether they are independent is not known)
+    name = _TRANSCENDENTAL[constants.pop()]
+    x, y = _as_variable(a, name), _as_variable(b, name)
+    if len(names) >= _MAX_VARIABLES or not (rational_in_variables(x) and rational_in_variables(y)):
+        return None
+    try:
+        return _modular_points(x, y, sorted(names | {name}))
+    except TooBig:
+        return None
+
+
+def _constants(node: Node) -> set[str]:
+    if node[0] == "c":
+        return {node[1]}
+    found: set[str] = set()
+    for child in node[1:]:
+        if isinstance(child, tuple):
+            found |= _constants(child)
+    return found
+
+
+def _has_long_decimal(node: Node) -> bool:
+    if node[0] == "n":
+        return bool(node[2]) and len(str(node[1].numerator).lstrip("-")) > _LONG_DECIMAL
+    return any(_has_long_decimal(c) for c in node[1:] if isinstance(c, tuple))
+
+
+def _as_variable(node: Node, name: str) -> Node:
+    if node[0] == "c":
+        return ("v", name)
+    return tuple(_as_variable(c, name) if isinstance(c, tuple) else c for c in node)
 
 
 _INFINITE: Final = ("inf",)

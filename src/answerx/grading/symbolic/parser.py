@@ -104,6 +104,9 @@ def _mixed_number(whole: Node, fraction: Node) -> Node:
     return ("add", whole, fraction)
 
 
+_END: Final = Token("end", "")
+
+
 class _Unreadable(Exception):
     """Outside the grammar: the answer goes on to math-verify."""
 
@@ -121,26 +124,26 @@ def parse(text: str) -> Node | None:
 
 class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
-        self.tokens = tokens
+        self.tokens = [*tokens, _END]  # a sentinel: no bounds checks on the hot path
         self.pos = 0
         self.depth = 0
         self.in_abs = 0  # inside |...|, a bar closes; outside, it opens a factor
 
     # --- token access -------------------------------------------------------------------------
-    def peek(self, ahead: int = 0) -> Token | None:
-        i = self.pos + ahead
-        return self.tokens[i] if i < len(self.tokens) else None
+    def peek(self) -> Token | None:
+        tok = self.tokens[self.pos]
+        return None if tok is _END else tok
 
     def next(self) -> Token:
-        tok = self.peek()
-        if tok is None:
+        tok = self.tokens[self.pos]
+        if tok is _END:
             raise _Unreadable("unexpected end")
         self.pos += 1
         return tok
 
     def at(self, kind: str, text: str | None = None) -> bool:
-        tok = self.peek()
-        return tok is not None and tok.kind == kind and (text is None or tok.text == text)
+        tok = self.tokens[self.pos]
+        return tok.kind == kind and (text is None or tok.text == text)
 
     def expect(self, kind: str, text: str) -> None:
         if not self.at(kind, text):
