@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes
+from answerx.grading.symbolic.lexer import MAX_CHARS
 from answerx.grading.symbolic.parser import parse
 from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
@@ -41,6 +42,8 @@ def decide(answer: str, gold: str) -> tuple[bool, How] | None:
     >>> decide("k < -5", r"(-\\infty, -5)")
     (True, 'symbolic_interval')
     """
+    if len(answer) > MAX_CHARS or len(gold) > MAX_CHARS:
+        return None  # not an answer-sized text (and not one for the cache to keep)
     mine, theirs = _shape(answer), _shape(gold)
     if mine is None or theirs is None:
         return None
