@@ -274,6 +274,7 @@ def _clear_caches() -> None:
     from answerx.grading.mathverify import _parse_cached
 
     symbolic._shape.cache_clear()
+    symbolic._decide.cache_clear()
     _parse_cached.cache_clear()
 
 
@@ -360,19 +361,31 @@ def symbolic_completions(n: int = 64) -> tuple[list[str], list[str]]:
 
 
 def symbolic_reward() -> float:
+    """Median wall-clock ms of one reward call; CPU time beside it (on a shared machine the
+    wall clock also counts other work)."""
+    from answerx.grading import symbolic
+
     completions, golds = symbolic_completions()
     size = statistics.mean(len(c) for c in completions)
     answerx_reward(completions, solution=golds)
-    runs = []
-    for _ in range(30):
-        started = time.perf_counter()
-        rewards = answerx_reward(completions, solution=golds)
-        runs.append(time.perf_counter() - started)
-    ms = statistics.median(runs) * 1e3
     print(f"## TRL reward call (64 completions of {size:.0f} characters, symbolic answers)\n")
-    print(f"- median {ms:.2f} ms per call, {sum(r == 1.0 for r in rewards)} of 64 right "
-          f"(target ≤ {SYMBOLIC_REWARD_TARGET_MS:.0f} ms)\n")  # fmt: skip
-    return ms
+    result = 0.0
+    for label, fresh in (("answers new to the caches", True), ("answers seen before", False)):
+        wall, cpu = [], []
+        for _ in range(30):
+            if fresh:
+                symbolic._shape.cache_clear()
+                symbolic._decide.cache_clear()
+            started, started_cpu = time.perf_counter(), time.process_time()
+            rewards = answerx_reward(completions, solution=golds)
+            wall.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
+        ms = statistics.median(wall) * 1e3
+        result = max(result, ms)
+        print(f"- {label}: median {ms:.2f} ms per call ({statistics.median(cpu) * 1e3:.2f} ms "
+              f"of CPU), {sum(r == 1.0 for r in rewards)} of 64 right")  # fmt: skip
+    print(f"\nTarget ≤ {SYMBOLIC_REWARD_TARGET_MS:.0f} ms.\n")
+    return result
 
 
 def main() -> int:

@@ -44,6 +44,11 @@ def decide(answer: str, gold: str) -> tuple[bool, How] | None:
     """
     if len(answer) > MAX_CHARS or len(gold) > MAX_CHARS:
         return None  # not an answer-sized text (and not one for the cache to keep)
+    return _decide(answer, gold)
+
+
+@lru_cache(maxsize=8192)  # rollouts of one prompt state the same answers again and again
+def _decide(answer: str, gold: str) -> tuple[bool, How] | None:
     mine, theirs = _shape(answer), _shape(gold)
     if mine is None or theirs is None:
         return None
