@@ -2,11 +2,12 @@
 
 Values are compared exactly where both are rationals or surds; otherwise to 50
 digits, equal when they agree within 10^-30 of their size and different when they
-differ by more than 10^-9 of it (between the two: cannot tell). Expressions in
-variables are compared at the fixed points of ``POINTS``, exactly where they can be;
-they must be rational functions of their variables (``x^2 - 2x + 1``, ``\\frac{\\pi}{6} +
-k\\pi``), with the same variables on both sides. A decimal written alone (``1.414214``)
-is compared rounded to 6 places, as math-verify compares it.
+differ by more than 10^-9 of it (between the two: cannot tell). Rational functions of
+variables (``x^2 - 2x + 1``, ``\\frac{\\pi}{6} + k\\pi``, pi or e counting as one more
+variable) are compared modulo a prime at fixed random points, else exactly or
+numerically at ``POINTS``; other functions of variables are only found different (at a
+point) or equal as the same terms reordered. A decimal written alone (``1.414214``) is
+compared rounded to 6 places, as math-verify compares it.
 """
 
 from __future__ import annotations
@@ -26,22 +27,19 @@ from answerx.grading.symbolic.evaluate import (
     rational_in_variables,
 )
 from answerx.grading.symbolic.parser import Node
-from answerx.grading.symbolic.shapes import Interval, Shape
+from answerx.grading.symbolic.shapes import Interval, Shape, shape_of
 from answerx.grading.symbolic.surds import Surd, TooBig
 
 __all__ = ["DIFFERENT_BEYOND", "EQUAL_WITHIN", "compare_shapes"]
 
-#: Relative to the larger value (at least 1): closer is equal.
-EQUAL_WITHIN: Final = Fraction(1, 10**30)
+#: Relative to the larger value (at least 1): closer is equal (to 50 digits, 20 to spare).
+EQUAL_WITHIN: Final = 1e-30
 #: Relative to the larger value (at least 1): further apart is different.
-DIFFERENT_BEYOND: Final = Fraction(1, 10**9)
+DIFFERENT_BEYOND: Final = 1e-9
 _ROUND_PLACES: Final = 6  # math-verify's float_rounding
 _POINTS_NEEDED: Final = 6
 _MAX_VARIABLES: Final = 4
 _MAX_ELEMENTS: Final = 24
-
-_EQUAL: Final = 1e-30  # the same bounds as floats: exact enough for a tolerance
-_DIFFERENT: Final = 1e-9
 
 #: (same, how) or None
 Outcome = tuple[bool, How] | None
@@ -102,8 +100,6 @@ def _named(same: bool | None, how: How) -> Outcome:
 
 
 def _equations(answer: Shape, gold: Shape) -> Outcome:
-    from answerx.grading.symbolic.shapes import shape_of
-
     if gold[0] == "eq" and gold[1] == "other":
         return None  # 2x + z = 1 against 1: math-verify solves equations
     if answer[0] == "eq" and gold[0] == "eq":
@@ -345,9 +341,9 @@ def _values_equal(a: Node, b: Node, env: dict[str, Fraction]) -> bool | None:
     x, y = (_as_mpf(v, ctx) for v in (x, y))
     gap = abs(x - y)
     scale = max(abs(x), abs(y), 1)
-    if gap <= scale * _EQUAL:
+    if gap <= scale * EQUAL_WITHIN:
         return True
-    if gap > scale * _DIFFERENT:
+    if gap > scale * DIFFERENT_BEYOND:
         return False
     return None
 
@@ -415,7 +411,7 @@ def _differ_somewhere(a: Node, b: Node, names: list[str]) -> bool | None:
             x, y = numeric(a, env, ctx), numeric(b, env, ctx)
         except (TooBig, ZeroDivisionError):
             continue
-        if abs(x - y) > max(abs(x), abs(y), 1) * _DIFFERENT:
+        if abs(x - y) > max(abs(x), abs(y), 1) * DIFFERENT_BEYOND:
             return False
     return None
 
