@@ -22,6 +22,7 @@ from answerx.grading.core import (
 )
 from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
+from answerx.grading.symbolic.evaluate import numeric_context
 from answerx.grading.tasks import check_task, infer_task
 
 __all__ = ["verify_batch", "warm_up"]
@@ -89,7 +90,9 @@ def verify_batch(
 
 def warm_up(workers: int = 1) -> None:
     """Start ``workers`` grading worker processes now (a server at boot, a benchmark), so
-    that no item pays for importing sympy and math-verify (a second or more)."""
+    that no item pays for importing sympy and math-verify (a second or more), and load
+    the fast symbolic rung's 50-digit arithmetic (mpmath) in this process."""
+    numeric_context()
     shared_pool().warm(workers)
 
 
