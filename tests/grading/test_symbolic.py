@@ -33,6 +33,9 @@ SYMBOLIC = [
     (r"\binom{5}{2}", "10", True, "symbolic_fast"),
     (r"2 \times 3 \cdot 4", "24", True, "symbolic_fast"),
     (r"4\frac{2}{3}", r"\frac{14}{3}", True, "symbolic_fast"),  # a mixed number
+    ("2 * sqrt(26)", r"2\sqrt{26}", True, "symbolic_fast"),  # plain text: math-verify misreads
+    ("2pi", r"2\pi", True, "symbolic_fast"),
+    ("√(6√3)", r"\sqrt{6\sqrt{3}}", True, "symbolic_fast"),
     (r"-\frac{10}{9}", r"\frac{-10}{9}", True, "symbolic_fast"),
     (r"\infty", "64", False, "symbolic_fast"),
     ("204_5", "204", True, "symbolic_fast"),  # a base subscript: the digits, as math-verify reads

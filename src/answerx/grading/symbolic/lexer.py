@@ -68,6 +68,9 @@ _SYNONYMS: Final = {
 # "2 or 3", "x = 2 \text{ or } x = 3": a list of values, as math-verify reads it.
 _OR_AND = re.compile(r"\s*(?:\\(?:text|mbox|textrm)\{\s*(?:or|and)\s*\}|\s(?:or|and)\s)\s*")
 
+# "2*sqrt(26)", "2pi": plain-text spellings of \sqrt and \pi (whole words only).
+_PLAIN_WORDS = re.compile(r"(?<![A-Za-z\\])(sqrt|pi)(?![A-Za-z])")
+
 # "√69" in plain text is the root of 69 (LaTeX's \sqrt69 would be \sqrt{6}9).
 _ROOT_OF_DIGITS = re.compile(r"√\s*(\d+(?:\.\d+)?)")
 
@@ -88,7 +91,8 @@ def tokenize(text: str) -> list[Token] | None:
     """The tokens of ``text``; None when it is too long or holds anything unknown."""
     if len(text) > MAX_CHARS:
         return None
-    text = _ROOT_OF_DIGITS.sub(r"\\sqrt{\1}", _OR_AND.sub(",", text)).translate(_UNICODE)
+    text = _OR_AND.sub(",", _PLAIN_WORDS.sub(r"\\\1 ", text))
+    text = _ROOT_OF_DIGITS.sub(r"\\sqrt{\1}", text).translate(_UNICODE)
     tokens: list[Token] = []
     pos, end = 0, len(text)
     while pos < end:

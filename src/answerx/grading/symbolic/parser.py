@@ -377,6 +377,11 @@ class _Parser:
                 degree = self.sum()
                 self.expect("op", "]")
                 return ("root", self.argument(), degree)
+            if self.at("op", "("):  # sqrt(26), √(6√3): plain text, the root of the group
+                self.pos += 1
+                inner = self.sum()
+                self.expect("op", ")")
+                return ("sqrt", inner)
             return ("sqrt", self.argument())
         if name == "binom":
             return ("binom", self.argument(), self.argument())
