@@ -87,6 +87,13 @@ _CALLABLE: Final = frozenset("fgh")  # f(x) is a function, x(x+1) a product
 _MAX_DEPTH: Final = 60
 
 
+def _number(text: str) -> Node:
+    # Fraction(int) skips the string parsing Fraction(str) does: most numbers are integers.
+    if text.isdigit():
+        return ("n", Fraction(int(text)), False)
+    return ("n", Fraction(text), True)
+
+
 def _is_whole(node: Node) -> bool:
     if node[0] == "neg":
         node = node[1]
@@ -311,7 +318,7 @@ class _Parser:
             if self.at("op", "_"):  # 204_5, 100100_b: math-verify reads the digits alone
                 self.pos += 1
                 self.subscript()
-            return ("n", Fraction(tok.text), "." in tok.text)
+            return _number(tok.text)
         if tok.kind == "id":
             return self.identifier(tok.text)
         if tok.kind == "cmd":

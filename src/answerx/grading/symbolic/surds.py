@@ -77,7 +77,7 @@ class Surd:
 
     @classmethod
     def rational(cls, q: Fraction | int) -> Surd:
-        return cls({1: Fraction(q)})
+        return cls({1: q if isinstance(q, Fraction) else Fraction(q)})
 
     @classmethod
     def sqrt_of(cls, q: Fraction) -> Surd:
