@@ -376,9 +376,9 @@ def _at_points(a: Node, b: Node, names: list[str]) -> bool | None:
     if len(names) > _MAX_VARIABLES:
         return None
     if not (rational_in_variables(a) and rational_in_variables(b)):
-        if _differ_somewhere(a, b, names) is False:
-            return False
-        return True if _sorted_tree(a) == _sorted_tree(b) else None
+        if _sorted_tree(a) == _sorted_tree(b):  # the same terms and factors, reordered
+            return True
+        return _differ_somewhere(a, b, names)
     try:
         return _modular_points(a, b, names)
     except TooBig:  # surds, pi, functions of constants: exactly or numerically, point by point
