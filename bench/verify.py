@@ -10,10 +10,16 @@ against math-verify, side by side in one process.
 * median time per item of ``verify`` against math-verify ``parse`` + ``verify``;
 * ``verify_batch`` with 2 worker processes against 1, on items math-verify decides;
 * one TRL reward call for a batch of 64 GSM8K completions;
-* the same 1,000 items verified from 8 threads against the main thread.
+* the same 1,000 items verified from 8 threads against the main thread;
+* the symbolic table (issue 29): ``grade`` with its fast symbolic rung against
+  math-verify alone (``parse`` + ``verify``, in this process) on the corpus's math
+  answers and on the olympiad-style set of ``bench/olympiad_answers.py``: median and
+  mean time per verdict, the share that reaches math-verify, verdict differences; and
+  the TRL reward for 64 ~2,000-character completions with symbolic answers.
 
-    python bench/verify.py            # everything (a few minutes on 2 cores)
-    python bench/verify.py --quick    # agreement and the thread check only
+    python bench/verify.py                   # everything (a few minutes on 2 cores)
+    python bench/verify.py --quick           # agreement and the thread check only
+    python bench/verify.py --symbolic        # the symbolic table and reward only
     python bench/verify.py --short-answers   # the short-answer table alone (issue 24)
 """
 
@@ -38,11 +44,15 @@ from answerx.grading.numeric import exact_number
 from answerx.grading.pool import shared_pool
 from answerx.integrations.trl import answerx_reward
 from corpus import CORPUS_FILES, corpus_dir
+from olympiad_answers import pairs as olympiad_pairs
 
 AGREEMENT_TARGET = 99.5  # % of labelled items
 SPEED_TARGET = 10.0  # verify at least this many times faster than math-verify (median)
 WORKERS_TARGET = 1.7  # 2 workers against 1
 REWARD_TARGET_MS = 20.0  # one reward call, 64 GSM8K completions
+SYMBOLIC_SPEED_TARGET = 10.0  # mean time per verdict against math-verify alone
+SYMBOLIC_REACH_TARGET = 5.0  # % of items that still reach math-verify
+SYMBOLIC_REWARD_TARGET_MS = 10.0  # one reward call, 64 completions with symbolic answers
 
 
 @dataclass(frozen=True)
@@ -240,9 +250,149 @@ def threads(items: dict[str, list[Item]]) -> bool:
     return same
 
 
+# --------------------------------------------------------------------------- symbolic
+@dataclass(frozen=True)
+class Pair:
+    answer: str
+    gold: str
+    truth: bool | None  # the mathematical truth where it is known (the olympiad set)
+
+
+def corpus_math_pairs(items: dict[str, list[Item]]) -> list[Pair]:
+    """The corpus's math items as (extracted answer, gold): what grading compares."""
+    from answerx.extraction import extract
+
+    out = []
+    for item in items["math_l5_zeroeval"]:
+        answer = extract(item.raw_output, "math").answer
+        if answer is not None:
+            out.append(Pair(answer, item.gold, None))
+    return out
+
+
+def _clear_caches() -> None:
+    from answerx.grading import symbolic
+    from answerx.grading.mathverify import _parse_cached
+
+    symbolic._shape.cache_clear()
+    symbolic._decide.cache_clear()
+    _parse_cached.cache_clear()
+
+
+def symbolic_table(sets: dict[str, list[Pair]]) -> bool:
+    from answerx.extraction import clean_answer
+    from answerx.grading.mathverify import math_equal
+
+    print("## Symbolic answers: the fast rung against math-verify alone (issue 29)\n")
+    print(
+        "`grade(answer, gold, 'math')` (the ladder: cheap predicates, the fast symbolic rung, "
+        "math-verify in the worker pool for the rest) against math-verify alone "
+        "(`parse` + `verify` in this process), item by item, caches cleared first.\n"
+    )
+    print(
+        "| set | items | answerx median / mean µs | math-verify median / mean µs | mean speed-up "
+        "| reach math-verify % | fast rung decides % "
+        "| verdicts differ (math-verify wrong / other) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    warm_up(1)
+    ok = True
+    for name, rows in sets.items():
+        _clear_caches()
+        ours: list[float] = []
+        verdicts = []
+        for pair in rows:
+            started = time.perf_counter()
+            verdicts.append(grade(pair.answer, pair.gold, "math"))
+            ours.append(time.perf_counter() - started)
+        theirs: list[float] = []
+        results = []
+        for pair in rows:
+            answer, gold = clean_answer(pair.answer), clean_answer(pair.gold)
+            started = time.perf_counter()
+            results.append(math_equal(answer, gold, 5) if answer and gold else "different")
+            theirs.append(time.perf_counter() - started)
+        reach = sum(v.how == "math_verify" for v in verdicts)
+        fast = sum(v.how.startswith("symbolic_") for v in verdicts)
+        wrong = other = 0
+        examples = []
+        for pair, verdict, result in zip(rows, verdicts, results, strict=True):
+            if result in ("timeout", "unreadable_gold") or verdict.reason == "unreadable_gold":
+                continue
+            if bool(verdict.correct) == (result == "equal"):
+                continue
+            if pair.truth is not None and verdict.correct == pair.truth:
+                wrong += 1
+            else:
+                other += 1
+                examples.append(
+                    f"  - {pair.answer!r} against {pair.gold!r}: answerx "
+                    f"{verdict.correct} ({verdict.how}), math-verify {result}"
+                )
+        a_mean, b_mean = statistics.mean(ours), statistics.mean(theirs)
+        share = 100 * reach / len(rows)
+        print(f"| {name} | {len(rows)} | {statistics.median(ours) * 1e6:.0f} / {a_mean * 1e6:.0f} "
+              f"| {statistics.median(theirs) * 1e6:.0f} / {b_mean * 1e6:.0f} "
+              f"| **{b_mean / a_mean:.1f}×** | **{share:.1f}** | {100 * fast / len(rows):.1f} "
+              f"| {wrong} / **{other}** |")  # fmt: skip
+        print("\n".join(examples))
+        ok &= b_mean / a_mean >= SYMBOLIC_SPEED_TARGET and share <= SYMBOLIC_REACH_TARGET
+        ok &= other == 0
+    print(f"\nTargets: mean ≥ {SYMBOLIC_SPEED_TARGET:.0f}× math-verify alone, ≤ "
+          f"{SYMBOLIC_REACH_TARGET:.0f} % reaching math-verify, 0 differences other than where "
+          "math-verify is wrong (the olympiad set's truth column; listed in "
+          "tests/grading/test_symbolic_agreement.py).\n")  # fmt: skip
+    return ok
+
+
+_REASONING = (
+    "Let us set up the problem carefully. We first collect what is given, rewrite the "
+    "condition as an equation, and simplify both sides step by step, checking each "
+    "algebraic move against the original statement before going on. "
+)
+
+
+def symbolic_completions(n: int = 64) -> tuple[list[str], list[str]]:
+    """``n`` completions of about 2,000 characters, each ending in a boxed symbolic answer
+    (half right, half wrong), and their golds, from the olympiad-style set."""
+    chosen = [p for p in olympiad_pairs() if "=" not in p[0]][::3][:n]
+    body = (_REASONING * 12)[:1900]
+    completions = [f"{body}\nTherefore the answer is $\\boxed{{{a}}}$." for a, _, _ in chosen]
+    return completions, [g for _, g, _ in chosen]
+
+
+def symbolic_reward() -> float:
+    """Median wall-clock ms of one reward call; CPU time beside it (on a shared machine the
+    wall clock also counts other work)."""
+    from answerx.grading import symbolic
+
+    completions, golds = symbolic_completions()
+    size = statistics.mean(len(c) for c in completions)
+    answerx_reward(completions, solution=golds)
+    print(f"## TRL reward call (64 completions of {size:.0f} characters, symbolic answers)\n")
+    result = 0.0
+    for label, fresh in (("answers new to the caches", True), ("answers seen before", False)):
+        wall, cpu = [], []
+        for _ in range(30):
+            if fresh:
+                symbolic._shape.cache_clear()
+                symbolic._decide.cache_clear()
+            started, started_cpu = time.perf_counter(), time.process_time()
+            rewards = answerx_reward(completions, solution=golds)
+            wall.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
+        ms = statistics.median(wall) * 1e3
+        result = max(result, ms)
+        print(f"- {label}: median {ms:.2f} ms per call ({statistics.median(cpu) * 1e3:.2f} ms "
+              f"of CPU), {sum(r == 1.0 for r in rewards)} of 64 right")  # fmt: skip
+    print(f"\nTarget ≤ {SYMBOLIC_REWARD_TARGET_MS:.0f} ms.\n")
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="agreement and threads only")
+    parser.add_argument("--symbolic", action="store_true", help="the symbolic table only")
     parser.add_argument(
         "--short-answers", action="store_true", help="the short-answer table alone (issue 24)"
     )
@@ -254,6 +404,15 @@ def main() -> int:
         print("All targets met." if met else "Some targets missed (see above).")
         return 0
     folder = corpus_dir()
+    olympiad = [Pair(a, g, truth) for a, g, truth in olympiad_pairs()]
+    if args.symbolic:
+        sets = {"olympiad-style (bench/olympiad_answers.py)": olympiad}
+        if folder is not None:
+            sets = {"dev corpus, math": corpus_math_pairs(load_items(folder)), **sets}
+        ok = symbolic_table(sets)
+        ok &= symbolic_reward() <= SYMBOLIC_REWARD_TARGET_MS
+        print("All targets met." if ok else "Some targets missed (see above).")
+        return 0
     if folder is None:
         print("corpus not found (set ANSWERX_CORPUS or add ../shared/data/corpus): skipped")
         return 0
@@ -265,6 +424,9 @@ def main() -> int:
         ok &= speed(items) >= SPEED_TARGET
         ok &= workers(items) >= WORKERS_TARGET
         ok &= reward_call(items) <= REWARD_TARGET_MS
+        ok &= symbolic_table({"dev corpus, math": corpus_math_pairs(items),
+                              "olympiad-style (bench/olympiad_answers.py)": olympiad})  # fmt: skip
+        ok &= symbolic_reward() <= SYMBOLIC_REWARD_TARGET_MS
     ok &= threads(items)
     print("All targets met." if ok else "Some targets missed (see above).")
     return 0

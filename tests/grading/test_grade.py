@@ -20,22 +20,30 @@ MATH = [
     ("3", "4", False, "fraction"),
     ("2", "2", True, "exact"),
     (r"\left( 1, 2 \right)", "(1,2)", True, "normalised_math"),
-    ("x=2", "2", True, "math_verify"),
-    ("x = 2", "2", True, "math_verify"),
+    ("x=2", "2", True, "symbolic_equation"),
+    ("x = 2", "2", True, "symbolic_equation"),
     (r"\boxed{2}", "2", True, "exact"),  # cleaning takes the box off first
     ("The answer is $2$.", "2", True, "exact"),
-    (r"\{2, 1\}", r"\{1,2\}", True, "math_verify"),
-    ("3,2", "2,3", True, "math_verify"),  # an unordered answer list is a set
-    ("(0,1]", "[0,1)", False, "math_verify"),
-    (r"\frac{\sqrt2}{2}", r"\sqrt{2}/2", True, "math_verify"),
-    ("(x+1)^2", "x^2+2x+1", True, "math_verify"),
-    ("3.14159265358979", r"\pi", True, "math_verify"),
-    ("50%", r"\frac{1}{2}", True, "math_verify"),
-    ("0.3333333", "1/3", True, "math_verify"),  # math-verify rounds floats to 6 places
+    (r"\{2, 1\}", r"\{1,2\}", True, "symbolic_set"),
+    ("3,2", "2,3", True, "symbolic_set"),  # an unordered answer list is a set
+    ("(0,1]", "[0,1)", False, "symbolic_interval"),
+    (r"\frac{\sqrt2}{2}", r"\sqrt{2}/2", True, "symbolic_fast"),
+    ("(x+1)^2", "x^2+2x+1", True, "symbolic_fast"),
+    ("3.14159265358979", r"\pi", True, "symbolic_fast"),  # a decimal: rounded to 6 places
+    ("50%", r"\frac{1}{2}", True, "symbolic_fast"),
+    ("0.3333333", "1/3", True, "symbolic_fast"),  # rounded to 6 places, as math-verify does
     ("0.33", "1/3", False, "fraction"),  # further apart than that rounding: no need to ask
-    ("x=3", "2", False, "math_verify"),
-    ("6√2", "6", False, "math_verify"),  # math-verify alone would drop the root sign
-    ("6√2", r"6\sqrt{2}", True, "math_verify"),
+    ("x=3", "2", False, "symbolic_equation"),
+    ("6√2", "6", False, "symbolic_fast"),  # math-verify alone would drop the root sign
+    ("6√2", r"6\sqrt{2}", True, "symbolic_fast"),
+    (r"\tan^2(y)+1", r"\sec^2(y)", True, "math_verify"),  # functions of a variable: math-verify
+    (r"\begin{pmatrix}1\\2\end{pmatrix}", r"\begin{pmatrix}1\\2\end{pmatrix}", True, "exact"),
+    (
+        r"\begin{pmatrix}2\\2\end{pmatrix}",
+        r"\begin{pmatrix}1\\2\end{pmatrix}",
+        False,
+        "math_verify",
+    ),  # matrices: math-verify
 ]
 
 
@@ -69,7 +77,7 @@ NUMERIC = [
     ("1000002", "1000000", False, "numeric_tolerance"),
     ("twenty-six", "26", True, "fraction"),  # a number in words (issue 23 §4)
     ("twenty-six", "62", False, "numeric_tolerance"),
-    (r"\sqrt{25}", "5", True, "math_verify"),  # a number only math-verify can read
+    (r"\sqrt{25}", "5", True, "symbolic_fast"),  # LaTeX, not a plain number: the fast rung
 ]
 
 

@@ -105,3 +105,20 @@ def test_a_forked_process_starts_its_own_workers() -> None:
     with multiprocessing.get_context("fork").Pool(1) as processes:
         pairs = [(r"\frac{\sqrt2}{2}", r"\sqrt{2}/2"), ("x=3", "2")]
         assert processes.map(score_on_a_thread, pairs) == [True, False]
+
+
+def test_a_parse_that_overruns_math_verifys_own_timer_is_a_timeout_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without a worker process, on the main thread, math-verify's signal timer bounds the
+    # parse and raises its TimeoutException, a BaseException that must not escape.
+    import math_verify
+    from math_verify.errors import TimeoutException
+
+    from answerx.grading.mathverify import math_equal
+
+    def overrun(*args: object, **kwargs: object) -> list[object]:
+        raise TimeoutException("Timeout during parsing")
+
+    monkeypatch.setattr(math_verify, "parse", overrun)
+    assert math_equal(r"\sqrt{x^{99}}", "x^{7}", 1) == "timeout"

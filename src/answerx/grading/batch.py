@@ -25,6 +25,7 @@ from answerx.grading.judgement import Judge
 from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
 from answerx.grading.residue import consult
+from answerx.grading.symbolic.evaluate import numeric_context
 from answerx.grading.tasks import check_task
 
 __all__ = ["verify_batch", "warm_up"]
@@ -132,7 +133,9 @@ def _consult_all(
 
 def warm_up(workers: int = 1) -> None:
     """Start ``workers`` grading worker processes now (a server at boot, a benchmark), so
-    that no item pays for importing sympy and math-verify (a second or more)."""
+    that no item pays for importing sympy and math-verify (a second or more), and load
+    the fast symbolic rung's 50-digit arithmetic (mpmath) in this process."""
+    numeric_context()
     shared_pool().warm(workers)
 
 

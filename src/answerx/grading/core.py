@@ -28,6 +28,7 @@ from answerx.grading.numeric import as_fraction, exact_number, numbers_close
 from answerx.grading.qa_metrics import ShortAnswerScores
 from answerx.grading.residue import consult, guess_doubt
 from answerx.grading.short_answer import decide_short_answer
+from answerx.grading.symbolic import decide
 from answerx.grading.tasks import check_task, infer_task
 from answerx.grading.text import same_text
 
@@ -395,6 +396,9 @@ def _math(pred: str, ref: str, limit_s: float) -> _Decision:
             return "different", "fraction"
     if _normalised_math(pred) == _normalised_math(ref):
         return "equivalent", "normalised_math"
+    decided = decide(pred, ref)  # the fast rung: only what it cannot tell goes on
+    if decided is not None:
+        return _same(*decided)
     result = compare(pred, ref, limit_s)
     if result == "unreadable_gold":  # math-verify cannot read the gold at all: compare as text
         return _text(pred, ref)

@@ -59,7 +59,6 @@ def _parse_now(answer: str, limit: int | None) -> tuple[Any, ...]:
     try:
         return tuple(parse(_latex(answer), parsing_timeout=limit, raise_on_error=True))
     except Exception:  # math-verify's own default: an unreadable answer parses to nothing
-        # (its TimeoutException derives from Exception too: nothing was read in time)
         return ()
 
 
@@ -74,11 +73,15 @@ def math_equal(answer: str, gold: str, limit: int | None = None) -> MathResult:
     only); None, as in the worker, turns it off.
     """
     from math_verify import verify
+    from math_verify.errors import TimeoutException
 
-    gold_parsed = _parse(gold, limit)
+    try:
+        gold_parsed = _parse(gold, limit)
+        answer_parsed = _parse(answer, limit) if gold_parsed else ()
+    except TimeoutException:  # a BaseException: the parse overran math-verify's own timer
+        return "timeout"
     if not gold_parsed:
         return "unreadable_gold"
-    answer_parsed = _parse(answer, limit)
     if not answer_parsed:
         return "different"
     try:

@@ -44,8 +44,20 @@ REASONS: tuple[str, ...] = get_args(Reason)
 #:   ``\\frac{1}{2}``, ``$1,234.50`` = ``1234.5``);
 #: - ``numeric_tolerance``: both are numbers, not exactly equal, compared within the
 #:   tolerance (relative to the gold value, absolute below 1);
+#: - ``symbolic_fast``: the fast rung before math-verify (:mod:`answerx.grading.symbolic`),
+#:   two values or expressions: exactly as rationals and surds (``2\\sqrt{5}`` =
+#:   ``\\sqrt{20}``), else to 50 digits (``\\sin\\frac{\\pi}{6}`` = ``\\frac12``); in variables, as
+#:   rational functions at fixed random points (``(x-1)^2`` = ``x^2-2x+1``);
+#: - ``symbolic_set``: the fast rung, sets and lists of values compared without order
+#:   (``-1,0,1`` = ``\\{1,0,-1\\}`` = ``x = -1, x = 0, x = 1``);
+#: - ``symbolic_tuple``: the fast rung, tuples and points compared in order (the gold is
+#:   a tuple: ``(1, 2)`` ≠ ``(2, 1)``);
+#: - ``symbolic_interval``: the fast rung, intervals, unions and one-variable inequalities as
+#:   sets of numbers (``k < -5`` = ``(-\\infty, -5)``, ``x \\ge 3`` = ``[3, \\infty)``);
+#: - ``symbolic_equation``: the fast rung, an equation reduced to its value (``y = 2x+1`` =
+#:   ``2x+1``) or a function compared under another variable name (``f(n) = n`` = ``f(z) = z``);
 #: - ``math_verify``: math-verify's symbolic and numeric equivalence (sets, intervals,
-#:   equations, expressions);
+#:   equations, expressions), for what the fast rung cannot tell;
 #: - ``letter``: multiple choice, by the choice letter (``B``, ``(B)``, ``Option B``);
 #: - ``option_text``: multiple choice, the answer is an option's text;
 #: - ``boolean``: yes/no/true/false in any spelling;
@@ -64,6 +76,11 @@ How = Literal[
     "normalised_math",
     "fraction",
     "numeric_tolerance",
+    "symbolic_fast",
+    "symbolic_set",
+    "symbolic_tuple",
+    "symbolic_interval",
+    "symbolic_equation",
     "math_verify",
     "letter",
     "option_text",

@@ -1,0 +1,58 @@
+"""The fast rung of the math ladder: symbolic answers decided without math-verify.
+
+:func:`decide` reads both answers with a small grammar of its own
+(:mod:`.parser`), finds their shape (:mod:`.shapes`: a value, a set or list, a tuple,
+intervals and one-variable inequalities, an equation) and compares them
+(:mod:`.compare`): exactly where the values are rationals or surds (:mod:`.surds`),
+else numerically to 50 digits, and expressions in variables at fixed random points
+(:mod:`.evaluate`). It answers equal, different or None (cannot tell: math-verify
+decides). Pure Python, no signals, no shared mutable state: thread-safe; every input
+and every intermediate value is bounded in size, so each call is bounded in time.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from answerx.grading.models import How
+from answerx.grading.symbolic.compare import compare_shapes
+from answerx.grading.symbolic.lexer import MAX_CHARS
+from answerx.grading.symbolic.parser import parse
+from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
+
+__all__ = ["decide"]
+
+
+@lru_cache(maxsize=4096)  # an RL batch grades many answers against one gold
+def _shape(text: str) -> Shape | None:
+    if words_only(text):
+        return ("words",)
+    if has_number_word(text):  # "three" against 3: for a rule that reads number words
+        return None
+    node = parse(text)
+    return None if node is None else shape_of(node)
+
+
+def decide(answer: str, gold: str) -> tuple[bool, How] | None:
+    """``(same, how)`` when the fast rung can tell whether ``answer`` states ``gold``;
+    None when it cannot (math-verify decides).
+
+    >>> decide(r"2\\sqrt{5}", r"\\sqrt{20}")
+    (True, 'symbolic_fast')
+    >>> decide("k < -5", r"(-\\infty, -5)")
+    (True, 'symbolic_interval')
+    """
+    if len(answer) > MAX_CHARS or len(gold) > MAX_CHARS:
+        return None  # not an answer-sized text (and not one for the cache to keep)
+    return _decide(answer, gold)
+
+
+@lru_cache(maxsize=8192)  # rollouts of one prompt state the same answers again and again
+def _decide(answer: str, gold: str) -> tuple[bool, How] | None:
+    mine, theirs = _shape(answer), _shape(gold)
+    if mine is None or theirs is None:
+        return None
+    try:
+        return compare_shapes(mine, theirs)
+    except (ArithmeticError, ValueError, RecursionError):
+        return None

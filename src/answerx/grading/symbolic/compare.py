@@ -1,0 +1,188 @@
+"""Equal, different, or cannot tell: two answers compared by shape, then by value.
+
+The gold decides how several values compare: a tuple in order, anything else as a set
+(``-1,0,1`` = ``\\{1, 0, -1\\}``); one value against several is a set of one. Equations
+are compared by their value (``y = 2x + 1`` against ``2x + 1``) or, two definitions of one
+function, under the gold's variable name (``f(n) = n`` against ``f(z) = z``). Values are
+:mod:`.values`' to compare, intervals and inequalities :mod:`.intervals`'.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from answerx.grading.models import How
+from answerx.grading.symbolic.evaluate import exact, free_variables
+from answerx.grading.symbolic.intervals import same_intervals
+from answerx.grading.symbolic.parser import Node
+from answerx.grading.symbolic.shapes import Shape, shape_of
+from answerx.grading.symbolic.surds import TooBig
+from answerx.grading.symbolic.values import is_constant, is_decimal, plain, same_value
+
+__all__ = ["compare_shapes"]
+
+_MAX_ELEMENTS: Final = 24
+
+#: (same, how) or None
+Outcome = tuple[bool, How] | None
+
+
+def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
+    """Whether ``answer`` states ``gold``, and the shape that decided; None: cannot tell."""
+    if answer[0] == "words":  # "No solution" against a number
+        return (False, "symbolic_fast") if is_constant(gold) else None
+    if gold[0] == "words":
+        return None
+    if answer[0] == "eq" or gold[0] == "eq":
+        return _equations(answer, gold)
+    kinds = (answer[0], gold[0])
+    if kinds == ("scalar", "scalar"):
+        return _named(same_value(answer[1], gold[1]), "symbolic_fast")
+    if kinds == ("coll", "coll"):
+        if gold[1]:  # the gold is a tuple: order matters
+            return _named(_in_order(answer[2], gold[2]), "symbolic_tuple")
+        return _named(_as_sets(answer[2], gold[2]), "symbolic_set")
+    if kinds == ("pair", "pair"):
+        return _named(_elements_equal(answer, gold), "symbolic_tuple")
+    if kinds == ("empty", "empty"):
+        return True, "symbolic_set"
+    if kinds in (("scalar", "coll"), ("coll", "scalar")) or _point_among_points(answer, gold):
+        return _one_against_many(answer, gold)
+    if {"pair", "scalar"} == set(kinds):  # a point or an interval is not one number
+        return False, "symbolic_tuple"
+    if "intervals" in kinds and set(kinds) <= {"intervals", "pair"}:
+        return _named(same_intervals(answer, gold), "symbolic_interval")
+    return None
+
+
+def _point_among_points(answer: Shape, gold: Shape) -> bool:
+    # (1, 3) against (1, 3), (4, 0); not against 1, 3 (math-verify reads that as the pair)
+    kinds = {answer[0], gold[0]}
+    if kinds != {"pair", "coll"}:
+        return False
+    many = answer if answer[0] == "coll" else gold
+    return all(e[0] == "pair" for e in many[2])
+
+
+def _one_against_many(answer: Shape, gold: Shape) -> Outcome:
+    # 2 against {2}, or against 2, -1: one value is a set of one (the gold decides the order)
+    mine = answer[2] if answer[0] == "coll" else [answer]
+    theirs = gold[2] if gold[0] == "coll" else [gold]
+    if gold[0] == "coll" and gold[1]:
+        return _named(_in_order(mine, theirs), "symbolic_tuple")
+    return _named(_as_sets(mine, theirs), "symbolic_set")
+
+
+def _named(same: bool | None, how: How) -> Outcome:
+    return None if same is None else (same, how)
+
+
+# --- equations ----------------------------------------------------------------------------
+
+
+def _equations(answer: Shape, gold: Shape) -> Outcome:
+    if gold[0] == "eq" and gold[1] == "other":
+        return None  # 2x + z = 1 against 1: math-verify solves equations
+    if answer[0] == "eq" and gold[0] == "eq":
+        if answer[1] != gold[1] or answer[2] != gold[2]:
+            return None  # x = 2 against y = 2, f against g: left to math-verify
+        value = answer[4]
+        if answer[1] == "func" and answer[3] != gold[3]:  # f(n) = n against f(z) = z
+            value = _renamed(value, answer[3], gold[3])
+        inner = compare_shapes(("scalar", value), ("scalar", gold[4]))
+    else:
+        # y = 2x + 1 against 2x + 1: the value of the equation is what is compared
+        left = shape_of(answer[4]) if answer[0] == "eq" else answer
+        right = shape_of(gold[4]) if gold[0] == "eq" else gold
+        if left is None or right is None or left[0] == "eq" or right[0] == "eq":
+            return None
+        inner = compare_shapes(left, right)
+    return None if inner is None else (inner[0], "symbolic_equation")
+
+
+def _renamed(node: Node, old: str, new: str) -> Node:
+    if node[0] == "v":
+        return ("v", new) if node[1] == old else node
+    return tuple(
+        _renamed(c, old, new) if isinstance(c, tuple)
+        else [_renamed(i, old, new) for i in c] if isinstance(c, list) else c
+        for c in node
+    )  # fmt: skip
+
+
+# --- collections --------------------------------------------------------------------------
+
+
+def _elements_equal(a: Shape, b: Shape) -> bool | None:
+    if a[0] == "scalar" and b[0] == "scalar":
+        return same_value(a[1], b[1])
+    if a[0] == "pair" and b[0] == "pair":
+        return _in_order([("scalar", a[1]), ("scalar", a[2])], [("scalar", b[1]), ("scalar", b[2])])
+    if a[0] == "coll" and b[0] == "coll" and a[1] and b[1]:
+        return _in_order(a[2], b[2])
+    if {a[0], b[0]} == {"pair", "coll"}:  # a point against a triple
+        return False if (a[0] == "coll" and a[1]) or (b[0] == "coll" and b[1]) else None
+    return None
+
+
+def _in_order(answer: list[Shape], gold: list[Shape]) -> bool | None:
+    if len(answer) != len(gold):
+        return False
+    undecided = False
+    for a, b in zip(answer, gold, strict=True):
+        same = _elements_equal(a, b)
+        if same is False:
+            return False
+        undecided |= same is None
+    return None if undecided else True
+
+
+def _distinct(elements: list[Shape]) -> list[Shape] | None:
+    kept: list[Shape] = []
+    for e in elements:
+        seen = [_elements_equal(e, k) for k in kept]
+        if None in seen:
+            return None
+        if True not in seen:
+            kept.append(e)
+    return kept
+
+
+def _as_sets(answer: list[Shape], gold: list[Shape]) -> bool | None:
+    if max(len(answer), len(gold)) > _MAX_ELEMENTS:
+        return None
+    fast = _exact_keys(answer), _exact_keys(gold)
+    if fast[0] is not None and fast[1] is not None:
+        return fast[0] == fast[1]
+    mine, theirs = _distinct(answer), _distinct(gold)
+    if mine is None or theirs is None:
+        return None
+    if len(mine) != len(theirs):
+        return False
+    unmatched = list(mine)
+    for g in theirs:
+        found = undecided = False
+        for i, a in enumerate(unmatched):
+            same = _elements_equal(a, g)
+            if same:
+                del unmatched[i]
+                found = True
+                break
+            undecided |= same is None
+        if not found:
+            return None if undecided else False
+    return True
+
+
+def _exact_keys(elements: list[Shape]) -> frozenset[Any] | None:
+    """Each element's exact value (a pair: both), when every element has one."""
+    keys = []
+    for e in elements:
+        nodes = [e[1]] if e[0] == "scalar" else [e[1], e[2]] if e[0] == "pair" else None
+        if nodes is None or any(is_decimal(n) or free_variables(n) for n in nodes):
+            return None
+        try:
+            keys.append(tuple(exact(plain(n), {}) for n in nodes))
+        except (TooBig, ZeroDivisionError):
+            return None
+    return frozenset(keys)
