@@ -21,7 +21,7 @@ def test_a_gold_that_is_not_an_answer_is_named_with_each_form_that_fails(tmp_pat
     path = tmp_path / "golds.jsonl"
     rows = [
         {"id": "ok", "question": "2 + 2?", "answer": "4"},
-        {"id": "words", "question": "2 + 2?", "answer": "four"},
+        {"id": "words", "question": "How many?", "answer": "a lot"},
         {"id": "none", "question": "Why?"},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -30,9 +30,9 @@ def test_a_gold_that_is_not_an_answer_is_named_with_each_form_that_fails(tmp_pat
 
     assert (result.checked, result.no_gold, result.ok) == (2, 1, False)
     [failure] = result.failed
-    assert (failure.id, failure.gold) == ("words", "four")
+    assert (failure.id, failure.gold) == ("words", "a lot")
     assert set(failure.forms) == {name for name, _ in FORMS}
-    # a numeric task reads no number in "four": no answer, whatever the form
+    # a numeric task reads no number in "a lot": no answer, whatever the form
     assert {(f.reason, f.answer) for f in failure.forms.values()} == {("no_answer", None)}
 
 
