@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from answerx import redactor
 from answerx.home import HOME_ENV
 from answerx.structured.providers import provider_environment
 
@@ -60,8 +61,10 @@ def provider_env_vars() -> frozenset[str]:
 def _isolated_user_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No test reads or writes the developer's state: ``$ANSWERX_HOME`` (the default
     store, cache and reports) is the test's own folder, and no provider key or base URL
-    of the environment reaches a test (a test that needs one sets a dummy)."""
+    of the environment reaches a test (a test that needs one sets a dummy), and a key a
+    test gave a manager directly is not redacted in the next test's text."""
     monkeypatch.setenv(HOME_ENV, str(tmp_path / "runs"))
     for name in provider_env_vars():
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(redactor, "_registered", {})
     yield

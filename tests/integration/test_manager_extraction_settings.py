@@ -213,7 +213,7 @@ def _config(fake: FakeProviderServer, tmp_path: Path, **extra: Any) -> dict[str,
 def test_an_experiment_config_overrides_the_extraction_settings(
     fake_provider: FakeProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-extraction-0123")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
     fake_provider.set_default(_unsure_model)
     config = config_from_dict(_config(fake_provider, tmp_path, extraction="ml-agents"))
 
