@@ -72,7 +72,7 @@ def _csv_cell(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, list | dict):
+    if isinstance(value, list | tuple | dict):
         return json.dumps(value)
     if isinstance(value, datetime):
         return utc_iso(value)
@@ -106,6 +106,7 @@ def _parquet_schema() -> Any:
         "repetition": pa.int64(),
         "choices": pa.list_(pa.string()),
         "numbers": pa.list_(pa.int64()),
+        "span": pa.list_(pa.int64()),
         "confidence": pa.float64(),
         "attempts": pa.int64(),
         "fallbacks": pa.int64(),
