@@ -223,3 +223,19 @@ def test_a_read_only_old_store_is_browsed_too(tmp_path: Path) -> None:
         assert page.total == len(page.rows) == 6
         assert db.neighbours("old-run", page.rows[1].row, wrong) is not None
         assert sum(t.n for t in db.tally("old-run", ("reason",))) == 11
+
+
+def test_paired_counts_give_mcnemars_table_for_two_arms(store: tuple[ResultStore, str]) -> None:
+    from answerx.experiments.browse import Arm
+
+    db, run_id = store
+    arm = {"run_id": run_id, "strategy": "two_stage", "provider": "openai", "model": "gpt-test"}
+    counts = db.paired_counts(Arm(approach="none", **arm), Arm(approach="chain_of_thought", **arm))
+    # none right on q2 q3 q5, cot right on q1 q2 q3 q6; q4 wrong on both.
+    assert (counts.pairs, counts.a_correct, counts.b_correct) == (6, 3, 4)
+    assert (counts.only_a, counts.only_b) == (1, 2)
+    only_b = ItemQuery(
+        equals={"approach": ("chain_of_thought",), "correct": (True,)},
+        paired=Pairing(approach="none", strategy="two_stage", correct=False),
+    )
+    assert db.count_rows(run_id, only_b) == counts.only_b  # the items behind the figure

@@ -30,14 +30,17 @@ __all__ = [
     "SEARCHABLE",
     "SORTABLE",
     "WHOLE",
+    "Arm",
     "ItemPage",
     "ItemQuery",
     "ItemRow",
     "Neighbours",
+    "PairedCounts",
     "Pairing",
     "Tally",
     "compile_query",
     "order_of",
+    "paired_sql",
 ]
 
 
@@ -151,13 +154,39 @@ _BOOLEAN = frozenset({"correct", "valid", "unfinished", "cached"})
 
 class Pairing(BaseModel):
     """Items whose same question (dataset, item, repetition, provider, model) was answered
-    by ``approach``/``strategy`` with the verdict ``correct`` (None: any verdict)."""
+    by ``approach``/``strategy`` (of run ``run_id``; None: the same run) with the verdict
+    ``correct`` (None: any verdict, but one)."""
 
     model_config = ConfigDict(frozen=True)
 
     approach: str
     strategy: str
     correct: bool | None = None
+    run_id: str | None = None
+
+
+class Arm(BaseModel):
+    """One approach × strategy × model of one run: what a paired comparison compares."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    approach: str
+    strategy: str
+    provider: str
+    model: str
+
+
+class PairedCounts(BaseModel):
+    """Two arms on the questions both have a verdict for (McNemar's table)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pairs: int
+    a_correct: int
+    b_correct: int
+    only_a: int = Field(description="Pairs only arm a got right.")
+    only_b: int = Field(description="Pairs only arm b got right.")
 
 
 class ItemQuery(BaseModel):
@@ -296,18 +325,36 @@ def compile_query(run_id: str, query: ItemQuery, *, table: str = "items") -> tup
         params.append(f"%{_escape_like(query.search)}%")
     if query.paired is not None:
         pair = query.paired
-        verdict = "" if pair.correct is None else " AND p.correct = ?"
+        verdict = "IS NOT NULL" if pair.correct is None else f"= {int(pair.correct)}"
         clauses.append(
-            f"EXISTS (SELECT 1 FROM items AS p WHERE p.run_id = {table}.run_id "
-            f"AND p.approach = ? AND p.strategy = ? AND p.provider = {table}.provider "
-            f"AND p.model = {table}.model AND p.item_id = {table}.item_id "
-            f"AND p.repetition = {table}.repetition AND p.dataset = {table}.dataset"
-            f"{verdict})"
+            f"EXISTS (SELECT 1 FROM items AS p WHERE {_SAME_QUESTION.format(a=table, b='p')} "
+            f"AND p.correct {verdict})"
         )
-        params += [pair.approach, pair.strategy]
-        if pair.correct is not None:
-            params.append(int(pair.correct))
+        params += [pair.run_id or run_id, pair.approach, pair.strategy]
     return " AND ".join(clauses), params
+
+
+# Arm b's answer to the question arm a answered (its run, approach, strategy as
+# parameters): found through items_key, whose columns come first in this order.
+_SAME_QUESTION = (
+    "{b}.run_id = ? AND {b}.approach = ? AND {b}.strategy = ? AND {b}.provider = {a}.provider "
+    "AND {b}.model = {a}.model AND {b}.item_id = {a}.item_id "
+    "AND {b}.repetition = {a}.repetition AND {b}.dataset = {a}.dataset"
+)
+
+
+def paired_sql(a: Arm, b: Arm) -> tuple[str, list[Any]]:
+    """The SQL that counts :class:`PairedCounts` for arms ``a`` and ``b`` in one pass."""
+    sql = (
+        "SELECT count(*), coalesce(sum(a.correct), 0), coalesce(sum(b.correct), 0), "
+        "coalesce(sum(a.correct AND NOT b.correct), 0), "
+        "coalesce(sum(b.correct AND NOT a.correct), 0) "
+        f"FROM items AS a JOIN items AS b ON {_SAME_QUESTION.format(a='a', b='b')} "
+        "WHERE a.run_id = ? AND a.approach = ? AND a.strategy = ? AND a.provider = ? "
+        "AND a.model = ? AND a.correct IS NOT NULL AND b.correct IS NOT NULL"
+    )
+    return sql, [b.run_id, b.approach, b.strategy, a.run_id, a.approach, a.strategy,
+                 a.provider, a.model]  # fmt: skip
 
 
 def order_of(query: ItemQuery, *, table: str = "items") -> str:
