@@ -15,7 +15,8 @@ HELP = (
     "docs at /docs). Settings from ANSWERX_API_TOKEN, ANSWERX_MAX_BODY_BYTES, ANSWERX_MAX_BATCH, "
     "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY, ANSWERX_RETRY_AFTER_S, "
     "ANSWERX_EXTRACT_WORKERS, ANSWERX_HEADER_TIMEOUT_S, ANSWERX_KEEP_ALIVE_S, "
-    "ANSWERX_MAX_CONNECTIONS; provider keys from their usual variables. A non-loopback "
+    "ANSWERX_MAX_CONNECTIONS; provider keys from their usual variables. ANSWERX_RUNS_DB=PATH "
+    "shows that results store's runs read-only under /runs/ (as answerx runs view). A non-loopback "
     "--host needs an ANSWERX_API_TOKEN of 16+ characters. Stops gracefully on SIGTERM or "
     "Ctrl-C (exit status 0)."
 )

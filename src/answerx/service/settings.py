@@ -25,6 +25,9 @@ variable                   meaning                                      default
 ``ANSWERX_MAX_CONNECTIONS`` connections open at once per server         1000
                            worker; beyond: closed at once (and
                            requests beyond it answered 503)
+``ANSWERX_RUNS_DB``        a results store whose runs the service       none
+                           shows, read-only, under ``/runs/`` (the
+                           pages of ``answerx runs view``)
 =========================  ===========================================  =========
 
 Why 20 s of keep-alive, not uvicorn's 5: a client reuses an idle connection until
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
@@ -63,6 +67,7 @@ ENV_VARS: Final[Mapping[str, str]] = {
     "header_timeout_s": "ANSWERX_HEADER_TIMEOUT_S",
     "keep_alive_s": "ANSWERX_KEEP_ALIVE_S",
     "max_connections": "ANSWERX_MAX_CONNECTIONS",
+    "runs_db": "ANSWERX_RUNS_DB",
 }
 
 
@@ -99,6 +104,10 @@ class ServiceSettings(BaseModel):
     )
     max_connections: int = Field(
         default=1000, ge=1, description="Connections open at once (per worker process)."
+    )
+
+    runs_db: Path | None = Field(
+        default=None, description="A results store shown read-only under /runs/; None: none."
     )
 
     @property
