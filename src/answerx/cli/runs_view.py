@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -73,7 +77,24 @@ def view_command(
 
     app = create_viewer_app(path, run_ids=shown or None, token=token)
     config = uvicorn.Config(app, log_level="warning", server_header=False, access_log=False)
-    uvicorn.Server(config).run(sockets=[listening])
+    with _stopping_is_success():
+        uvicorn.Server(config).run(sockets=[listening])
+
+
+@contextmanager
+def _stopping_is_success() -> Iterator[None]:
+    """Exit with status 0 when stopped by Ctrl-C or SIGTERM: uvicorn shuts down
+    gracefully, then raises the signal again to the handlers it found, these."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(0)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _resolve(path: Path, run_ids: list[str]) -> list[str]:
