@@ -23,7 +23,9 @@ def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _run(fake_provider: FakeProviderServer, tmp_path: Path, **overrides: object) -> list:  # type: ignore[type-arg]
-    config = load_config(write_config(tmp_path / "run.yaml", fake_provider.openai_base_url, **overrides))
+    config = load_config(
+        write_config(tmp_path / "run.yaml", fake_provider.openai_base_url, **overrides)
+    )
     summary = run_experiment(config)
     with ResultStore(config.output.db) as store:
         return list(store.items(summary.run_id))
@@ -75,9 +77,12 @@ def test_a_multi_call_item_keeps_every_call_and_the_span_lands_in_its_last_reply
 
     fake_provider.set_default(critic)
     items = _run(
-        fake_provider, tmp_path, approaches=["reflection"], strategies=["two_stage"],
+        fake_provider,
+        tmp_path,
+        approaches=["reflection"],
+        strategies=["two_stage"],
         approach_settings={"reflection": {"multi_call": True, "rounds": 1}},
-    )  # fmt: skip
+    )
     one = next(i for i in items if i.item_id == "arithmetic/arith-01")
     calls = calls_of(one.conversation) or []
     assert len(calls) == one.calls >= 2
@@ -99,9 +104,7 @@ def test_a_failed_call_is_kept_with_its_error(
     assert calls[0].error is not None and "bad request" in calls[0].error
 
 
-def test_a_cached_call_is_kept_as_cached(
-    fake_provider: FakeProviderServer, tmp_path: Path
-) -> None:
+def test_a_cached_call_is_kept_as_cached(fake_provider: FakeProviderServer, tmp_path: Path) -> None:
     fake_provider.set_default(GoldModel())
     _run(fake_provider, tmp_path, approaches=["none"], strategies=["two_stage"])
     again = _run(fake_provider, tmp_path, approaches=["none"], strategies=["two_stage"])

@@ -56,18 +56,29 @@ def store(tmp_path: Path) -> Iterator[tuple[ResultStore, str]]:
         items = []
         for n in range(1, 7):
             items.append(_item(run.run_id, n, "none", **(wrong if n in (1, 4) else {})))
-            items.append(
-                _item(run.run_id, n, "chain_of_thought", **(wrong if n == 4 else {}))
-            )
+            items.append(_item(run.run_id, n, "chain_of_thought", **(wrong if n == 4 else {})))
         items[9] = _item(
-            run.run_id, 5, "chain_of_thought", unfinished=True, extracted_answer=None,
-            method="none", correct=False, reason="unfinished", how="none",
+            run.run_id,
+            5,
+            "chain_of_thought",
+            unfinished=True,
+            extracted_answer=None,
+            method="none",
+            correct=False,
+            reason="unfinished",
+            how="none",
             raw_output="Thinking 50% of the_way and then",
-        )  # fmt: skip
+        )
         items[10] = _item(
-            run.run_id, 6, "none", error="ProviderError: down", correct=False,
-            reason="no_answer", extracted_answer=None, cost_usd=None,
-        )  # fmt: skip
+            run.run_id,
+            6,
+            "none",
+            error="ProviderError: down",
+            correct=False,
+            reason="no_answer",
+            extracted_answer=None,
+            cost_usd=None,
+        )
         store.add_items(items)
         yield store, run.run_id
 
@@ -143,8 +154,11 @@ def test_neighbours_walk_the_items_of_a_query_in_its_order(
     middle = db.neighbours(run_id, rows[2], wrong)
     assert middle is not None
     assert (middle.position, middle.total, middle.previous, middle.next) == (
-        3, 5, rows[1], rows[3],
-    )  # fmt: skip
+        3,
+        5,
+        rows[1],
+        rows[3],
+    )
     first = db.neighbours(run_id, rows[0], wrong)
     assert first is not None and first.previous is None
     right = db.item_page(run_id, ItemQuery(equals={"correct": (True,)})).rows[0].row

@@ -54,9 +54,13 @@ class DemoModel:
         answer = gold
         if item.id in WRONG_FIRST and first:
             answer = "113" if item.choices is None else "B"
-        thinking = f"<think>\nThe question: {item.question}\nI work it out step by step.\n</think>\n"
+        thinking = (
+            f"<think>\nThe question: {item.question}\nI work it out step by step.\n</think>\n"
+        )
         verdict = "\n<verdict>revise</verdict>" if "critique" in text.lower() else ""
-        return Reply.text(f"{thinking}So the answer is \\boxed{{{answer}}}.{verdict}", usage=(60, 40))
+        return Reply.text(
+            f"{thinking}So the answer is \\boxed{{{answer}}}.{verdict}", usage=(60, 40)
+        )
 
 
 def demo_run(folder: Path, fake_provider: FakeProviderServer) -> tuple[Path, str]:
@@ -76,7 +80,10 @@ def demo_run(folder: Path, fake_provider: FakeProviderServer) -> tuple[Path, str
         "approach_settings": {"reflection": {"multi_call": True, "rounds": 1}},
         "concurrency": 4,
         "cache": False,
-        "output": {"db": str(folder / "runs" / "answerx.db"), "report_dir": str(folder / "reports")},
+        "output": {
+            "db": str(folder / "runs" / "answerx.db"),
+            "report_dir": str(folder / "reports"),
+        },
     }
     path = folder / "demo.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

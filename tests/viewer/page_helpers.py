@@ -6,7 +6,6 @@ import html
 import re
 from html.parser import HTMLParser
 
-
 _CELLS = frozenset({"td", "th", "tr", "p", "div", "li", "dt", "dd", "h1", "h2", "h3", "section"})
 
 

@@ -47,8 +47,9 @@ def test_a_browser_gives_the_token_once_and_keeps_it_in_a_cookie(
     with TestClient(app) as browser:
         assert browser.get("/runs/").status_code == 401
         assert browser.get("/runs/?token=wrong").status_code == 401
-        given = browser.get(f"/runs/{demo[1]}/items?correct=false&token={TOKEN}",
-                            follow_redirects=False)  # fmt: skip
+        given = browser.get(
+            f"/runs/{demo[1]}/items?correct=false&token={TOKEN}", follow_redirects=False
+        )
         assert given.status_code == 303
         # The address it sends the browser on to no longer holds the token: a copied
         # link never carries it.
@@ -56,8 +57,12 @@ def test_a_browser_gives_the_token_once_and_keeps_it_in_a_cookie(
         cookie = given.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/runs" in cookie
         assert browser.get(given.headers["location"]).status_code == 200  # the cookie
-        assert browser.get(f"/runs/{demo[1]}", headers={"Authorization": f"Bearer {TOKEN}"}
-                           ).status_code == 200  # fmt: skip
+        assert (
+            browser.get(
+                f"/runs/{demo[1]}", headers={"Authorization": f"Bearer {TOKEN}"}
+            ).status_code
+            == 200
+        )
 
 
 def test_the_cookie_opens_only_the_runs_pages_never_the_api(demo: tuple[Path, str]) -> None:
@@ -88,9 +93,10 @@ def test_two_runs_compared_arm_by_arm(tmp_path: Path, demo: tuple[Path, str]) ->
         # The second run gets arith-02 right everywhere.
         store.add_items(
             i.model_copy(update={"run_id": second.run_id, "correct": True, "reason": "equivalent"})
-            if i.item_id == "arithmetic/arith-02" else i.model_copy(update={"run_id": second.run_id})
+            if i.item_id == "arithmetic/arith-02"
+            else i.model_copy(update={"run_id": second.run_id})
             for i in items
-        )  # fmt: skip
+        )
     with TestClient(create_viewer_app(db)) as viewer:
         picked = viewer.get(f"/runs/compare?run={first.run_id}&run={second.run_id}")
         assert picked.status_code == 200

@@ -68,9 +68,12 @@ def page(tmp_path: Path) -> Iterator[Any]:
     """A page of a fresh headless Chromium with an empty profile."""
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=ARGS,
+            str(tmp_path / "profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=ARGS,
             viewport={"width": 1400, "height": 1000},
-        )  # fmt: skip
+        )
         try:
             yield browser.new_page()
         finally:

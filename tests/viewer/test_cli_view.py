@@ -35,7 +35,9 @@ def _start(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Po
     found = re.search(r"http://\S+", line)
     if found is None:
         process.kill()
-        raise AssertionError(f"no address printed: {line!r} {process.stderr.read() if process.stderr else ''}")
+        raise AssertionError(
+            f"no address printed: {line!r} {process.stderr.read() if process.stderr else ''}"
+        )
     return process, found.group(0)
 
 
@@ -60,7 +62,9 @@ def test_the_printed_address_opens_the_run_and_ctrl_c_stops_it(demo: tuple[Path,
 def test_open_hands_the_address_to_the_browser(demo: tuple[Path, str], tmp_path: Path) -> None:
     opened = tmp_path / "opened.txt"
     # $BROWSER is the browser Python's webbrowser module starts (%s: the address).
-    browser = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\" {opened} %s"
+    browser = (
+        f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\" {opened} %s"
+    )
     process, address = _start("--db", str(demo[0]), "--open", env={"BROWSER": browser})
     try:
         for _ in range(600):

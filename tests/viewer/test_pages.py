@@ -80,8 +80,13 @@ def test_every_count_on_the_run_page_links_to_that_many_items(
     client: TestClient, demo: tuple[Path, str]
 ) -> None:
     page = client.get(f"/runs/{demo[1]}").text
-    tables = ["accuracy", "comparisons", "breakdown-reason", "breakdown-method",
-              "breakdown-termination"]  # fmt: skip
+    tables = [
+        "accuracy",
+        "comparisons",
+        "breakdown-reason",
+        "breakdown-method",
+        "breakdown-termination",
+    ]
     checked = 0
     for table in tables:
         for label, href in links(page, table):
@@ -196,8 +201,10 @@ def test_next_and_previous_walk_the_items_of_the_filter_in_order(
         nexts = [href for _, href in links(page, "walk") if "next" in _]
         url = nexts[0] if nexts else ""
     assert [w.split("?")[0] for w in walked] == [e.split("?")[0] for e in expected]
-    assert all(dict(parse_qsl(urlsplit(w).query)) == {"correct": "false", "sort": "latency_s"}
-               for w in walked)  # fmt: skip
+    assert all(
+        dict(parse_qsl(urlsplit(w).query)) == {"correct": "false", "sort": "latency_s"}
+        for w in walked
+    )
     last = client.get(walked[-1]).text
     back = [href for label, href in links(last, "walk") if "previous" in label]
     assert back[0].split("?")[0] == walked[-2].split("?")[0]
@@ -263,8 +270,12 @@ def test_pages_load_nothing_from_elsewhere_and_say_so_in_their_policy(
 
 def test_browsing_changes_nothing_in_the_store(client: TestClient, demo: tuple[Path, str]) -> None:
     before = hashlib.sha256(demo[0].read_bytes()).hexdigest()
-    for url in ("/runs/", f"/runs/{demo[1]}", f"/runs/{demo[1]}/items?q=think",
-                f"/runs/{demo[1]}/items/2?correct=true"):  # fmt: skip
+    for url in (
+        "/runs/",
+        f"/runs/{demo[1]}",
+        f"/runs/{demo[1]}/items?q=think",
+        f"/runs/{demo[1]}/items/2?correct=true",
+    ):
         assert client.get(url).status_code == 200
     assert hashlib.sha256(demo[0].read_bytes()).hexdigest() == before
 
@@ -290,26 +301,47 @@ def _structured_item(run_id: str) -> ItemRecord:
     call = CallRecord(
         kind="structured",
         response_model="ChainOfThoughtExtraction",
-        messages=[{"role": "system", "content": "Be brief."},
-                  {"role": "user", "content": "What is 6 * 7? <b>bold?</b>"}],  # fmt: skip
+        messages=[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "What is 6 * 7? <b>bold?</b>"},
+        ],
         reply=json.dumps({"answer_value": "42", "confidence": 0.9}),
         info=CallInfo(
-            provider="openai", model="gpt-test", mode="md_json", attempts=3,
-            modes_tried=(ModeAttempt(mode="tools", ok=False, reason="tool calls rejected",
-                                     requests=1),
-                         ModeAttempt(mode="md_json", ok=True, requests=2)),
+            provider="openai",
+            model="gpt-test",
+            mode="md_json",
+            attempts=3,
+            modes_tried=(
+                ModeAttempt(mode="tools", ok=False, reason="tool calls rejected", requests=1),
+                ModeAttempt(mode="md_json", ok=True, requests=2),
+            ),
             fallback_reason="tool calls rejected",
             repairs=("md_json: raw control characters escaped",),
             usage=Usage(input_tokens=30, output_tokens=12),
         ),
-    )  # fmt: skip
+    )
     return ItemRecord(
-        run_id=run_id, approach="chain_of_thought", strategy="structured", provider="openai",
-        model="gpt-test", item_id="q1", question="What is 6 * 7?", gold="42",
-        raw_output=call.reply or "", extracted_answer="42", method="structured_llm",
-        stage="structured", mode="md_json", attempts=3, fallbacks=1, calls=1,
-        conversation=calls_json([call]), correct=True, reason="equivalent", how="exact",
-    )  # fmt: skip
+        run_id=run_id,
+        approach="chain_of_thought",
+        strategy="structured",
+        provider="openai",
+        model="gpt-test",
+        item_id="q1",
+        question="What is 6 * 7?",
+        gold="42",
+        raw_output=call.reply or "",
+        extracted_answer="42",
+        method="structured_llm",
+        stage="structured",
+        mode="md_json",
+        attempts=3,
+        fallbacks=1,
+        calls=1,
+        conversation=calls_json([call]),
+        correct=True,
+        reason="equivalent",
+        how="exact",
+    )
 
 
 def test_a_structured_call_shows_its_modes_fallback_and_repairs(tmp_path: Path) -> None:

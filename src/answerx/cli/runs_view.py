@@ -19,7 +19,9 @@ from answerx.home import default_db
 
 __all__ = ["VIEW_HELP", "VIEW_SHORT_HELP", "view_command"]
 
-VIEW_SHORT_HELP = "A local web page of runs: accuracy, comparisons, each item with its answer marked."
+VIEW_SHORT_HELP = (
+    "A local web page of runs: accuracy, comparisons, each item with its answer marked."
+)
 
 VIEW_HELP = """Look at runs in a web page: accuracy by approach x strategy x model with
 Wilson intervals, paired comparisons, breakdowns, every item's conversation with the

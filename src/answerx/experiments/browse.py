@@ -299,7 +299,8 @@ def compile_query(run_id: str, query: ItemQuery, *, table: str = "items") -> tup
     Every column name comes from the fixed lists above (the query checks them), every
     value travels as a parameter: nothing a reader types becomes SQL.
     """
-    clauses, params = [f"{table}.run_id = ?"], [run_id]
+    clauses: list[str] = [f"{table}.run_id = ?"]
+    params: list[Any] = [run_id]
     for column, values in query.equals.items():
         given = [v for v in values if v is not None]
         either = []
@@ -353,8 +354,16 @@ def paired_sql(a: Arm, b: Arm) -> tuple[str, list[Any]]:
         "WHERE a.run_id = ? AND a.approach = ? AND a.strategy = ? AND a.provider = ? "
         "AND a.model = ? AND a.correct IS NOT NULL AND b.correct IS NOT NULL"
     )
-    return sql, [b.run_id, b.approach, b.strategy, a.run_id, a.approach, a.strategy,
-                 a.provider, a.model]  # fmt: skip
+    return sql, [
+        b.run_id,
+        b.approach,
+        b.strategy,
+        a.run_id,
+        a.approach,
+        a.strategy,
+        a.provider,
+        a.model,
+    ]
 
 
 def order_of(query: ItemQuery, *, table: str = "items") -> str:
@@ -363,4 +372,3 @@ def order_of(query: ItemQuery, *, table: str = "items") -> str:
     if query.sort == "id":
         return f"{table}.id {direction}"
     return f"{table}.{query.sort} {direction}, {table}.id {direction}"
-

@@ -50,8 +50,8 @@ from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
 from answerx.experiments.scoring import judge, verdict_fields
-from answerx.extraction.models import Extraction
 from answerx.experiments.store import ResultStore
+from answerx.extraction.models import Extraction
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
 from answerx.reasoning.registry import SEARCH_APPROACHES

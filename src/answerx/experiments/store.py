@@ -748,7 +748,9 @@ class ResultStore:
             ).fetchone()
         return None if found is None else self._item_from_row(found)
 
-    def neighbours(self, run_id: str, row: int, query: ItemQuery | None = None) -> Neighbours | None:
+    def neighbours(
+        self, run_id: str, row: int, query: ItemQuery | None = None
+    ) -> Neighbours | None:
         """Where ``row`` stands among the run's items matching ``query`` (its place, the
         rows before and after it); None when it does not match the query."""
         query = query or ItemQuery()
@@ -789,8 +791,7 @@ class ResultStore:
             "coalesce(sum(output_tokens), 0) AS output_tokens, "
             "sum(cost_usd) AS cost, count(cost_usd) AS priced, "
             "coalesce(avg(latency_s), 0) AS latency_s "
-            f"FROM items WHERE {where}"
-            + (f" GROUP BY {keys} ORDER BY {keys}" if by else "")
+            f"FROM items WHERE {where}" + (f" GROUP BY {keys} ORDER BY {keys}" if by else "")
         )
         with self._guard():
             rows = self._db.execute(sql, params).fetchall()

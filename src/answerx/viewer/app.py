@@ -26,8 +26,9 @@ _STATIC = Path(__file__).parent / "static"
 def runs_pages(db: str | Path, *, run_ids: Sequence[str] | None = None) -> FastAPI:
     """The viewer's pages over the store at ``db`` (``run_ids``: only these runs), as an
     app to mount (its stylesheet and script served from the package, under ``static/``)."""
-    app = FastAPI(title="answerx runs", version=__version__, docs_url=None, redoc_url=None,
-                  openapi_url=None)  # fmt: skip
+    app = FastAPI(
+        title="answerx runs", version=__version__, docs_url=None, redoc_url=None, openapi_url=None
+    )
     app.mount("/static", StaticFiles(directory=_STATIC), name="static")
     app.state.viewer = ViewerSettings(
         db=Path(db), run_ids=tuple(run_ids) if run_ids is not None else None
@@ -42,8 +43,9 @@ def create_viewer_app(
 ) -> FastAPI:
     """``answerx runs view``: the pages under ``/runs/`` (``/`` leads there); with a
     ``token``, a page needs it (:class:`~answerx.viewer.auth.BrowserTokenMiddleware`)."""
-    app = FastAPI(title="answerx runs", version=__version__, docs_url=None, redoc_url=None,
-                  openapi_url=None)  # fmt: skip
+    app = FastAPI(
+        title="answerx runs", version=__version__, docs_url=None, redoc_url=None, openapi_url=None
+    )
 
     @app.get("/", include_in_schema=False)
     def home() -> RedirectResponse:

@@ -78,9 +78,11 @@ class BrowserTokenMiddleware:
                 scope = {**scope, "headers": headers}
         if self.enforce and not self._matches(bearer):
             await _refuse(
-                send, 401, "this viewer needs its token: open the address answerx printed "
+                send,
+                401,
+                "this viewer needs its token: open the address answerx printed "
                 "with ?token=YOUR_ANSWERX_API_TOKEN added, once",
-            )  # fmt: skip
+            )
             return
         await self.app(scope, receive, send)
 
@@ -126,8 +128,7 @@ async def _send_on(send: Send, location: str, token: str, prefix: str) -> None:
 
 async def _refuse(send: Send, status: int, message: str) -> None:
     body = (
-        "<!doctype html><meta charset=utf-8><title>answerx runs</title>"
-        f"<p>{escape(message)}</p>"
+        f"<!doctype html><meta charset=utf-8><title>answerx runs</title><p>{escape(message)}</p>"
     ).encode()
     await send(
         {

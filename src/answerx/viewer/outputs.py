@@ -29,9 +29,9 @@ def _marked(
         return escape(text[lo:hi])
     a, b = max(lo, span[0]), min(hi, span[1])
     first = a == span[0]  # the mark that starts the span carries its id
-    mark = Markup('<mark class="answer"{id} data-rule="{rule}" title="read by rule {rule}">').format(
-        id=Markup(' id="{}"').format(mark_id) if first else Markup(""), rule=rule
-    )
+    mark = Markup(
+        '<mark class="answer"{id} data-rule="{rule}" title="read by rule {rule}">'
+    ).format(id=Markup(' id="{}"').format(mark_id) if first else Markup(""), rule=rule)
     return escape(text[lo:a]) + mark + escape(text[a:b]) + Markup("</mark>") + escape(text[b:hi])
 
 
@@ -91,7 +91,8 @@ def pretty_json(value: Any) -> str:
     """``value`` as indented JSON; a string that holds JSON is parsed and indented too."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            parsed: Any = json.loads(value)
         except ValueError:
             return value
+        value = parsed
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)

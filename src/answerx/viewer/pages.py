@@ -207,9 +207,13 @@ def viewer_router() -> APIRouter:
             return _redirect(request, "/compare", [("run", first.run_id), ("run", second.run_id)])
         rows, comparisons = compare_runs(db, first, second)
         return _page(
-            request, "compare.html", first=first, second=second, rows=rows,
+            request,
+            "compare.html",
+            first=first,
+            second=second,
+            rows=rows,
             comparisons=comparisons,
-        )  # fmt: skip
+        )
 
     @router.get("/{run_id}", response_class=HTMLResponse, name="run")
     def run_page(request: Request, run_id: str, db: Store) -> Response:
@@ -229,9 +233,15 @@ def viewer_router() -> APIRouter:
             return _redirect(request, f"/{run.run_id}/items", query_params(query, paging))
         page = db.item_page(run.run_id, query, offset=paging.offset, limit=paging.size)
         return _page(
-            request, "items.html", run=run, query=query, paging=paging, page=page,
-            facets=_facets(db, run.run_id), pages=max(1, -(-page.total // paging.size)),
-        )  # fmt: skip
+            request,
+            "items.html",
+            run=run,
+            query=query,
+            paging=paging,
+            page=page,
+            facets=_facets(db, run.run_id),
+            pages=max(1, -(-page.total // paging.size)),
+        )
 
     @router.get("/{run_id}/items/{row}", response_class=HTMLResponse, name="item")
     def item_page(request: Request, run_id: str, row: int, db: Store) -> Response:
@@ -257,11 +267,20 @@ def viewer_router() -> APIRouter:
         )
         siblings = [r for r in db.item_page(run.run_id, same_question, limit=200).rows]
         return _page(
-            request, "item.html", run=run, row=row, item=item, other=other, query=query,
-            paging=paging, place=place, siblings=siblings, calls=calls_of(item.conversation),
+            request,
+            "item.html",
+            run=run,
+            row=row,
+            item=item,
+            other=other,
+            query=query,
+            paging=paging,
+            place=place,
+            siblings=siblings,
+            calls=calls_of(item.conversation),
             other_calls=calls_of(other.conversation) if other else None,
             prompt=_prompt(item.prompt),
-        )  # fmt: skip
+        )
 
     return router
 
@@ -341,16 +360,25 @@ def comparison_links(base: str, comparison: Comparison) -> dict[str, str]:
         ("b", comparison.b_run_id, comparison.b),
     ):
         approach, _, strategy = arm.partition("/")
-        arms[side] = (run_id, {"approach": approach, "strategy": strategy,
-                               "provider": comparison.provider, "model": comparison.model})  # fmt: skip
+        arms[side] = (
+            run_id,
+            {
+                "approach": approach,
+                "strategy": strategy,
+                "provider": comparison.provider,
+                "model": comparison.model,
+            },
+        )
     links = {side: items_link(base, run_id, group) for side, (run_id, group) in arms.items()}
     for side, other in (("a", "b"), ("b", "a")):
         run_id, group = arms[side]
         other_run, other_group = arms[other]
         pairing = Pairing(
-            approach=other_group["approach"], strategy=other_group["strategy"], correct=False,
+            approach=other_group["approach"],
+            strategy=other_group["strategy"],
+            correct=False,
             run_id=None if other_run == run_id else other_run,
-        )  # fmt: skip
+        )
         links[f"only_{side}"] = items_link(base, run_id, group, pairing, correct=True)
     return links
 

@@ -126,9 +126,20 @@ def run_rows(store: ResultStore, runs: Sequence[RunRecord]) -> list[RunRow]:
     for run in runs:
         arms = store.tally(run.run_id, ARM_COLUMNS)
         total = _total(run.run_id, store) or GroupFigures.of(
-            run.run_id, Tally(group={}, n=0, scored=0, correct=0, errors=0, unfinished=0,
-                              cached=0, input_tokens=0, output_tokens=0, cost_usd=0.0,
-                              latency_s=0.0)  # fmt: skip
+            run.run_id,
+            Tally(
+                group={},
+                n=0,
+                scored=0,
+                correct=0,
+                errors=0,
+                unfinished=0,
+                cached=0,
+                input_tokens=0,
+                output_tokens=0,
+                cost_usd=0.0,
+                latency_s=0.0,
+            ),
         )
         rows.append(
             RunRow(
@@ -219,4 +230,3 @@ def compare_runs(
         _comparison(store, "run", mine[k], theirs[k]) for k in arms if k in mine and k in theirs
     ]
     return rows, [c for c in comparisons if c is not None]
-
