@@ -253,3 +253,39 @@ def test_paired_counts_give_mcnemars_table_for_two_arms(store: tuple[ResultStore
         paired=Pairing(approach="none", strategy="two_stage", correct=False),
     )
     assert db.count_rows(run_id, only_b) == counts.only_b  # the items behind the figure
+
+
+def test_value_counts_count_each_combination_of_values(store: tuple[ResultStore, str]) -> None:
+    db, run_id = store
+    counts = dict(
+        ((group["approach"], group["correct"]), n)
+        for group, n in db.value_counts(run_id, ("approach", "correct"))
+    )
+    assert counts == {
+        ("chain_of_thought", False): 2,
+        ("chain_of_thought", True): 4,
+        ("none", False): 3,
+        ("none", True): 3,
+    }
+    with pytest.raises(ConfigError, match="cannot group items by 'raw_output'"):
+        db.value_counts(run_id, ("raw_output",))
+
+
+@pytest.mark.parametrize("sort", ["id", "latency_s", "reason", "extracted_answer"])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("search", ["", "thinking"])
+def test_neighbours_agree_with_the_pages_order_in_every_order(
+    store: tuple[ResultStore, str], sort: str, descending: bool, search: str
+) -> None:
+    db, run_id = store
+    # reason and extracted_answer have no value on some items: None sorts first ascending.
+    query = ItemQuery(equals={"approach": ("none", "chain_of_thought")}, sort=sort,
+                      descending=descending, search=search)  # fmt: skip
+    rows = [r.row for r in db.item_page(run_id, query, limit=100).rows]
+    assert rows
+    for place, row in enumerate(rows):
+        found = db.neighbours(run_id, row, query)
+        assert found is not None
+        assert found.position == place + 1 and found.total == len(rows)
+        assert found.previous == (rows[place - 1] if place else None)
+        assert found.next == (rows[place + 1] if place + 1 < len(rows) else None)

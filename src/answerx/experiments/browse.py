@@ -131,23 +131,27 @@ SEARCHABLE: tuple[str, ...] = (
 )
 #: Columns an item list may be sorted by (``id``: the order items were stored).
 SORTABLE: tuple[str, ...] = ("id", *dict.fromkeys(c for c in ROW_COLUMNS if c != "question"))
-#: Columns a :class:`Tally` may group by.
+#: Columns a :class:`Tally` may group by: the browsing index's first columns in its order
+#: (grouped so, they are counted in one pass over the index, unsorted), then others.
 GROUPS: tuple[str, ...] = (
-    "run_id",
     "approach",
     "strategy",
     "provider",
     "model",
-    "dataset",
-    "task",
-    "method",
-    "termination",
+    "correct",
     "reason",
     "how",
-    "correct",
+    "method",
+    "termination",
     "unfinished",
-    "finish_reason",
+    "valid",
     "stage",
+    "mode",
+    "finish_reason",
+    "cached",
+    "dataset",
+    "task",
+    "run_id",
 )
 _BOOLEAN = frozenset({"correct", "valid", "unfinished", "cached"})
 

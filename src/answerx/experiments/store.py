@@ -755,6 +755,8 @@ class ResultStore:
         rows before and after it); None when it does not match the query."""
         query = query or ItemQuery()
         where, params = compile_query(run_id, query)
+        if query.sort == "id" and not query.search:
+            return self._neighbours_in_stored_order(where, params, row, query.descending)
         with self._guard():
             found = self._db.execute(
                 "SELECT place, previous, following, total FROM ("
@@ -768,6 +770,25 @@ class ResultStore:
             return None
         place, previous, following, total = found
         return Neighbours(position=place, total=total, previous=previous, next=following)
+
+    def _neighbours_in_stored_order(
+        self, where: str, params: list[Any], row: int, descending: bool
+    ) -> Neighbours | None:
+        """:meth:`neighbours` in the stored order, in one pass over the browsing index
+        (half the time of the window functions, which sort every match first)."""
+        before, after = ("<", ">") if not descending else (">", "<")
+        first, last = ("max", "min") if not descending else ("min", "max")
+        with self._guard():
+            total, place, previous, following, there = self._db.execute(
+                f"SELECT count(*), coalesce(sum(id {before} ?), 0), "
+                f"{first}(CASE WHEN id {before} ? THEN id END), "
+                f"{last}(CASE WHEN id {after} ? THEN id END), coalesce(sum(id = ?), 0) "
+                f"FROM items WHERE {where}",
+                [row, row, row, row, *params],
+            ).fetchone()
+        if not there:
+            return None
+        return Neighbours(position=place + 1, total=total, previous=previous, next=following)
 
     def tally(
         self, run_id: str, by: tuple[str, ...] = (), query: ItemQuery | None = None
@@ -813,6 +834,25 @@ class ResultStore:
             for row in rows
             if row["n"]
         ]
+
+    def value_counts(
+        self, run_id: str, by: tuple[str, ...], query: ItemQuery | None = None
+    ) -> list[tuple[dict[str, Any], int]]:
+        """How many of the run's items matching ``query`` have each combination of values
+        of the ``by`` columns (of :data:`~answerx.experiments.browse.GROUPS`): a lighter
+        :meth:`tally` that counts only (grouped in the browsing index's column order, it
+        reads the index once without sorting)."""
+        unknown = sorted(set(by) - set(GROUPS)) or ([] if by else ["(none)"])
+        if unknown:
+            raise ConfigError(
+                f"cannot group items by {unknown[0]!r}; group by: {', '.join(GROUPS)}"
+            )
+        where, params = compile_query(run_id, query or ItemQuery())
+        keys = ", ".join(by)
+        sql = f"SELECT {keys}, count(*) FROM items WHERE {where} GROUP BY {keys} ORDER BY {keys}"
+        with self._guard():
+            rows = self._db.execute(sql, params).fetchall()
+        return [({c: _from_sql(c, row[c]) for c in by}, row[len(by)]) for row in rows]
 
     def paired_counts(self, a: Arm, b: Arm) -> PairedCounts:
         """Arms ``a`` and ``b`` (of one run or two) on the same questions (dataset, item,

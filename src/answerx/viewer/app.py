@@ -5,6 +5,7 @@ serve`` does, read-only, when it has a store), :func:`create_viewer_app` for
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +34,7 @@ def runs_pages(db: str | Path, *, run_ids: Sequence[str] | None = None) -> FastA
     app.state.viewer = ViewerSettings(
         db=Path(db), run_ids=tuple(run_ids) if run_ids is not None else None
     )
+    app.state.figures, app.state.figures_lock = {}, threading.Lock()  # pages.py: _cached
     app.include_router(viewer_router())
     install_problem_pages(app)
     return app

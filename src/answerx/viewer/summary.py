@@ -31,6 +31,8 @@ __all__ = [
 
 #: The columns that make one arm of a run (a row of the accuracy table).
 ARM_COLUMNS: tuple[str, ...] = ("provider", "model", "approach", "strategy")
+# The arm's columns in the browsing index's order: grouped so, a count reads it unsorted.
+_ARM_ORDER = ("approach", "strategy", "provider", "model")
 #: The breakdowns of a run page: title, the column counted.
 BREAKDOWNS: tuple[tuple[str, str], ...] = (
     ("Verdicts by reason", "reason"),
@@ -124,7 +126,7 @@ def run_rows(store: ResultStore, runs: Sequence[RunRecord]) -> list[RunRow]:
     """The runs page: each run with its accuracy, models, approaches, tokens and cost."""
     rows = []
     for run in runs:
-        arms = store.tally(run.run_id, ARM_COLUMNS)
+        arms = store.value_counts(run.run_id, _ARM_ORDER)
         total = _total(run.run_id, store) or GroupFigures.of(
             run.run_id,
             Tally(
@@ -145,16 +147,16 @@ def run_rows(store: ResultStore, runs: Sequence[RunRecord]) -> list[RunRow]:
             RunRow(
                 run=run,
                 figures=total,
-                models=sorted({f"{t.group['provider']}/{t.group['model']}" for t in arms}),
-                approaches=sorted({str(t.group["approach"]) for t in arms}),
-                strategies=sorted({str(t.group["strategy"]) for t in arms}),
+                models=sorted({f"{g['provider']}/{g['model']}" for g, _ in arms}),
+                approaches=sorted({str(g["approach"]) for g, _ in arms}),
+                strategies=sorted({str(g["strategy"]) for g, _ in arms}),
             )
         )
     return rows
 
 
 def _groups(store: ResultStore, run_id: str) -> list[GroupFigures]:
-    figures = [GroupFigures.of(run_id, t) for t in store.tally(run_id, ARM_COLUMNS)]
+    figures = [GroupFigures.of(run_id, t) for t in store.tally(run_id, _ARM_ORDER)]
     return sorted(figures, key=lambda f: _arm_order(f.group))
 
 
@@ -192,10 +194,10 @@ def run_overview(store: ResultStore, run: RunRecord) -> RunOverview:
     for title, column in BREAKDOWNS:
         counts: dict[tuple[str, ...], dict[Any, int]] = {}
         seen: dict[Any, int] = {}
-        for tally in store.tally(run.run_id, (*ARM_COLUMNS, column)):
-            value = tally.group[column]
-            counts.setdefault(tuple(str(tally.group[c]) for c in ARM_COLUMNS), {})[value] = tally.n
-            seen[value] = seen.get(value, 0) + tally.n
+        for group, n in store.value_counts(run.run_id, (*_ARM_ORDER, column)):
+            value = group[column]
+            counts.setdefault(tuple(str(group[c]) for c in ARM_COLUMNS), {})[value] = n
+            seen[value] = seen.get(value, 0) + n
         values = sorted(seen, key=lambda v: (-seen[v], str(v)))
         breakdowns.append(Breakdown(title=title, column=column, values=values, counts=counts))
     comparisons: list[Comparison | None] = []
