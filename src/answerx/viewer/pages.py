@@ -199,7 +199,8 @@ def viewer_router() -> APIRouter:
         runs = db.list_runs()
         if settings.run_ids is not None:
             runs = [r for r in runs if r.run_id in settings.run_ids]
-        return _page(request, "runs.html", rows=run_rows(db, runs), db_path=settings.db)
+        rows = _cached(request, ("runs", ""), lambda: run_rows(db, runs))
+        return _page(request, "runs.html", rows=rows, db_path=settings.db)
 
     @router.get("/compare", response_class=HTMLResponse, name="compare")
     def compare_page(

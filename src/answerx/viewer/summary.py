@@ -33,6 +33,7 @@ __all__ = [
 ARM_COLUMNS: tuple[str, ...] = ("provider", "model", "approach", "strategy")
 # The arm's columns in the browsing index's order: grouped so, a count reads it unsorted.
 _ARM_ORDER = ("approach", "strategy", "provider", "model")
+_BREAKDOWN_ORDER = (*_ARM_ORDER, "correct", "reason", "how", "method", "termination")
 #: The breakdowns of a run page: title, the column counted.
 BREAKDOWNS: tuple[tuple[str, str], ...] = (
     ("Verdicts by reason", "reason"),
@@ -117,39 +118,41 @@ def arm_of(figures: GroupFigures) -> tuple[str, ...]:
     return tuple(str(figures.group[c]) for c in ARM_COLUMNS)
 
 
-def _total(run_id: str, store: ResultStore) -> GroupFigures | None:
-    tallies = store.tally(run_id)
-    return GroupFigures.of(run_id, tallies[0]) if tallies else None
+def _total(run_id: str, arms: Sequence[Tally]) -> GroupFigures:
+    """The whole run's figures, summed from its arms' tallies."""
+    n = sum(t.n for t in arms)
+    costs = [t.cost_usd for t in arms]
+    return GroupFigures.of(
+        run_id,
+        Tally(
+            group={},
+            n=n,
+            scored=sum(t.scored for t in arms),
+            correct=sum(t.correct for t in arms),
+            errors=sum(t.errors for t in arms),
+            unfinished=sum(t.unfinished for t in arms),
+            cached=sum(t.cached for t in arms),
+            input_tokens=sum(t.input_tokens for t in arms),
+            output_tokens=sum(t.output_tokens for t in arms),
+            cost_usd=None if None in costs else sum(c for c in costs if c is not None),
+            latency_s=sum(t.latency_s * t.n for t in arms) / n if n else 0.0,
+        ),
+    )
 
 
 def run_rows(store: ResultStore, runs: Sequence[RunRecord]) -> list[RunRow]:
     """The runs page: each run with its accuracy, models, approaches, tokens and cost."""
     rows = []
     for run in runs:
-        arms = store.value_counts(run.run_id, _ARM_ORDER)
-        total = _total(run.run_id, store) or GroupFigures.of(
-            run.run_id,
-            Tally(
-                group={},
-                n=0,
-                scored=0,
-                correct=0,
-                errors=0,
-                unfinished=0,
-                cached=0,
-                input_tokens=0,
-                output_tokens=0,
-                cost_usd=0.0,
-                latency_s=0.0,
-            ),
-        )
+        tallies = store.tally(run.run_id, _ARM_ORDER)
+        arms = [t.group for t in tallies]
         rows.append(
             RunRow(
                 run=run,
-                figures=total,
-                models=sorted({f"{g['provider']}/{g['model']}" for g, _ in arms}),
-                approaches=sorted({str(g["approach"]) for g, _ in arms}),
-                strategies=sorted({str(g["strategy"]) for g, _ in arms}),
+                figures=_total(run.run_id, tallies),
+                models=sorted({f"{g['provider']}/{g['model']}" for g in arms}),
+                approaches=sorted({str(g["approach"]) for g in arms}),
+                strategies=sorted({str(g["strategy"]) for g in arms}),
             )
         )
     return rows
@@ -190,13 +193,16 @@ def run_overview(store: ResultStore, run: RunRecord) -> RunOverview:
     """The run page: accuracy per arm, the breakdowns, the paired comparisons the run's
     report makes (:func:`~answerx.experiments.report.compared_arms`)."""
     groups = _groups(store, run.run_id)
+    # Every breakdown from one count, grouped in the browsing index's order (unsorted).
+    combinations = store.value_counts(run.run_id, _BREAKDOWN_ORDER)
     breakdowns = []
     for title, column in BREAKDOWNS:
         counts: dict[tuple[str, ...], dict[Any, int]] = {}
         seen: dict[Any, int] = {}
-        for group, n in store.value_counts(run.run_id, (*_ARM_ORDER, column)):
+        for group, n in combinations:
             value = group[column]
-            counts.setdefault(tuple(str(group[c]) for c in ARM_COLUMNS), {})[value] = n
+            arm = counts.setdefault(tuple(str(group[c]) for c in ARM_COLUMNS), {})
+            arm[value] = arm.get(value, 0) + n
             seen[value] = seen.get(value, 0) + n
         values = sorted(seen, key=lambda v: (-seen[v], str(v)))
         breakdowns.append(Breakdown(title=title, column=column, values=values, counts=counts))
@@ -209,7 +215,7 @@ def run_overview(store: ResultStore, run: RunRecord) -> RunOverview:
         comparisons += [_comparison(store, "approach", cell[a], cell[b]) for a, b in pairs]
     return RunOverview(
         run=run,
-        total=_total(run.run_id, store),
+        total=_total(run.run_id, [g.tally for g in groups]) if groups else None,
         groups=groups,
         breakdowns=breakdowns,
         comparisons=[c for c in comparisons if c is not None],
