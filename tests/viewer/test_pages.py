@@ -374,3 +374,21 @@ def test_an_old_store_shows_what_it_kept(tmp_path: Path) -> None:
         assert "does not say where in the text its answer was read" in page.text
         assert "No call was recorded for this item." in page.text
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before  # not migrated
+
+
+def test_a_damaged_store_is_a_503_page_that_says_what_to_do(tmp_path: Path) -> None:
+    from store_helpers import damage, filler_item, pad_run
+
+    db = tmp_path / "damaged.db"
+    with ResultStore(db) as store:
+        run = store.start_run("damaged", {}, "0" * 64)
+        store.add_item(filler_item(run.run_id, 9999))
+    pad_run(db, run.run_id)
+    damage(db, "pages")
+    with TestClient(create_viewer_app(db)) as viewer:
+        pages = [viewer.get(f"/runs/{run.run_id}/items?size=500&page={n}") for n in (1, 2)]
+        pages += [viewer.get(f"/runs/{run.run_id}/items/{row}") for row in range(1, 302, 10)]
+    failed = [p for p in pages if p.status_code != 200]
+    assert failed, "a page over the damaged rows should fail"
+    assert all(p.status_code == 503 for p in failed)
+    assert "cannot use results store" in html.unescape(failed[0].text)

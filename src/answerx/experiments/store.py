@@ -598,9 +598,12 @@ class ResultStore:
 
     def done_keys(self, run_id: str) -> set[ItemKey]:
         """The keys of the run's items that finished without error (to skip on resume)."""
+        # Through the key index and the rows themselves: the browsing index holds the key
+        # and the error too, and would claim as done an item whose row a damaged page lost.
         with self._guard():
             rows = self._db.execute(
-                f"SELECT {', '.join(_KEY_COLUMNS)} FROM items WHERE run_id = ? AND error IS NULL",
+                f"SELECT {', '.join(_KEY_COLUMNS)} FROM main.items INDEXED BY items_key "
+                "WHERE run_id = ? AND error IS NULL",
                 (run_id,),
             ).fetchall()
         return {cast(ItemKey, tuple(row)) for row in rows}
