@@ -4,7 +4,8 @@
 #               questions, then the demo experiment (12 questions x 2 approaches) with its
 #               report and plots
 #               (+ corpus agreement when ../shared is there)
-#   make test   the whole test suite
+#   make test   the whole test suite (with the run viewer's browser test when Debian's
+#               chromium is there or can be installed: make browser)
 #   make lint   ruff (lint and format check) + mypy
 
 PYTHON ?= python3
@@ -12,7 +13,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean test-integrations
+.PHONY: .venv demo test lint clean test-integrations browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -72,8 +73,25 @@ demo: $(VENV)/.installed-bench
 		echo "($(CORPUS) not found: corpus agreement skipped)"; \
 	fi
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev browser
 	$(BIN)/python -m pytest -q
+
+# The run viewer's browser test (tests/viewer/test_browser.py) drives Debian's chromium
+# through Playwright, never a browser Playwright downloads. Installed here when we are root
+# with apt-get; otherwise, or when the install fails, the test is skipped and says why.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@if [ -x $(CHROMIUM) ]; then \
+		echo "browser test: $$($(CHROMIUM) --version 2>/dev/null | head -n 1)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium for the browser test (apt-get) ..."; \
+		{ apt-get install -y chromium >/dev/null 2>&1 || \
+		  { apt-get update >/dev/null 2>&1 && apt-get install -y chromium >/dev/null 2>&1; }; } && \
+		echo "browser test: $$($(CHROMIUM) --version 2>/dev/null | head -n 1)" || \
+		echo "could not install chromium: the browser test will be skipped"; \
+	else \
+		echo "no $(CHROMIUM), and not root with apt-get to install it: the browser test will be skipped"; \
+	fi
 
 # The plug-ins of the heavy or conflicting frameworks, end to end and offline (issue 25): each
 # test drives the real framework against answerx's fake provider server and scripted replies,

@@ -21,7 +21,7 @@ from store_helpers import DAMAGES, Damage, damage, pad_run
 
 import answerx
 from answerx.errors import ConfigError, StoreError
-from answerx.experiments.records import ItemRecord, RunRecord
+from answerx.experiments.records import CallRecord, ItemRecord, RunRecord, calls_json
 from answerx.experiments.store import SCHEMA_VERSION, ResultStore, new_run_id, salvage
 
 HASH = "c0ffee" * 10 + "abcd"
@@ -254,11 +254,23 @@ def test_an_export_reads_back_as_the_same_items(
         item(run.run_id, "5", reason="different", verdict_detail={"judge": {"calls": 1}}),
         item(run.run_id, "2", choices=["a, with comma", 'b "quoted"'], cost_usd=None),
         item(run.run_id, "3", numbers=[1, 2, 3, 4], raw_output="line one\nline two", error="x"),
+        item(run.run_id, "6", candidate="42", span=(27, 29), conversation=CONVERSATION),
     ]
     store.add_items(stored)
     path = tmp_path / "out" / f"items{suffix}"
-    assert store.export(run.run_id, path) == 5
+    assert store.export(run.run_id, path) == 6
     assert read_export(path) == stored
+
+
+CONVERSATION = calls_json(
+    [
+        CallRecord(
+            kind="text",
+            messages=[{"role": "user", "content": "What is 6 * 7?"}],
+            reply="6 * 7 = 42. <answer>42</answer>",
+        )
+    ]
+)
 
 
 def read_export(path: Path) -> list[ItemRecord]:
@@ -274,7 +286,7 @@ def read_export(path: Path) -> list[ItemRecord]:
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             values: dict[str, Any] = {k: v for k, v in row.items() if v != ""}
-            for name in ("choices", "numbers", "verdict_detail"):
+            for name in ("choices", "numbers", "verdict_detail", "span"):
                 if name in values:
                     values[name] = json.loads(values[name])
             for name in ("cached", "correct", "valid", "unfinished"):

@@ -36,7 +36,7 @@ OLD_VERDICTS = [
 
 
 def old_store(path: Path, version: int = 2) -> Path:
-    """A store of schema ``version`` (1 or 2) holding one run and the OLD_VERDICTS items."""
+    """A store of schema ``version`` (1, 2 or 3) holding one run and the OLD_VERDICTS items."""
     db = sqlite3.connect(path)
     for _name, sql in MIGRATIONS[:version]:
         for statement in sql.split(";"):
@@ -163,7 +163,18 @@ def test_salvage_of_an_old_store_saves_its_verdicts_in_the_new_words(tmp_path: P
         assert verdicts(store) == EXPECTED
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("read_only", [True, False])
+def test_a_schema_3_store_opens_with_no_span_and_no_conversation(
+    tmp_path: Path, read_only: bool
+) -> None:
+    path = old_store(tmp_path / "answerx.db", version=3)
+    with ResultStore(path, read_only=read_only) as store:
+        items = list(store.items("old-run"))
+    assert len(items) == len(OLD_VERDICTS)
+    assert {(i.candidate, i.span, i.conversation) for i in items} == {(None, None, "")}
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_the_migrations_leave_the_layout_a_new_store_has(tmp_path: Path, version: int) -> None:
     def layout(path: Path) -> list[tuple[str, str]]:
         db = sqlite3.connect(path)

@@ -201,6 +201,8 @@ EXPORTED: dict[str, set[str]] = {
         "write_report",
     },
     "answerx.service": {"ServiceSettings", "create_app", "serve"},
+    # The run viewer: the standalone app, the pages to mount, the browser's token.
+    "answerx.viewer": {"PREFIX", "BrowserTokenMiddleware", "create_viewer_app", "runs_pages"},
     "answerx.client": {
         "DEFAULT_URL",
         "AsyncClient",

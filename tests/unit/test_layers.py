@@ -44,15 +44,17 @@ LAYERS: dict[str, int] = {
     "agent": 4,
     "judge": 4,  # the LLM judge: structured calls on what grading's rules cannot decide
     "reasoning": 5,  # reasoning's approaches run the agent's loop and final attempt
-    **dict.fromkeys(["experiments", "service", "batch"], 6),
-    "client": 7,  # the service's client reads its request and response schemas
+    **dict.fromkeys(["experiments", "batch"], 6),
+    "viewer": 7,  # the run viewer reads the store through experiments; the service mounts it
+    "service": 8,
+    "client": 9,  # the service's client reads its request and response schemas
     # the plug-ins use the library only; the command line is the outermost layer, so
     # `answerx extract --engine ray` and `answerx reward-func write` may reach them
-    "integrations": 8,
-    "cli": 9,
+    "integrations": 10,
+    "cli": 11,
     "testing": 0,
-    "__main__": 10,
-    "": 10,  # the root package
+    "__main__": 12,
+    "": 12,  # the root package
 }
 SELF_CONTAINED = {"testing"}
 

@@ -405,7 +405,7 @@ def score_command(
 
 
 runs_app = typer.Typer(
-    help="The stored runs: list, show, export, delete, recover, score and report them.",
+    help="The stored runs: list, show, export, delete, recover, score, report and view them.",
     no_args_is_help=True,
 )
 _RUN_COLUMNS = ("run", "name", "status", "items", "started", "finished", "answerx")
@@ -518,3 +518,8 @@ def runs_recover(
 
 runs_app.command("score")(score_command)
 runs_app.command("report")(report_command)
+
+# `answerx runs view` lives in its own module (the web viewer's command line).
+from answerx.cli.runs_view import VIEW_HELP, VIEW_SHORT_HELP, view_command  # noqa: E402
+
+runs_app.command("view", help=VIEW_HELP, short_help=VIEW_SHORT_HELP)(view_command)

@@ -18,9 +18,10 @@ HELP = (
     "ANSWERX_MAX_BATCH, "
     "ANSWERX_LLM_TIMEOUT_S, ANSWERX_LLM_CONCURRENCY, ANSWERX_RETRY_AFTER_S, "
     "ANSWERX_EXTRACT_WORKERS, ANSWERX_HEADER_TIMEOUT_S, ANSWERX_KEEP_ALIVE_S, "
-    "ANSWERX_MAX_CONNECTIONS, ANSWERX_ALLOWED_HOSTS; provider keys from their usual variables. "
-    "A non-loopback --host needs an ANSWERX_API_TOKEN of 16+ characters; without a token "
-    "only requests for localhost, 127.0.0.1 and [::1] are answered unless --allowed-host "
+    "ANSWERX_MAX_CONNECTIONS, ANSWERX_ALLOWED_HOSTS, ANSWERX_RUNS_DB (that results store's runs "
+    "shown read-only under /runs/, as answerx runs view); provider keys from their usual "
+    "variables. A non-loopback --host needs an ANSWERX_API_TOKEN of 16+ characters; without a "
+    "token only requests for localhost, 127.0.0.1 and [::1] are answered unless --allowed-host "
     "says otherwise. Stops gracefully on SIGTERM or Ctrl-C (exit status 0)."
 )
 

@@ -9,7 +9,9 @@ usual (``extract_structured`` goes through ``create`` too).
 What a single item cost is tallied in an :class:`ItemTally` held in a context
 variable: the runner sets one per item, and every call made while answering that
 item (including concurrent ones from ``asyncio.gather``, which copy the context)
-adds to it, failed calls included: their attempts used tokens too.
+adds to it, failed calls included: their attempts used tokens too. The tally also
+keeps each call as sent and as answered (:class:`~answerx.experiments.records.CallRecord`,
+in the order the calls were sent), so the stored item holds its whole conversation.
 
 The run's ``seed`` goes to every call of a provider whose API takes one (its SDK
 adapter's ``takes_seed``), as ``seed + repetition``: a repeated item at
@@ -30,8 +32,9 @@ from aiolimiter import AsyncLimiter
 from pydantic import BaseModel
 
 from answerx.agent.budget import estimate_tokens
-from answerx.errors import ProviderError
+from answerx.errors import ProviderError, redact
 from answerx.experiments.cache import ResponseCache, cache_key
+from answerx.experiments.records import CallRecord
 from answerx.structured.callinfo import CallInfo, Usage
 from answerx.structured.manager import InstructorClientManager, Messages
 
@@ -50,10 +53,36 @@ class ItemTally:
     cache_hits: int = 0
     paid: Usage = field(default_factory=Usage)
     prompt: list[dict[str, Any]] | None = None  # the item's first request, for the record
+    log: list[CallRecord] = field(default_factory=list)  # every call, in the order sent
 
     @property
     def all_cached(self) -> bool:
         return self.calls > 0 and self.cache_hits == self.calls
+
+    def sent(self, messages: Messages, response_model: type[BaseModel] | None) -> int:
+        """Record a call as it is sent; returns its place in :attr:`log`."""
+        self.log.append(
+            CallRecord(
+                kind="text" if response_model is None else "structured",
+                response_model=None if response_model is None else response_model.__name__,
+                messages=[dict(m) for m in messages],
+            )
+        )
+        return len(self.log) - 1
+
+    def answered(
+        self,
+        place: int,
+        *,
+        reply: str | None = None,
+        info: CallInfo | None = None,
+        cached: bool = False,
+        error: str | None = None,
+    ) -> None:
+        """Fill in the reply (or the failure) of the call recorded at ``place``."""
+        self.log[place] = self.log[place].model_copy(
+            update={"reply": reply, "info": info, "cached": cached, "error": error}
+        )
 
 
 _TALLY: contextvars.ContextVar[ItemTally | None] = contextvars.ContextVar(
@@ -135,60 +164,62 @@ class RunClientManager(InstructorClientManager):
     # ------------------------------------------------------------------ structured
     def create(self, messages: Messages, response_model: type[T], **kw: Any) -> tuple[T, CallInfo]:
         """:meth:`InstructorClientManager.create`, answered from the cache when it can be."""
-        kw, key = self._prepare(messages, response_model, kw)
-        hit = self._cached(key)
+        kw, key, sent = self._prepare(messages, response_model, kw)
+        hit = self._cached(key, sent)
         if hit is not None:
             return response_model.model_validate_json(hit[0]), hit[1]
-        result, info = _paid(super().create, messages, response_model, **kw)
-        self._store(key, result.model_dump_json(), info)
+        result, info = _paid(sent, super().create, messages, response_model, **kw)
+        self._store(key, result.model_dump_json(), info, sent)
         return result, info
 
     async def acreate(
         self, messages: Messages, response_model: type[T], **kw: Any
     ) -> tuple[T, CallInfo]:
         """Async :meth:`create`, after the provider's concurrency slot and rate limits."""
-        kw, key = self._prepare(messages, response_model, kw)
-        hit = self._cached(key)
+        kw, key, sent = self._prepare(messages, response_model, kw)
+        hit = self._cached(key, sent)
         if hit is not None:
             return response_model.model_validate_json(hit[0]), hit[1]
-        result, info = await self._limited(super().acreate, messages, response_model, **kw)
-        self._store(key, result.model_dump_json(), info)
+        result, info = await self._limited(sent, super().acreate, messages, response_model, **kw)
+        self._store(key, result.model_dump_json(), info, sent)
         return result, info
 
     # ------------------------------------------------------------------ text
     def complete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """:meth:`InstructorClientManager.complete_text`, answered from the cache when it can be."""
-        kw, key = self._prepare(messages, None, kw)
-        hit = self._cached(key)
+        kw, key, sent = self._prepare(messages, None, kw)
+        hit = self._cached(key, sent)
         if hit is not None:
             return hit
-        text, info = _paid(super().complete_text, messages, **kw)
-        self._store(key, text, info)
+        text, info = _paid(sent, super().complete_text, messages, **kw)
+        self._store(key, text, info, sent)
         return text, info
 
     async def acomplete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Async :meth:`complete_text`, after the provider's concurrency slot and rate limits."""
-        kw, key = self._prepare(messages, None, kw)
-        hit = self._cached(key)
+        kw, key, sent = self._prepare(messages, None, kw)
+        hit = self._cached(key, sent)
         if hit is not None:
             return hit
-        text, info = await self._limited(super().acomplete_text, messages, **kw)
-        self._store(key, text, info)
+        text, info = await self._limited(sent, super().acomplete_text, messages, **kw)
+        self._store(key, text, info, sent)
         return text, info
 
     # ------------------------------------------------------------------ plumbing
     def _prepare(
         self, messages: Messages, response_model: type[BaseModel] | None, kw: dict[str, Any]
-    ) -> tuple[dict[str, Any], str]:
-        """The call's options (with the seed) and its cache key ("" without a cache)."""
+    ) -> tuple[dict[str, Any], str, _Sent]:
+        """The call's options (with the seed), its cache key ("" without a cache), and
+        where the item's tally records it."""
         tally = _TALLY.get()
         repetition = tally.repetition if tally else 0
+        sent = _Sent(tally, tally.sent(messages, response_model) if tally else 0)
         if tally is not None and tally.prompt is None:
             tally.prompt = list(messages)
         if self.seed is not None and "seed" not in kw:
             kw = {**kw, "seed": self.seed + repetition}
         if self.cache is None:
-            return kw, ""
+            return kw, "", sent
         schema = None if response_model is None else _schema_of(response_model)
         key = cache_key(
             provider=self.provider,
@@ -202,18 +233,24 @@ class RunClientManager(InstructorClientManager):
             max_tokens=self.max_tokens,
             repetition=repetition,
         )
-        return kw, key
+        return kw, key, sent
 
-    def _cached(self, key: str) -> tuple[str, CallInfo] | None:
+    def _cached(self, key: str, sent: _Sent) -> tuple[str, CallInfo] | None:
         """The cached (payload, CallInfo) for ``key``, counted as a hit; None on a miss."""
         entry = self.cache.get(key) if self.cache is not None and key else None
         if entry is None:
             return None
         _count(entry.info, hit=True)
+        sent.answered(reply=entry.payload, info=entry.info, cached=True)
         return entry.payload, entry.info
 
     async def _limited(
-        self, call: Callable[..., Awaitable[R]], messages: Messages, *args: Any, **kw: Any
+        self,
+        sent: _Sent,
+        call: Callable[..., Awaitable[R]],
+        messages: Messages,
+        *args: Any,
+        **kw: Any,
     ) -> R:
         """``await call(messages, *args, **kw)`` in a concurrency slot, within the rates."""
         expected = estimate_tokens(messages) + int(kw.get("max_tokens") or self.max_tokens or 0)
@@ -221,14 +258,27 @@ class RunClientManager(InstructorClientManager):
             await self.limits.wait_for_rate(expected)
             try:
                 return await call(messages, *args, **kw)
-            except ProviderError as exc:
-                _count_failure(exc)
+            except Exception as exc:
+                _count_failure(exc, sent)
                 raise
 
-    def _store(self, key: str, payload: str, info: CallInfo) -> None:
+    def _store(self, key: str, payload: str, info: CallInfo, sent: _Sent) -> None:
         _count(info, hit=False)
+        sent.answered(reply=payload, info=info)
         if self.cache is not None and key:
             self.cache.put(key, payload, info)
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """Where the item's tally recorded a call (nothing to fill in outside a run's item)."""
+
+    tally: ItemTally | None
+    place: int
+
+    def answered(self, **outcome: Any) -> None:
+        if self.tally is not None:
+            self.tally.answered(self.place, **outcome)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -249,16 +299,18 @@ def _count(info: CallInfo, *, hit: bool) -> None:
         tally.paid = tally.paid + info.usage
 
 
-def _paid(call: Callable[..., R], *args: Any, **kw: Any) -> R:
+def _paid(sent: _Sent, call: Callable[..., R], *args: Any, **kw: Any) -> R:
     """``call(*args, **kw)``, its usage tallied even when it fails."""
     try:
         return call(*args, **kw)
-    except ProviderError as exc:
-        _count_failure(exc)
+    except Exception as exc:
+        _count_failure(exc, sent)
         raise
 
 
-def _count_failure(error: ProviderError) -> None:
+def _count_failure(error: Exception, sent: _Sent) -> None:
+    info = error.call_info if isinstance(error, ProviderError) else None
+    sent.answered(info=info, error=redact(f"{type(error).__name__}: {error}"))
     # A failed call's attempts were paid for: the manager hands their usage on the error.
-    if error.call_info is not None:
-        _count(error.call_info, hit=False)
+    if info is not None:
+        _count(info, hit=False)

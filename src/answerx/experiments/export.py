@@ -115,6 +115,7 @@ def _schema(*, csv: bool) -> Any:
         "repetition": pa.int64(),
         "choices": pa.list_(pa.string()),
         "numbers": pa.list_(pa.int64()),
+        "span": pa.list_(pa.int64()),
         "confidence": pa.float64(),
         "attempts": pa.int64(),
         "fallbacks": pa.int64(),

@@ -8,6 +8,12 @@ An item's verdict is grading's own (:class:`answerx.grading.Verdict`), in its wo
 predicate that decided, one of :data:`answerx.grading.HOWS`), each a column of its own
 that reports group by and readers filter on; ``verdict_detail`` holds what a grader
 says beyond them (JSON), so a grader that says more needs no new layout.
+
+What a reader needs to audit an item is kept with it: ``candidate`` and ``span`` (the
+text the answer was read from and where it sits in ``raw_output``), and
+``conversation``, every call the item made as :class:`CallRecord` rows (JSON text, read
+back with :func:`calls_of`), so a viewer can show the whole exchange and highlight the
+answer where the rule found it.
 """
 
 from __future__ import annotations
@@ -15,14 +21,24 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from answerx.agent.termination import Termination
+from answerx.callinfo import CallInfo
 from answerx.extraction.models import Method, Task
 from answerx.grading.models import Reason
 from answerx.reasoning.response import ApproachName, Stage, Strategy
 
-__all__ = ["VERDICT_FIELDS", "ItemKey", "ItemRecord", "RunRecord", "RunStatus"]
+__all__ = [
+    "VERDICT_FIELDS",
+    "CallRecord",
+    "ItemKey",
+    "ItemRecord",
+    "RunRecord",
+    "RunStatus",
+    "calls_json",
+    "calls_of",
+]
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
 
@@ -43,6 +59,50 @@ class RunRecord(BaseModel):
     started_at: datetime
     finished_at: datetime | None = None
     status: RunStatus = "running"
+
+
+class CallRecord(BaseModel):
+    """One call an item made to its model, as sent and as answered."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["text", "structured"] = Field(
+        description="A free-text completion, or a structured (Instructor) call."
+    )
+    response_model: str | None = Field(
+        default=None, description="The structured call's response model (its class name)."
+    )
+    messages: list[dict[str, Any]] = Field(description="The messages sent, as the SDK got them.")
+    reply: str | None = Field(
+        default=None,
+        description="The reply's text, or the structured object as JSON; None when it failed.",
+    )
+    error: str | None = Field(default=None, description="Why the call failed (no secrets).")
+    cached: bool = Field(default=False, description="Answered from the response cache.")
+    info: CallInfo | None = Field(
+        default=None,
+        description="How it went: mode used, modes tried and why they failed, attempts, "
+        "repairs, usage, latency, finish reason.",
+    )
+
+
+_CALLS = TypeAdapter(list[CallRecord])
+
+
+def calls_json(calls: list[CallRecord]) -> str:
+    """``calls`` as the JSON text :attr:`ItemRecord.conversation` keeps."""
+    return _CALLS.dump_json(calls).decode()
+
+
+def calls_of(conversation: str) -> list[CallRecord] | None:
+    """The calls an :attr:`ItemRecord.conversation` holds; None when none were recorded
+    (an item stored before answerx kept them) or the text is not a list of calls."""
+    if not conversation:
+        return None
+    try:
+        return _CALLS.validate_json(conversation)
+    except ValidationError:
+        return None
 
 
 # (approach, strategy, provider, model, item_id, repetition): what makes an item unique
@@ -71,6 +131,21 @@ class ItemRecord(BaseModel):
     prompt: str = Field(default="", description="The first request's messages, as JSON.")
     raw_output: str = ""
     extracted_answer: str | None = None
+    candidate: str | None = Field(
+        default=None,
+        description="The text the rule read the answer from, before cleaning "
+        "(Extraction.candidate).",
+    )
+    span: tuple[int, int] | None = Field(
+        default=None,
+        description="[start, end) of candidate in raw_output; None when the answer was not "
+        "read from raw_output's text (a structured reply) or was stored before answerx kept it.",
+    )
+    conversation: str = Field(
+        default="",
+        description="Every call the item made, in the order sent (JSON list of CallRecord; "
+        "calls_of reads it); empty when not recorded.",
+    )
     method: Method = "none"
     confidence: float = 0.0
     valid: bool | None = Field(

@@ -33,6 +33,7 @@ __all__ = [
     "Report",
     "RunTotals",
     "build_report",
+    "compared_arms",
     "report_from_store",
 ]
 
@@ -328,6 +329,30 @@ def _compare(
     )
 
 
+def compared_arms(arms: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
+    """Which arms (approach, strategy) of one run and model a report compares, as pairs
+    of indexes into ``arms`` (reference first): each approach against the baseline
+    (:data:`BASELINE_APPROACH`) of the same strategy, or the first baseline, and the
+    baselines of several strategies with each other; without a baseline, every pair.
+
+    >>> compared_arms([("none", "two_stage"), ("chain_of_thought", "two_stage")])
+    [(0, 1)]
+    """
+    baselines = [i for i, (approach, _) in enumerate(arms) if approach == BASELINE_APPROACH]
+    if not baselines:
+        return [(i, j) for i in range(len(arms)) for j in range(i + 1, len(arms))]
+    pairs = []
+    for j, (approach, strategy) in enumerate(arms):
+        if approach == BASELINE_APPROACH:
+            continue
+        # The baseline with the same strategy, so only the approach differs.
+        same = [i for i in baselines if arms[i][1] == strategy]
+        pairs.append(((same or baselines)[0], j))
+    # Several baselines (one per strategy): the strategies themselves are compared.
+    pairs += [(x, y) for n, x in enumerate(baselines) for y in baselines[n + 1 :]]
+    return pairs
+
+
 def _approach_comparisons(groups: list[_Group]) -> list[Comparison]:
     cells: dict[tuple[str, str, str], list[_Group]] = defaultdict(list)
     for group in groups:
@@ -335,23 +360,8 @@ def _approach_comparisons(groups: list[_Group]) -> list[Comparison]:
         cells[(run, provider, model)].append(group)
     found: list[Comparison | None] = []
     for cell in cells.values():
-        baselines = [g for g in cell if g[0][3] == BASELINE_APPROACH]
-        others = [g for g in cell if g[0][3] != BASELINE_APPROACH]
-        if baselines:
-            for group in others:
-                # The baseline with the same strategy, so only the approach differs.
-                same = [b for b in baselines if b[0][4] == group[0][4]]
-                found.append(_compare("approach", (same or baselines)[0][1], group[1]))
-            # Several baselines (one per strategy): the strategies themselves are compared.
-            found += [
-                _compare("approach", x[1], y[1])
-                for i, x in enumerate(baselines)
-                for y in baselines[i + 1 :]
-            ]
-        else:
-            found += [
-                _compare("approach", x[1], y[1]) for i, x in enumerate(cell) for y in cell[i + 1 :]
-            ]
+        pairs = compared_arms([(key[3], key[4]) for key, _ in cell])
+        found += [_compare("approach", cell[a][1], cell[b][1]) for a, b in pairs]
     return [c for c in found if c is not None]
 
 

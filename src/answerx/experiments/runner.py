@@ -48,16 +48,17 @@ from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
-from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus
+from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
 from answerx.experiments.scoring import judge, verdict_fields
 from answerx.experiments.store import ResultStore
+from answerx.extraction.models import Extraction
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
 from answerx.reasoning.registry import SEARCH_APPROACHES
 from answerx.reasoning.response import ApproachName, Strategy
 from answerx.retrieval import Bm25sIndex, Index, Retriever, bundled_index, open_index
 
-__all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment"]
+__all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment", "span_in"]
 
 ManagerFactory = Callable[[TargetSpec, ExperimentConfig], RunClientManager]
 
@@ -312,6 +313,7 @@ class _Run:
             "choices": item.choices,
             "numbers": item.numbers,
             "prompt": json.dumps(tally.prompt, ensure_ascii=False) if tally.prompt else "",
+            "conversation": calls_json(tally.log) if tally.log else "",
             "calls": tally.calls,
             "cached": tally.all_cached,
             "finished_at": datetime.now(UTC),
@@ -351,6 +353,8 @@ class _Run:
             **common,
             raw_output=response.text,
             extracted_answer=response.extracted_answer,
+            candidate=found.candidate,
+            span=span_in(response.text, found),
             method=found.method,
             confidence=meta.confidence,
             valid=found.valid,
@@ -371,6 +375,27 @@ class _Run:
 
     def _cost(self, target: TargetSpec, input_tokens: int, output_tokens: int) -> float | None:
         return cost(target.provider, target.model, input_tokens, output_tokens, prices=self.prices)
+
+
+def span_in(text: str, found: Extraction) -> tuple[int, int] | None:
+    """Where ``found``'s candidate sits in ``text``, the response's text: the extraction
+    read one reply, and a multi-step approach's text joins its replies, each stripped,
+    under ``[step]`` headings (the last such reply holds the answer). None when the
+    answer was not read from a reply of ``text`` (a structured reply, a forced answer)."""
+    if found.span is None:
+        return None
+    start, end = found.span
+    reply = found.raw_output
+    kept = reply.strip()
+    at = text.rfind(kept) if kept else -1
+    if at < 0:
+        return None
+    shift = at - (len(reply) - len(reply.lstrip()))
+    span = (start + shift, end + shift)
+    # Checked, not assumed: the span must hold the very text the rule read.
+    if span[0] < at or span[1] > at + len(kept) or text[span[0] : span[1]] != reply[start:end]:
+        return None
+    return span
 
 
 def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:

@@ -53,6 +53,20 @@ from pydantic import BaseModel
 
 from answerx._version import __version__
 from answerx.errors import ConfigError, DuplicateRun, RunNotFound, StoreError, redact
+from answerx.experiments.browse import (
+    GROUPS,
+    ROW_COLUMNS,
+    Arm,
+    ItemPage,
+    ItemQuery,
+    ItemRow,
+    Neighbours,
+    PairedCounts,
+    Tally,
+    compile_query,
+    order_of,
+    paired_sql,
+)
 from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import VERDICT_FIELDS, ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.sqlitefile import guarded, may_write, open_sqlite, store_error
@@ -77,10 +91,43 @@ DEFAULT_DB = Path("runs/answerx.db")
 _KEY_COLUMNS = ("approach", "strategy", "provider", "model", "item_id", "repetition")
 _ITEM_COLUMNS: tuple[str, ...] = tuple(ItemRecord.model_fields)
 _RUN_COLUMNS: tuple[str, ...] = tuple(RunRecord.model_fields)
-_JSON_COLUMNS = frozenset({"choices", "numbers", "verdict_detail"})
+_JSON_COLUMNS = frozenset({"choices", "numbers", "verdict_detail", "span"})
 _BOOL_COLUMNS = frozenset({"cached", "correct", "valid", "unfinished"})
 _TIME_COLUMNS = frozenset({"finished_at", "started_at"})
 _PAGE = 500  # rows read per query when iterating items
+#: The browsing index's columns: the run first (every query names it), then the columns
+#: a reader filters on most, then every other short column it filters, sorts or counts by.
+_BROWSE_COLUMNS = (
+    "run_id",
+    "approach",
+    "strategy",
+    "provider",
+    "model",
+    "correct",
+    "reason",
+    "how",
+    "method",
+    "termination",
+    "unfinished",
+    "valid",
+    "stage",
+    "mode",
+    "finish_reason",
+    "cached",
+    "dataset",
+    "task",
+    "item_id",
+    "repetition",
+    "confidence",
+    "latency_s",
+    "calls",
+    "attempts",
+    "fallbacks",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "error",
+)
 
 _M001 = """
 CREATE TABLE runs (
@@ -191,11 +238,32 @@ UPDATE items SET reason = {_OLD_VERDICT["reason"]},
     verdict_detail = {_OLD_VERDICT["verdict_detail"]}
 """
 
+# What a reader needs to audit an item (a run viewer): where the answer was read from
+# (span: JSON [start, end) in raw_output), and every call the item made (conversation:
+# a JSON list of calls). Items stored before keep NULL spans and no conversation. (No
+# comment after the last column: SQLite keeps its text inside the table's definition.)
+#
+# items_browse holds every column a reader filters, sorts or counts by (browse.py), so
+# those queries read the index alone: the verdict's columns sit after the long texts in
+# each row, and reading them from the table would walk every row's overflow pages (a
+# filtered page of a 100,000-item run: 0.2-0.6 s without it; bench/viewer.py).
+# items_pair finds the same question's item in another arm with its verdict, for paired
+# comparisons (0.36 s -> 0.07 s for two arms of 25,000 items).
+_M004 = f"""
+ALTER TABLE items ADD COLUMN candidate TEXT;
+ALTER TABLE items ADD COLUMN span TEXT;
+ALTER TABLE items ADD COLUMN conversation TEXT NOT NULL DEFAULT '';
+CREATE INDEX items_browse ON items ({", ".join(_BROWSE_COLUMNS)});
+CREATE INDEX items_pair ON items
+    (run_id, approach, strategy, provider, model, item_id, repetition, dataset, correct)
+"""
+
 #: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_runs_and_items", _M001),
     ("m002_items_finish_reason", _M002),
     ("m003_items_verdict_reason_how", _M003),
+    ("m004_items_span_conversation", _M004),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -214,7 +282,8 @@ def _old_schema_columns(db: sqlite3.Connection) -> str:
         if column in _OLD_VERDICT and "score_method" in present:
             added.append(f"{_OLD_VERDICT[column]} AS {column}")
         else:
-            added.append(f"{0 if column == 'unfinished' else 'NULL'} AS {column}")
+            default = {"unfinished": "0", "conversation": "''"}.get(column, "NULL")
+            added.append(f"{default} AS {column}")
     return ", ".join(["*", *added])
 
 
@@ -530,9 +599,12 @@ class ResultStore:
 
     def done_keys(self, run_id: str) -> set[ItemKey]:
         """The keys of the run's items that finished without error (to skip on resume)."""
+        # Through the key index and the rows themselves: the browsing index holds the key
+        # and the error too, and would claim as done an item whose row a damaged page lost.
         with self._guard():
             rows = self._db.execute(
-                f"SELECT {', '.join(_KEY_COLUMNS)} FROM items WHERE run_id = ? AND error IS NULL",
+                f"SELECT {', '.join(_KEY_COLUMNS)} FROM main.items INDEXED BY items_key "
+                "WHERE run_id = ? AND error IS NULL",
                 (run_id,),
             ).fetchall()
         return {cast(ItemKey, tuple(row)) for row in rows}
@@ -628,6 +700,182 @@ class ResultStore:
             (low, high, run_id),
         ).fetchone()[0]
         return int(read), int(listed)
+
+    # --- browsing: pages of a run's items (answerx runs view) ---------------------------
+
+    def item_page(
+        self, run_id: str, query: ItemQuery | None = None, *, offset: int = 0, limit: int = 50
+    ) -> ItemPage:
+        """A page of the run's items matching ``query``, in its order, without their long
+        texts (:class:`~answerx.experiments.browse.ItemRow`), and how many match in all.
+
+        The rows are chosen over the columns of the browsing index, then only the page's
+        rows are read: a page of a 100,000-item run reads 50 rows, not all. A search,
+        which must read every text, reads them once for both the page and the count.
+        """
+        query = query or ItemQuery()
+        where, params = compile_query(run_id, query)
+        select = f"SELECT id FROM items WHERE {where} ORDER BY {order_of(query)}"
+        offset, limit = max(0, offset), max(0, limit)
+        with self._guard(), self._reading():
+            if query.search:
+                every = [row[0] for row in self._db.execute(select, params)]
+                total, ids = len(every), every[offset : offset + limit]
+            else:
+                found = self._db.execute(f"SELECT count(*) FROM items WHERE {where}", params)
+                total = int(found.fetchone()[0])
+                paged = self._db.execute(f"{select} LIMIT ? OFFSET ?", [*params, limit, offset])
+                ids = [row[0] for row in paged]
+            columns = ", ".join(ROW_COLUMNS)
+            rows = {
+                row["id"]: row
+                for row in self._db.execute(
+                    f"SELECT id, {columns} FROM items WHERE id IN ({', '.join('?' * len(ids))})",
+                    ids,
+                )
+            }
+        return ItemPage(rows=[self._row_from_sql(rows[i]) for i in ids if i in rows], total=total)
+
+    def count_rows(self, run_id: str, query: ItemQuery | None = None) -> int:
+        """How many of the run's items match ``query``."""
+        where, params = compile_query(run_id, query or ItemQuery())
+        with self._guard():
+            found = self._db.execute(f"SELECT count(*) FROM items WHERE {where}", params)
+            return int(found.fetchone()[0])
+
+    def item_at(self, run_id: str, row: int) -> ItemRecord | None:
+        """The whole item stored in ``row`` (:attr:`ItemRow.row`) of run ``run_id``; None
+        when that row holds no item of the run."""
+        with self._guard():
+            found = self._db.execute(
+                "SELECT * FROM items WHERE id = ? AND run_id = ?", (row, run_id)
+            ).fetchone()
+        return None if found is None else self._item_from_row(found)
+
+    def neighbours(
+        self, run_id: str, row: int, query: ItemQuery | None = None
+    ) -> Neighbours | None:
+        """Where ``row`` stands among the run's items matching ``query`` (its place, the
+        rows before and after it); None when it does not match the query."""
+        query = query or ItemQuery()
+        where, params = compile_query(run_id, query)
+        if query.sort == "id" and not query.search:
+            return self._neighbours_in_stored_order(where, params, row, query.descending)
+        with self._guard():
+            found = self._db.execute(
+                "SELECT place, previous, following, total FROM ("
+                "SELECT id, row_number() OVER w AS place, lag(id) OVER w AS previous, "
+                "lead(id) OVER w AS following, count(*) OVER () AS total "
+                f"FROM items WHERE {where} WINDOW w AS (ORDER BY {order_of(query)})"
+                ") WHERE id = ?",
+                [*params, row],
+            ).fetchone()
+        if found is None:
+            return None
+        place, previous, following, total = found
+        return Neighbours(position=place, total=total, previous=previous, next=following)
+
+    def _neighbours_in_stored_order(
+        self, where: str, params: list[Any], row: int, descending: bool
+    ) -> Neighbours | None:
+        """:meth:`neighbours` in the stored order, in one pass over the browsing index
+        (half the time of the window functions, which sort every match first)."""
+        before, after = ("<", ">") if not descending else (">", "<")
+        first, last = ("max", "min") if not descending else ("min", "max")
+        with self._guard():
+            total, place, previous, following, there = self._db.execute(
+                f"SELECT count(*), coalesce(sum(id {before} ?), 0), "
+                f"{first}(CASE WHEN id {before} ? THEN id END), "
+                f"{last}(CASE WHEN id {after} ? THEN id END), coalesce(sum(id = ?), 0) "
+                f"FROM items WHERE {where}",
+                [row, row, row, row, *params],
+            ).fetchone()
+        if not there:
+            return None
+        return Neighbours(position=place + 1, total=total, previous=previous, next=following)
+
+    def tally(
+        self, run_id: str, by: tuple[str, ...] = (), query: ItemQuery | None = None
+    ) -> list[Tally]:
+        """The run's items matching ``query``, counted per group of the ``by`` columns
+        (of :data:`~answerx.experiments.browse.GROUPS`): verdicts, failures, tokens,
+        cost and mean latency, in SQL (nothing but the counts is read into memory)."""
+        unknown = sorted(set(by) - set(GROUPS))
+        if unknown:
+            raise ConfigError(
+                f"cannot group items by {unknown[0]!r}; group by: {', '.join(GROUPS)}"
+            )
+        where, params = compile_query(run_id, query or ItemQuery())
+        keys = ", ".join(by)
+        sql = (
+            f"SELECT {keys + ', ' if by else ''}count(*) AS n, count(correct) AS scored, "
+            "coalesce(sum(correct), 0) AS correct, "
+            "coalesce(sum(error IS NOT NULL), 0) AS errors, "
+            "coalesce(sum(unfinished), 0) AS unfinished, coalesce(sum(cached), 0) AS cached, "
+            "coalesce(sum(input_tokens), 0) AS input_tokens, "
+            "coalesce(sum(output_tokens), 0) AS output_tokens, "
+            "sum(cost_usd) AS cost, count(cost_usd) AS priced, "
+            "coalesce(avg(latency_s), 0) AS latency_s "
+            f"FROM items WHERE {where}" + (f" GROUP BY {keys} ORDER BY {keys}" if by else "")
+        )
+        with self._guard():
+            rows = self._db.execute(sql, params).fetchall()
+        return [
+            Tally(
+                group={c: _from_sql(c, row[c]) for c in by},
+                n=row["n"],
+                scored=row["scored"],
+                correct=row["correct"],
+                errors=row["errors"],
+                unfinished=row["unfinished"],
+                cached=row["cached"],
+                input_tokens=row["input_tokens"],
+                output_tokens=row["output_tokens"],
+                # One unpriced item makes the sum unknown, never an undercount.
+                cost_usd=(row["cost"] or 0.0) if row["priced"] == row["n"] else None,
+                latency_s=row["latency_s"],
+            )
+            for row in rows
+            if row["n"]
+        ]
+
+    def value_counts(
+        self, run_id: str, by: tuple[str, ...], query: ItemQuery | None = None
+    ) -> list[tuple[dict[str, Any], int]]:
+        """How many of the run's items matching ``query`` have each combination of values
+        of the ``by`` columns (of :data:`~answerx.experiments.browse.GROUPS`): a lighter
+        :meth:`tally` that counts only (grouped in the browsing index's column order, it
+        reads the index once without sorting)."""
+        unknown = sorted(set(by) - set(GROUPS)) or ([] if by else ["(none)"])
+        if unknown:
+            raise ConfigError(
+                f"cannot group items by {unknown[0]!r}; group by: {', '.join(GROUPS)}"
+            )
+        where, params = compile_query(run_id, query or ItemQuery())
+        keys = ", ".join(by)
+        sql = f"SELECT {keys}, count(*) FROM items WHERE {where} GROUP BY {keys} ORDER BY {keys}"
+        with self._guard():
+            rows = self._db.execute(sql, params).fetchall()
+        return [({c: _from_sql(c, row[c]) for c in by}, row[len(by)]) for row in rows]
+
+    def paired_counts(self, a: Arm, b: Arm) -> PairedCounts:
+        """Arms ``a`` and ``b`` (of one run or two) on the same questions (dataset, item,
+        repetition) that both have a verdict for: what McNemar's test needs."""
+        sql, params = paired_sql(a, b)
+        with self._guard():
+            pairs, a_correct, b_correct, only_a, only_b = self._db.execute(sql, params).fetchone()
+        return PairedCounts(
+            pairs=pairs, a_correct=a_correct, b_correct=b_correct, only_a=only_a, only_b=only_b
+        )
+
+    def _row_from_sql(self, row: sqlite3.Row) -> ItemRow:
+        try:
+            return ItemRow.model_validate(
+                {"row": row["id"], **{c: _from_sql(c, row[c]) for c in ROW_COLUMNS}}
+            )
+        except ValueError:  # bytes overwritten inside a page SQLite still reads
+            damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
+            raise store_error(self.path, damaged) from None
 
     def _where(self, run_id: str, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
         clauses, params = ["run_id = ?"], [run_id]

@@ -77,11 +77,19 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     for router in routers:
         app.include_router(router)
     install_exception_handlers(app)
+    if settings.runs_db is not None:  # the run viewer's pages, read-only
+        # Imported only then: the viewer brings the experiments layer (a second to load).
+        from answerx.viewer import PREFIX, BrowserTokenMiddleware, runs_pages
+
+        app.mount(PREFIX, runs_pages(settings.runs_db))
 
     # add_middleware puts each one outside the ones added before it.
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.api_token is not None:
         app.add_middleware(BearerAuthMiddleware, token=settings.api_token)
+        if settings.runs_db is not None:  # a browser's token: ?token= once, then a cookie
+            token = settings.api_token.get_secret_value()
+            app.add_middleware(BrowserTokenMiddleware, token=token, prefix=PREFIX, enforce=False)
     if settings.accepted_hosts is not None:
         app.add_middleware(AllowedHostsMiddleware, hosts=settings.accepted_hosts)
     app.add_middleware(ErrorBoundaryMiddleware)

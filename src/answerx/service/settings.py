@@ -31,6 +31,9 @@ variable                   meaning                                      default
                            for a request is closed to make room
                            (never one with a request in progress;
                            none: the new one is closed)
+``ANSWERX_RUNS_DB``        a results store whose runs the service       none
+                           shows, read-only, under ``/runs/`` (the
+                           pages of ``answerx runs view``)
 =========================  ===========================================  =========
 
 Why 20 s of keep-alive, not uvicorn's 5: a client reuses an idle connection until
@@ -57,6 +60,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
@@ -81,6 +85,7 @@ ENV_VARS: Final[Mapping[str, str]] = {
     "keep_alive_s": "ANSWERX_KEEP_ALIVE_S",
     "max_connections": "ANSWERX_MAX_CONNECTIONS",
     "allowed_hosts": "ANSWERX_ALLOWED_HOSTS",
+    "runs_db": "ANSWERX_RUNS_DB",
 }
 
 
@@ -153,6 +158,10 @@ class ServiceSettings(BaseModel):
         if self.allowed_hosts:
             return (*LOOPBACK_HOSTS, *self.allowed_hosts)
         return None if self.api_token is not None else LOOPBACK_HOSTS
+
+    runs_db: Path | None = Field(
+        default=None, description="A results store shown read-only under /runs/; None: none."
+    )
 
     @property
     def auth_required(self) -> bool:

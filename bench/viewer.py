@@ -1,0 +1,177 @@
+"""What the run viewer's pages cost on a 100,000-item run (issue 28: a filtered page of the
+items table in <= 200 ms, memory flat).
+
+    python bench/viewer.py [--items 100000] [--requests 7]
+
+Builds a temporary store holding one synthetic run (``viewer_data.py``: four approaches,
+~2.5 KB outputs with their conversations, every third item wrong, one in twenty cut off),
+then times whole pages served by the viewer's app in this process (routing, SQLite,
+templates: what a browser waits for, less the network), median and best of
+``--requests`` after one warm-up request. A run's figures (the run page, the items
+list's filter choices) are counted once per change of the store and kept: their first
+load, by a fresh app each time, is timed apart. Side by side, in the same process:
+
+- the same filtered page read through what the store offered before the viewer
+  (``ResultStore.items(run_id, **filters)``, then a page sliced from it), and
+- the same pages without the browsing index (dropped from the bench's own store at the
+  end), as an older store read read-only has them.
+
+Memory: the Python heap's peak during one filtered page (tracemalloc), and the process's
+resident memory before and after 200 filtered pages (flat: the pages hold nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from answerx.experiments.store import ResultStore
+from answerx.viewer import create_viewer_app
+from viewer_data import synthetic_run
+
+TARGET_MS = 200
+
+
+def _times(action: Callable[[], object], requests: int) -> tuple[float, float]:
+    """(median, best) milliseconds of ``requests`` calls after one warm-up call."""
+    action()
+    seen = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        action()
+        seen.append((time.perf_counter() - started) * 1000)
+    return statistics.median(seen), min(seen)
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=7)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="answerx-bench-viewer-") as folder:
+        db = Path(folder) / "answerx.db"
+        started = time.perf_counter()
+        run_id = synthetic_run(db, args.items)
+        print(
+            f"store: {args.items:,} items, {db.stat().st_size / 1e6:,.0f} MB "
+            f"(built in {time.perf_counter() - started:.0f} s)"
+        )
+        client = TestClient(create_viewer_app(db))
+        with ResultStore(db, read_only=True) as store:
+            row = store.item_page(run_id, None, offset=args.items // 2, limit=1).rows[0].row
+        base = f"/runs/{run_id}"
+        pages = {
+            "items, no filter, page 1": f"{base}/items",
+            "items, tree_of_thought wrong, page 1": f"{base}/items?approach=tree_of_thought"
+            "&correct=false",
+            "items, reason different by latency desc, page 100": f"{base}/items?"
+            "reason=different&sort=latency_s&desc=1&page=100",
+            "items, reflection unfinished, 100 a page, page 2": f"{base}/items?"
+            "approach=reflection&unfinished=true&page=2&size=100",
+            "items, tree wrong where none was right (paired)": f"{base}/items?"
+            "approach=tree_of_thought&correct=false&pair=none/two_stage&pair_correct=true",
+            "item page, next/previous in a filter": f"{base}/items/{row}?correct=false",
+            "run page (accuracy, comparisons, breakdowns)": base,
+            "runs page": "/runs/",
+            "items, search in every raw output": f"{base}/items?q=wait,+1234+",
+        }
+
+        def get(url: str) -> Callable[[], object]:
+            def fetch() -> object:
+                response = client.get(url)
+                assert response.status_code == 200, (url, response.status_code)
+                return response
+
+            return fetch
+
+        measured = {name: _times(get(url), args.requests) for name, url in pages.items()}
+        filtered = pages["items, tree_of_thought wrong, page 1"]
+
+        def first_load(url: str) -> Callable[[], object]:
+            def fetch() -> object:
+                with TestClient(create_viewer_app(db)) as fresh:  # nothing counted yet
+                    assert fresh.get(url).status_code == 200
+
+            return fetch
+
+        first = {
+            name: _times(first_load(pages[name]), max(1, args.requests // 2))
+            for name in ("items, tree_of_thought wrong, page 1",
+                         "run page (accuracy, comparisons, breakdowns)")
+        }  # fmt: skip
+
+        # Before the viewer: the store's only way to a filtered page read every match.
+        def before() -> object:
+            with ResultStore(db, read_only=True) as store:
+                found = list(store.items(run_id, approach="tree_of_thought", correct=False))
+                return len(found), found[:50]
+
+        old_median, _ = _times(before, max(1, args.requests // 3))
+        tracemalloc.start()
+        get(filtered)()
+        page_peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.reset_peak()
+        before()
+        old_peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+        rss_before = _rss_mb()
+        for _ in range(200):
+            get(filtered)()
+        rss_after = _rss_mb()
+
+        # The same pages without the browsing index (an older store read read-only).
+        plain = sqlite3.connect(db)
+        plain.execute("DROP INDEX items_browse")
+        plain.execute("DROP INDEX items_pair")
+        plain.close()
+        without = {
+            name: _times(get(url), max(1, args.requests // 3))
+            for name, url in pages.items()
+            if name.startswith("items,") and "search" not in name
+        }
+
+    print(f"\nserved page time, median (best) of {args.requests}; target {TARGET_MS} ms")
+    for name, (median, best) in measured.items():
+        note = ""
+        if name in without:
+            note = f" | without the browsing index: {without[name][0]:,.0f} ms"
+        if name == "items, tree_of_thought wrong, page 1":
+            note += f" | store.items() then a slice: {old_median:,.0f} ms"
+        print(f"  {name:52} {median:7,.1f} ms ({best:,.1f}){note}")
+    for name, (median, best) in first.items():
+        print(f"  first load, {name:41} {median:7,.1f} ms ({best:,.1f})")
+    wrong = measured["items, tree_of_thought wrong, page 1"][0]
+    print(
+        f"\nfiltered page vs reading the matches through store.items(): "
+        f"{old_median / wrong:,.0f}x faster"
+    )
+    print(
+        f"memory: one filtered page peaks at {page_peak:,.1f} MB of Python heap "
+        f"(store.items(): {old_peak:,.0f} MB); resident {rss_before:,.0f} MB before 200 "
+        f"filtered pages, {rss_after:,.0f} MB after"
+    )
+    filters_ok = all(
+        median <= TARGET_MS
+        for name, (median, _) in measured.items()
+        if name.startswith("items,") and "search" not in name
+    )
+    print(f"every filtered items page within {TARGET_MS} ms: {'yes' if filters_ok else 'NO'}")
+    return 0 if filters_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+// answerx run viewer: the little the pages need beyond HTML. Written by hand (no library):
+// keyboard walking on an item page, and filter forms that leave empty fields out of the
+// address, so the address stays short and stable.
+"use strict";
+document.addEventListener("keydown", function (event) {
+  var target = event.target;
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
+  var rel = { j: "next", ArrowRight: "next", k: "prev", ArrowLeft: "prev", u: "up" }[event.key];
+  if (!rel) return;
+  var link = document.querySelector('a[rel="' + rel + '"]');
+  if (link) { event.preventDefault(); window.location.href = link.href; }
+});
+document.addEventListener("submit", function (event) {
+  var form = event.target;
+  if (!form.matches || !form.matches("form.filters")) return;
+  Array.prototype.forEach.call(form.elements, function (field) {
+    if (field.name && field.value === "" && !field.disabled) field.disabled = true;
+  });
+});
