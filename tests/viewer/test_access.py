@@ -19,14 +19,14 @@ TOKEN = "a-long-enough-test-token-0123456789"
 
 
 def test_the_service_shows_the_runs_of_its_store_under_runs(demo: tuple[Path, str]) -> None:
-    with TestClient(create_app(ServiceSettings(runs_db=demo[0]))) as service:
+    with TestClient(create_app(ServiceSettings(runs_db=demo[0])), "http://localhost") as service:
         assert demo[1] in service.get("/runs/").text
         assert service.get(f"/runs/{demo[1]}/items?correct=false").status_code == 200
         assert service.get("/healthz").status_code == 200
 
 
 def test_a_service_without_a_store_has_no_runs_pages() -> None:
-    with TestClient(create_app(ServiceSettings())) as service:
+    with TestClient(create_app(ServiceSettings()), "http://localhost") as service:
         assert service.get("/runs/").status_code == 404
 
 

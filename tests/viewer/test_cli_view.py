@@ -59,6 +59,18 @@ def test_the_printed_address_opens_the_run_and_ctrl_c_stops_it(demo: tuple[Path,
     assert status == 0
 
 
+def test_a_loopback_viewer_answers_only_loopback_host_names(demo: tuple[Path, str]) -> None:
+    # DNS rebinding: a page on evil.example that resolves its name to 127.0.0.1 still sends
+    # "Host: evil.example", which a viewer without a token refuses (as answerx serve does).
+    process, address = _start("--db", str(demo[0]))
+    try:
+        assert httpx.get(address, timeout=30).status_code == 200
+        rebound = httpx.get(address, headers={"Host": "evil.example"}, timeout=30)
+        assert rebound.status_code == 400 and "invalid_host" in rebound.text
+    finally:
+        _stop(process)
+
+
 def test_open_hands_the_address_to_the_browser(demo: tuple[Path, str], tmp_path: Path) -> None:
     opened = tmp_path / "opened.txt"
     # $BROWSER is the browser Python's webbrowser module starts (%s: the address).

@@ -78,9 +78,22 @@ def view_command(
     import uvicorn
 
     app = create_viewer_app(path, run_ids=shown or None, token=token)
+    if token is None and _loopback(host):
+        # As answerx serve: a loopback viewer without a token answers only loopback names,
+        # so a page on another site cannot read the runs through a rebinding name.
+        from answerx.service.hosts import AllowedHostsMiddleware
+        from answerx.service.settings import LOOPBACK_HOSTS
+
+        app.add_middleware(AllowedHostsMiddleware, hosts=LOOPBACK_HOSTS)
     config = uvicorn.Config(app, log_level="warning", server_header=False, access_log=False)
     with _stopping_is_success():
         uvicorn.Server(config).run(sockets=[listening])
+
+
+def _loopback(host: str) -> bool:
+    from answerx.service.server import is_loopback
+
+    return is_loopback(host)
 
 
 @contextmanager
