@@ -76,7 +76,7 @@ DEFAULT_DB = Path("runs/answerx.db")
 _KEY_COLUMNS = ("approach", "strategy", "provider", "model", "item_id", "repetition")
 _ITEM_COLUMNS: tuple[str, ...] = tuple(ItemRecord.model_fields)
 _RUN_COLUMNS: tuple[str, ...] = tuple(RunRecord.model_fields)
-_JSON_COLUMNS = frozenset({"choices", "numbers", "verdict_detail"})
+_JSON_COLUMNS = frozenset({"answers", "choices", "numbers", "verdict_detail"})
 _BOOL_COLUMNS = frozenset({"cached", "correct", "valid", "unfinished"})
 _TIME_COLUMNS = frozenset({"finished_at", "started_at"})
 _PAGE = 500  # rows read per query when iterating items
@@ -190,11 +190,22 @@ UPDATE items SET reason = {_OLD_VERDICT["reason"]},
     verdict_detail = {_OLD_VERDICT["verdict_detail"]}
 """
 
+# Several accepted answers per item (aliases), and the three measures open-domain QA
+# reports (exact match, token F1, cover match): columns, as reports average them the
+# way they count `correct`. NULL in older rows (one gold; not measured until re-scored).
+_M004 = """
+ALTER TABLE items ADD COLUMN answers TEXT;             -- JSON list, NULL: gold alone
+ALTER TABLE items ADD COLUMN em REAL;
+ALTER TABLE items ADD COLUMN f1 REAL;
+ALTER TABLE items ADD COLUMN cover REAL
+"""
+
 #: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_runs_and_items", _M001),
     ("m002_items_finish_reason", _M002),
     ("m003_items_verdict_reason_how", _M003),
+    ("m004_items_answers_and_qa_measures", _M004),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
