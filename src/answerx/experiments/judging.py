@@ -7,22 +7,28 @@ nothing again); its cost comes from the run's price table. Its calls are counted
 apart from the approaches' own (they are made outside any item's tally, and stored
 in the item's ``verdict_detail["judge"]``).
 
+:func:`stored_run_judge` is the judge ``answerx runs score --judge`` asks about a stored
+run (the run's ``judge:`` settings, another model if asked, the run's cache);
 :func:`charge_earlier_rulings` makes a resumed run's budget count
 the calls its earlier sessions already made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 from answerx.callinfo import Usage
 from answerx.errors import ConfigError
 from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ProviderLimits, RunClientManager
-from answerx.experiments.config import JudgeConfig
+from answerx.experiments.config import JUDGE_LIMIT_KEYS, JudgeConfig, TargetSpec
 from answerx.experiments.prices import PriceTable, price_of
-from answerx.experiments.records import ItemRecord
+from answerx.experiments.records import ItemRecord, RunRecord
 from answerx.experiments.scoring import stored_ruling
 from answerx.judge import LLMJudge
 from answerx.structured.manager import InstructorClientManager
@@ -32,6 +38,8 @@ __all__ = [
     "judge_for_run",
     "judge_for_scoring",
     "make_judge",
+    "stored_run_config_judge",
+    "stored_run_judge",
 ]
 
 
@@ -112,3 +120,48 @@ def charge_earlier_rulings(judge: LLMJudge, items: Iterable[ItemRecord]) -> int:
         )
         judge.budget.spend(usage, 0)
     return calls
+
+
+# Settings of a run's judge that hold for another judge model too.
+_PORTABLE = JUDGE_LIMIT_KEYS | {"min_confidence", "max_tokens"}
+
+
+def stored_run_config_judge(
+    run: RunRecord, target: str, *, max_calls: int | None = None
+) -> JudgeConfig:
+    """The judge ``target`` (``provider/model``) with the settings of ``run``'s own
+    ``judge:`` (its budget, min_confidence, concurrency; its base URL and modes too when
+    it is the same model); ``max_calls`` overrides the budget of calls."""
+    try:
+        wanted = TargetSpec.model_validate(target)
+    except (ValidationError, ValueError) as exc:
+        raise ConfigError(f"--judge {target!r}: give PROVIDER or PROVIDER/MODEL ({exc})") from None
+    stored: dict[str, Any] = run.config.get("judge") or {}
+    same = (stored.get("provider"), stored.get("model")) == (wanted.provider, wanted.model)
+    fields = dict(stored) if same else {k: v for k, v in stored.items() if k in _PORTABLE}
+    fields |= {"provider": wanted.provider, "model": wanted.model}
+    if wanted.base_url is not None:
+        fields["base_url"] = wanted.base_url
+    if max_calls is not None:
+        fields["max_calls"] = max_calls
+    try:
+        return JudgeConfig.model_validate(fields)
+    except ValidationError as exc:
+        raise ConfigError(f"the judge of run {run.run_id}: {exc}") from None
+
+
+@contextmanager
+def stored_run_judge(
+    run: RunRecord, target: str, *, db: str | Path, max_calls: int | None = None
+) -> Iterator[tuple[LLMJudge, int]]:
+    """The judge (and its concurrency) that re-scoring ``run`` asks, in the run's response
+    cache beside ``db`` (when the run used one), so what the run already asked costs
+    nothing. Its budget (``max_calls``, the run's ``max_cost_usd``) is this scoring's."""
+    spec = stored_run_config_judge(run, target, max_calls=max_calls)
+    cache = ResponseCache(Path(db).with_name("cache.db")) if run.config.get("cache", True) else None
+    try:
+        prompt_dir = run.config.get("prompt_dir")
+        yield judge_for_scoring(spec, cache=cache, prompt_dir=prompt_dir), spec.concurrency
+    finally:
+        if cache is not None:
+            cache.close()

@@ -315,7 +315,7 @@ class _Run:
         record = self._record(unit, response, tally, error, termination, started)
         # Scored after the item's tally is closed: the judge's calls are not the item's.
         verdict = await self._judged(record, rules_verdict(record))
-        record = record.model_copy(update=verdict_fields(verdict))
+        record = record.model_copy(update=verdict_fields(verdict, aliases=bool(record.answers)))
         self.store.add_item(record)
         self.totals.add(record)
         return record

@@ -204,13 +204,14 @@ def stored_ruling(item: ItemRecord) -> JudgeRuling | None:
     return JudgeRuling.model_validate(ruling) if isinstance(ruling, dict) else None
 
 
-def verdict_fields(verdict: Verdict) -> dict[str, Any]:
+def verdict_fields(verdict: Verdict, *, aliases: bool = False) -> dict[str, Any]:
     """The :data:`~answerx.experiments.records.VERDICT_FIELDS` of an item judged
     ``verdict``: correct, reason, how, the measures, and in ``verdict_detail`` what the
-    verdict says beyond them (the accepted answer that matched, why the rules were
-    unsure, the judge's ruling); None when it says nothing more."""
+    verdict says beyond them (with ``aliases``, an item of several accepted answers: the
+    one that matched; why the rules were unsure; the judge's ruling); None when it says
+    nothing more."""
     detail: dict[str, Any] = {}
-    if verdict.matched_gold is not None:
+    if aliases and verdict.matched_gold is not None:
         detail["matched_gold"] = verdict.matched_gold
     if verdict.doubt is not None:
         detail["doubt"] = verdict.doubt
@@ -242,7 +243,7 @@ def score_item(
         ruling = _ruling(item, verdict, judge)
         if ruling is not None:
             verdict = apply_ruling(verdict, ruling)
-    return item.model_copy(update=verdict_fields(verdict))
+    return item.model_copy(update=verdict_fields(verdict, aliases=bool(item.answers)))
 
 
 def _ruling(item: ItemRecord, verdict: Verdict, judge: Judge | None) -> JudgeRuling | None:
@@ -296,11 +297,10 @@ def judge_totals_of(items: Iterable[ItemRecord]) -> JudgeTotals:
     return judge_totals(v for v in verdicts if v is not None)
 
 
-def not_asked(ruling: JudgeRuling | None) -> bool:
+def not_asked(ruling: JudgeRuling) -> bool:
     """A ruling the judge gave without being asked: its budget was spent."""
     return (
-        ruling is not None
-        and ruling.verdict is None
+        ruling.verdict is None
         and ruling.calls == 0
         and ruling.confidence is None
         and not ruling.cached
