@@ -86,6 +86,13 @@ def _config(tmp_path: Path, url: str, **judge: Any) -> Path:
     )  # fmt: skip
 
 
+def _judged_run(fake: FakeProviderServer, tmp_path: Path, **judge: Any) -> tuple[Any, Any]:
+    """A run of the four questions with a judge: its config and summary."""
+    fake.set_default(qa_model())
+    config = load_config(_config(tmp_path, fake.openai_base_url, **judge))
+    return config, run_experiment(config)
+
+
 def _judge_requests(fake: FakeProviderServer) -> list[RecordedRequest]:
     return [r for r in fake.chat_requests if r.model == JUDGE_MODEL]
 
@@ -98,10 +105,7 @@ def _items(db: Path, run_id: str) -> dict[str, Any]:
 def test_only_the_items_the_rules_are_unsure_of_go_to_the_judge_and_its_reason_is_stored(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    fake_provider.set_default(qa_model())
-    config = load_config(_config(tmp_path, fake_provider.openai_base_url))
-
-    summary = run_experiment(config)
+    config, summary = _judged_run(fake_provider, tmp_path)
 
     asked = _judge_requests(fake_provider)
     assert sorted(_item_of(r.text) for r in asked) == sorted(UNSURE)
@@ -136,9 +140,7 @@ def test_only_the_items_the_rules_are_unsure_of_go_to_the_judge_and_its_reason_i
 def test_the_report_shows_the_judge_apart_and_em_f1_cover_beside_accuracy(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    fake_provider.set_default(qa_model())
-    config = load_config(_config(tmp_path, fake_provider.openai_base_url))
-    summary = run_experiment(config)
+    config, summary = _judged_run(fake_provider, tmp_path)
 
     with ResultStore(config.output.db) as store:
         report = report_from_store(store, summary.run_id)
@@ -158,9 +160,7 @@ def test_the_report_shows_the_judge_apart_and_em_f1_cover_beside_accuracy(
 def test_a_second_run_of_the_same_config_asks_the_judge_nothing(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    fake_provider.set_default(qa_model())
-    config = load_config(_config(tmp_path, fake_provider.openai_base_url))
-    first = run_experiment(config)
+    config, first = _judged_run(fake_provider, tmp_path)
     requests = len(fake_provider.chat_requests)
 
     second = run_experiment(config)
@@ -181,10 +181,7 @@ def test_a_second_run_of_the_same_config_asks_the_judge_nothing(
 def test_the_judge_stops_at_its_budget_and_the_run_says_so(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    fake_provider.set_default(qa_model())
-    config = load_config(_config(tmp_path, fake_provider.openai_base_url, max_calls=1))
-
-    summary = run_experiment(config)
+    config, summary = _judged_run(fake_provider, tmp_path, max_calls=1)
 
     assert len(_judge_requests(fake_provider)) == 1
     assert summary.judge_stopped == "the judge's budget of 1 calls is spent"
@@ -248,9 +245,7 @@ def test_a_resumed_run_counts_its_earlier_judge_calls_against_the_budget(
 def test_a_rescore_keeps_the_judges_rulings_without_calling_and_runs_score_judge_asks_the_rest(
     fake_provider: FakeProviderServer, tmp_path: Path
 ) -> None:
-    fake_provider.set_default(qa_model())
-    config = load_config(_config(tmp_path, fake_provider.openai_base_url, max_calls=1))
-    summary = run_experiment(config)
+    config, summary = _judged_run(fake_provider, tmp_path, max_calls=1)
     stored = _items(config.output.db, summary.run_id)
     requests = len(fake_provider.chat_requests)
 
@@ -274,3 +269,33 @@ def test_a_rescore_keeps_the_judges_rulings_without_calling_and_runs_score_judge
     assert "--judge openai/judge-model now: 1 asked" in result.output
     after = _items(config.output.db, summary.run_id)
     assert {after[name].how for name in UNSURE} == {"llm_judge"}
+
+
+def test_answerx_run_prints_the_judges_line_and_why_it_stopped(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(qa_model())
+    path = _config(tmp_path, fake_provider.openai_base_url, max_calls=1)
+
+    result = CliRunner().invoke(app, ["run", str(path), "-q", "--no-report"])
+
+    assert result.exit_code == 0, result.output
+    assert "judge: 2 of 4 items unsure, 2 asked, 1 judged" in result.stderr
+    assert "the judge stopped asking: the judge's budget of 1 calls is spent" in result.stderr
+
+
+def test_an_export_keeps_the_aliases_and_measures_typed(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    import pyarrow.parquet as pq
+
+    config, summary = _judged_run(fake_provider, tmp_path)
+
+    with ResultStore(config.output.db) as store:
+        store.export(summary.run_id, tmp_path / "items.parquet")
+    table = pq.read_table(tmp_path / "items.parquet")
+
+    rows = {row["item_id"].rsplit("/", 1)[1]: row for row in table.to_pylist()}
+    assert rows["paris"]["answers"] == ["Paris", "City of Light"]
+    assert (rows["paris"]["em"], rows["hamlet"]["cover"]) == (1.0, 1.0)
+    assert json.loads(rows["hamlet"]["verdict_detail"])["judge"]["verdict"] == "correct"
