@@ -9,6 +9,7 @@ only, so only those reach the judge (a second model name on the same fake server
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +57,10 @@ def _keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _item_of(text: str) -> str:
-    return next(row["id"] for row in QA if row["question"] in text)
+    return str(next(row["id"] for row in QA if row["question"] in text))
 
 
-def qa_model(judge: Reply | None = None) -> Any:
+def qa_model(judge: Reply | None = None) -> Callable[[RecordedRequest], Reply]:
     """Answers each question with its reply; the judge model rules by ``RULINGS`` (or
     answers every judge question with ``judge``)."""
 
