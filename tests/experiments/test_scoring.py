@@ -430,6 +430,9 @@ def test_score_run_rescores_a_stored_run_without_any_model(tmp_path: Path) -> No
         ("auto", ["Paris", "City of Light"], "short_answer"),
         ("auto", ["1989", "89"], "short_answer"),  # aliases, even of numbers
         ("auto", "72", "numeric"),  # one number keeps its numeric rules
+        ("auto", "$1,234", "numeric"),
+        ("auto", "June 28, 1919", "short_answer"),  # digits, but a date
+        ("auto", "330 m", "short_answer"),
         ("auto", r"\frac{1}{2}", "math"),
         ("auto", "B", "multiple_choice"),
         ("text", "Paris", "text"),  # asked for SQuAD exact match: kept

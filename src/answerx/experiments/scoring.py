@@ -75,8 +75,9 @@ def scoring_task(
 ) -> str:
     """The task an item is scored as: its own, except that an ``auto`` item whose
     accepted answers are short texts is ``short_answer`` (an open-domain question, as
-    the search agents answer them), whether the data gives one answer or a list. A
-    single number stays ``numeric``, LaTeX ``math``, a letter ``multiple_choice``.
+    the search agents answer them), whether the data gives one answer or a list (a
+    date, ``330 m``, ``3.5 million`` too). A single number stays ``numeric``, LaTeX
+    ``math``, a letter ``multiple_choice``.
 
     >>> scoring_task("auto", "Paris"), scoring_task("auto", ["1989", "89"])
     ('short_answer', 'short_answer')
@@ -89,8 +90,8 @@ def scoring_task(
     if not refs:
         return task
     inferred: str = infer_golds_task(refs)
-    if not is_alias_list(gold) and inferred == "short_answer" and infer_task(refs[0]) != "text":
-        inferred = infer_task(refs[0])  # one number (GSM8K's 72) keeps its numeric rules
+    if not is_alias_list(gold) and inferred == "short_answer" and infer_task(refs[0]) == "numeric":
+        return "numeric"  # one number (GSM8K's 72) keeps its numeric rules
     return inferred
 
 
