@@ -76,14 +76,14 @@ def qa_model(judge: Reply | None = None) -> Callable[[RecordedRequest], Reply]:
     return respond
 
 
-def _config(tmp_path: Path, url: str, **judge: Any) -> Path:
+def _config(tmp_path: Path, url: str, *, judged: bool = True, **judge: Any) -> Path:
     data = tmp_path / "qa.jsonl"
     rows = [{k: v for k, v in row.items() if k != "reply"} for row in QA]
     data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     settings = {"provider": "openai", "model": JUDGE_MODEL, "base_url": url, **judge}
     return write_config(
         tmp_path / "judged.yaml", url, datasets=[{"path": str(data)}], approaches=["none"],
-        judge=settings,
+        **({"judge": settings} if judged else {}),
     )  # fmt: skip
 
 
@@ -300,3 +300,19 @@ def test_an_export_keeps_the_aliases_and_measures_typed(
     assert rows["paris"]["answers"] == ["Paris", "City of Light"]
     assert (rows["paris"]["em"], rows["hamlet"]["cover"]) == (1.0, 1.0)
     assert json.loads(rows["hamlet"]["verdict_detail"])["judge"]["verdict"] == "correct"
+
+
+def test_without_a_judge_the_report_says_how_many_items_the_rules_were_unsure_of(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    fake_provider.set_default(qa_model())
+    config = load_config(_config(tmp_path, fake_provider.openai_base_url, judged=False))
+
+    summary = run_experiment(config)
+
+    assert summary.judge is None and not _judge_requests(fake_provider)
+    with ResultStore(config.output.db) as store:
+        report = report_from_store(store, summary.run_id)
+    assert any("the rules were unsure of 2 item(s) and no LLM judge" in n for n in report.notes)
+    assert "## LLM judge" not in render_markdown(report)  # no table of zeros
+    assert report.groups[0].judge is not None and report.groups[0].judge.doubtful == 2

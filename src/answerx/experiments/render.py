@@ -156,7 +156,8 @@ def report_tables(report: Report) -> list[ReportTable]:
             right=set(range(base, base + 8)),
         )
     )
-    if any(g.judge is not None for g in report.groups):
+    # Only where a judge was asked: a residue nobody judged is a note, not a table of zeros.
+    if any(g.judge is not None and g.judge.asked for g in report.groups):
         tables.append(_judge_table(report, lead, head))
     breakdowns = (
         ("Verdict reason", "reasons"),
