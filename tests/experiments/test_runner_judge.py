@@ -18,6 +18,7 @@ from runner_helpers import request_text, write_config
 from typer.testing import CliRunner
 
 from answerx.cli import app
+from answerx.errors import AnswerxError
 from answerx.experiments.config import load_config
 from answerx.experiments.render import render_markdown
 from answerx.experiments.report import report_from_store
@@ -316,3 +317,29 @@ def test_without_a_judge_the_report_says_how_many_items_the_rules_were_unsure_of
     assert any("the rules were unsure of 2 item(s) and no LLM judge" in n for n in report.notes)
     assert "## LLM judge" not in render_markdown(report)  # no table of zeros
     assert report.groups[0].judge is not None and report.groups[0].judge.doubtful == 2
+
+
+@pytest.mark.parametrize(
+    ("judge", "error"),
+    [
+        ({"provider": "anthropic", "model": "claude-test"}, "ANTHROPIC_API_KEY"),
+        ({"max_cost_usd": 0.5, "model": "unpriced-model"}, "needs the price of openai/unpriced"),
+    ],
+)
+def test_a_judge_that_cannot_work_stops_the_run_before_anything_is_stored(
+    fake_provider: FakeProviderServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    judge: dict[str, Any],
+    error: str,
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    fake_provider.set_default(qa_model())
+    config = load_config(_config(tmp_path, fake_provider.openai_base_url, **judge))
+
+    with pytest.raises(AnswerxError, match=error):
+        run_experiment(config)
+
+    assert not fake_provider.chat_requests
+    with ResultStore(config.output.db) as store:
+        assert store.list_runs() == []

@@ -331,7 +331,7 @@ class _Run:
             except (ConfigError, StoreError):
                 raise  # a broken cache or setting fails every item alike: stop, say why
             except AnswerxError as exc:  # the judge never raises for a provider error
-                ruling = JudgeRuling(verdict=None, reason=f"judge failed: {exc}")
+                ruling = JudgeRuling(verdict=None, reason=redact(f"judge failed: {exc}"))
         return apply_ruling(verdict, ruling)
 
     def _record(
