@@ -326,12 +326,37 @@ def test_the_hash_names_the_experiment_not_how_it_is_executed() -> None:
 
 
 def test_an_unset_index_leaves_the_hash_of_earlier_runs_as_it_was() -> None:
-    # Runs stored before configs had index (or extraction): must still resume.
+    # Runs stored before configs had index (or extraction, or judge): must still resume.
     base = config_from_dict(MINIMAL)
-    before = base.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | {"index", "extraction"})
+    newer = {"index", "extraction", "judge"}
+    before = base.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | newer)
     canonical = json.dumps(before, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert config_hash(base) == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     assert config_hash(config_from_dict(MINIMAL, {"index": "bundled"})) != config_hash(base)
+
+
+def test_the_judge_counts_in_the_hash_but_its_budget_does_not() -> None:
+    # Another judge gives other verdicts: another experiment. A larger budget only asks
+    # more, so a run its judge's budget stopped resumes with a larger one.
+    base = config_from_dict(MINIMAL)
+    judged = config_from_dict(MINIMAL, {"judge": "openai/gpt-4o-mini"})
+    assert config_hash(judged) != config_hash(base)
+    other = config_from_dict(MINIMAL, {"judge": "openai/gpt-4o"})
+    assert config_hash(other) != config_hash(judged)
+    limits = {"judge": {"provider": "openai", "model": "gpt-4o-mini", "max_calls": 5,
+                        "max_cost_usd": 0.5, "concurrency": 2}}  # fmt: skip
+    assert config_hash(config_from_dict(MINIMAL, limits)) == config_hash(judged)
+
+
+def test_a_judge_section_is_checked_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "judged.yaml"
+    path.write_text(
+        "datasets: [{sample: arithmetic}]\napproaches: [none]\n"
+        "judge:\n  provider: openai\n  max_call: 3\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match=r"judged.yaml:5: judge.max_call: .*'max_calls'"):
+        load_config(path)
 
 
 def test_a_stored_config_validates_back_to_the_same_config() -> None:

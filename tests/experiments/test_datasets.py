@@ -148,6 +148,55 @@ def test_items_without_ids_are_numbered_by_position_and_take_the_default_task(
     assert [(i.id, i.task, i.gold) for i in items] == [("0", "text", None), ("1", "text", None)]
 
 
+ALIASES = ["Paris", "City of Light"]
+
+
+@pytest.mark.parametrize(
+    "writer",
+    [
+        lambda p: write_jsonl(p / "qa.jsonl", [{"question": "Capital?", "answers": ALIASES}]),
+        lambda p: write_jsonl(p / "qa.jsonl", [{"question": "Capital?", "answer": ALIASES}]),
+        lambda p: write_jsonl(
+            p / "qa.jsonl", [{"question": "Capital?", "answer": "Paris", "answers": ALIASES}]
+        ),
+        lambda p: write_csv(p / "qa.csv", [{"question": "Capital?", "answers": ALIASES}]),
+        lambda p: _text(p / "qa.csv", "question,answers\nCapital?,Paris|City of Light\n"),
+        lambda p: _parquet(p / "qa.parquet", {"question": ["Capital?"], "answers": [ALIASES]}),
+    ],
+    ids=["jsonl-answers", "jsonl-list-gold", "jsonl-gold-and-answers", "csv-json", "csv-pipes",
+         "parquet"],
+)  # fmt: skip
+def test_several_accepted_answers_are_read_from_any_format(tmp_path: Path, writer: Any) -> None:
+    [item] = load_dataset(writer(tmp_path))
+    assert (item.gold, item.answers, item.golds) == ("Paris", ALIASES, ALIASES)
+
+
+def test_one_accepted_answer_leaves_answers_unset(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "one.jsonl", [{"question": "Capital?", "answers": ["Paris", ""]}])
+    [item] = load_dataset(path)
+    assert (item.gold, item.answers, item.golds) == ("Paris", None, "Paris")
+
+
+def test_a_mapped_answers_column_is_read_and_a_bad_alias_names_its_line(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "mapped.jsonl",
+        [{"q": "Capital?", "aliases": ALIASES}, {"q": "Year?", "aliases": [1989, {"x": 1}]}],
+    )
+    spec = DatasetSpec(path=path, fields=FieldMap(question="q", answers="aliases"))
+    with pytest.raises(InputError, match=r"mapped.jsonl: line 2: each of answers must be a str"):
+        load_dataset(spec)
+
+
+def _text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _parquet(path: Path, columns: dict[str, Any]) -> Path:
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
 def test_a_limit_keeps_the_first_items(tmp_path: Path) -> None:
     assert [i.id for i in load_dataset(DatasetSpec(sample="arithmetic", limit=3))] == [
         "arith-01",

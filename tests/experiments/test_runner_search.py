@@ -12,7 +12,10 @@ from runner_helpers import request_text, write_config
 import answerx.experiments.runner as runner_module
 from answerx.errors import ConfigError
 from answerx.experiments.config import load_config
+from answerx.experiments.render import render_markdown
+from answerx.experiments.report import report_from_store
 from answerx.experiments.runner import run_experiment
+from answerx.experiments.scoring import score_run
 from answerx.experiments.store import ResultStore
 from answerx.retrieval import Index, bundled_corpus_path, bundled_questions, read_corpus
 from answerx.retrieval.fts import build_index_from
@@ -30,15 +33,17 @@ def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANSWERX_PROMPT_DIR", raising=False)
 
 
-def searching_model(request: RecordedRequest) -> Reply:
+def searching_model(request: RecordedRequest, wording: str = "{answer}") -> Reply:
     """Searches with the question, and answers with the gold only once the passages that
-    support it are in the conversation: a right answer proves the retriever was read."""
+    support it are in the conversation: a right answer proves the retriever was read.
+    ``wording`` puts the answer in a sentence."""
     text = request_text(request)
     for question in QUESTIONS:
         if question.question not in text:
             continue
         if any(PASSAGES[p] in text for p in question.supporting):
-            return Reply.text(f"<answer>{question.answer}</answer>", usage=(30, 5))
+            answer = wording.format(answer=question.answer)
+            return Reply.text(f"<answer>{answer}</answer>", usage=(30, 5))
         if len(request.messages) == 1 and "<search>" in text:  # search_r1's first turn
             return Reply.text(f"<search>{question.question}</search>", usage=(30, 5))
     return Reply.text("<answer>I cannot tell</answer>", usage=(30, 5))
@@ -138,3 +143,48 @@ def test_a_search_run_without_a_usable_index_is_refused_at_load_with_its_line(
 
     with pytest.raises(ConfigError, match=message):
         load_config(path)
+
+
+def test_a_search_run_on_aliases_is_scored_as_short_answers_with_em_f1_cover_in_the_report(
+    fake_provider: FakeProviderServer, tmp_path: Path
+) -> None:
+    # Each question with its accepted answers (aliases); the model answers in a sentence,
+    # which cover match and the verdict accept while exact match does not.
+    data = tmp_path / "aliases.jsonl"
+    rows = [
+        {"id": q.id, "question": q.question, "answers": [q.answer, q.answer.split()[0]]}
+        for q in QUESTIONS
+    ]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    fake_provider.set_default(lambda request: searching_model(request, "It was {answer}."))
+    config = load_config(
+        write_config(
+            tmp_path / "aliases.yaml", fake_provider.openai_base_url,
+            datasets=[{"path": str(data)}], approaches=["search_r1", "iter_retgen"],
+            approach_settings={"search_r1": {"max_turns": 3}, "iter_retgen": {"rounds": 1}},
+            index="bundled",
+        )
+    )  # fmt: skip
+
+    summary = run_experiment(config)
+
+    assert (summary.correct, summary.scored) == (4, 4)
+    with ResultStore(config.output.db) as store:
+        items = list(store.items(summary.run_id))
+        report = report_from_store(store, summary.run_id)
+        rescored = score_run(store, summary.run_id)
+    assert all(i.answers is not None and len(i.answers) == 2 for i in items)
+    assert {i.how for i in items} == {"cover_match"}
+    assert all((i.verdict_detail or {}).get("matched_gold") == i.gold for i in items)
+    # "It was Orrin Glassworks.": EM 0; F1 2 tokens of 4 against 2 (0.667); cover 1.
+    assert {(i.em, round(i.f1 or 0, 3), i.cover) for i in items} == {(0.0, 0.667, 1.0)}
+    # A re-score gives the very same measures.
+    assert [(i.em, i.f1, i.cover, i.how) for i in rescored] == [
+        (i.em, i.f1, i.cover, i.how) for i in items
+    ]
+    assert {g.approach: (g.measured, g.em, round(g.f1 or 0, 3), g.cover, g.accuracy)
+            for g in report.groups} == {
+        "search_r1": (2, 0.0, 0.667, 1.0, 1.0),
+        "iter_retgen": (2, 0.0, 0.667, 1.0, 1.0),
+    }  # fmt: skip
+    assert "| EM | F1 | cover |" in render_markdown(report)

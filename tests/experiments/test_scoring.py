@@ -13,10 +13,24 @@ from hypothesis import strategies as st
 
 from answerx.errors import ConfigError
 from answerx.experiments.records import VERDICT_FIELDS, ItemRecord, RunRecord
-from answerx.experiments.scoring import judge, score_items, score_run
+from answerx.experiments.scoring import (
+    judge,
+    rules_verdict,
+    score_items,
+    score_run,
+    scoring_task,
+)
 from answerx.experiments.store import ResultStore
 from answerx.extraction import extract
-from answerx.grading import Verdict, check_game24, infer_task, normalize_text, verify
+from answerx.grading import (
+    JudgeRequest,
+    JudgeRuling,
+    Verdict,
+    check_game24,
+    infer_task,
+    normalize_text,
+    verify,
+)
 from answerx.grading import grade as _grade
 
 CHOICES = ["Mercury", "Venus", "Earth", "Mars"]
@@ -406,3 +420,113 @@ def test_score_run_rescores_a_stored_run_without_any_model(tmp_path: Path) -> No
         "q2": (True, "equivalent", "option_text"),
         "q3": (False, "different", "numeric_tolerance"),
     }
+
+
+# --- short answers, measures and the residue ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("task", "gold", "scored_as"),
+    [
+        ("auto", "Paris", "short_answer"),  # a short text: an open-domain answer
+        ("auto", ["Paris", "City of Light"], "short_answer"),
+        ("auto", ["1989", "89"], "short_answer"),  # aliases, even of numbers
+        ("auto", "72", "numeric"),  # one number keeps its numeric rules
+        ("auto", "$1,234", "numeric"),
+        ("auto", "June 28, 1919", "short_answer"),  # digits, but a date
+        ("auto", "330 m", "short_answer"),
+        ("auto", r"\frac{1}{2}", "math"),
+        ("auto", "B", "multiple_choice"),
+        ("text", "Paris", "text"),  # asked for SQuAD exact match: kept
+        ("numeric", ["3", "three"], "numeric"),
+    ],
+)
+def test_auto_items_with_short_text_answers_are_scored_as_short_answers(
+    task: str, gold: str | list[str], scored_as: str
+) -> None:
+    assert scoring_task(task, gold) == scored_as
+
+
+def test_a_short_answer_item_is_judged_against_every_alias_with_the_question() -> None:
+    verdict = judge("Curie.", ["Marie Curie", "Maria Skłodowska-Curie"],
+                    question="Who discovered radium?")  # fmt: skip
+    assert (verdict.correct, verdict.how, verdict.matched_gold) == (True, "surname_match",
+                                                                    "Marie Curie")  # fmt: skip
+    # Right by the question (a person), though no accepted answer is in the reply.
+    assert verdict.scores is not None and verdict.scores.cover == 0.0
+
+
+def test_a_text_item_keeps_exact_match_as_its_verdict_and_gets_the_three_measures() -> None:
+    verdict = judge("Paris, France", "Paris", "text")
+    assert (verdict.correct, verdict.how) == (False, "normalised_text")
+    assert verdict.scores is not None
+    assert (verdict.scores.em, verdict.scores.cover) == (0.0, 1.0)
+    assert verdict.scores.f1 == pytest.approx(2 / 3)
+
+
+def test_score_items_stores_the_measures_and_the_matched_alias_of_each_item() -> None:
+    items = [
+        item("q1", "the Fab Four", "The Beatles", answers=["The Beatles", "Fab Four"]),
+        item("q2", "Lyon", "Paris"),
+        item("q3", "26", "26", task="numeric"),
+    ]
+    first, second, third = score_items(items)
+    assert (first.correct, first.how, first.em, first.cover) == (True, "exact_match", 1.0, 1.0)
+    assert first.verdict_detail == {"matched_gold": "Fab Four"}
+    assert (second.correct, second.how, second.em, second.f1, second.cover) == (
+        False, "no_match", 0.0, 0.0, 0.0
+    )  # fmt: skip
+    assert (third.em, third.f1, third.cover, third.verdict_detail) == (None, None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("fields", "doubt"),
+    [
+        ({"raw_output": "I thought about it at length."}, "nothing_extracted"),
+        ({"raw_output": "Thinking of the capitals of Europe.\nParis", "extracted_answer": "Paris",
+          "method": "bottom_scan", "confidence": 0.2}, "low_confidence_guess"),
+        ({"raw_output": "Lyon", "extracted_answer": "Lyon", "method": "bottom_scan",
+          "confidence": 0.2}, None),  # the output is the answer: nothing else to read
+        ({"raw_output": '{"answer_value": "Lyon"}', "extracted_answer": "Lyon",
+          "method": "structured_llm", "confidence": 0.1}, None),  # the model's own word
+        ({"raw_output": "Let me think", "unfinished": True}, None),  # cut off: nothing more
+        ({"raw_output": "", "error": "ProviderError: down"}, None),
+        ({"raw_output": "It was not Paris.", "extracted_answer": "It was not Paris.",
+          "method": "answer_block", "confidence": 0.95}, "guard_fired"),
+    ],
+)  # fmt: skip
+def test_the_rules_are_unsure_of_what_a_judge_could_read_better(
+    fields: dict[str, object], doubt: str | None
+) -> None:
+    rest = {k: v for k, v in fields.items() if k != "extracted_answer"}
+    record = item("q", fields.get("extracted_answer"), "Paris", **rest)  # type: ignore[arg-type]
+    assert rules_verdict(record).doubt == doubt
+
+
+class Labels:
+    """A judge from a table of labels: correct for the hedged reply, counting its questions."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def judge(self, request: JudgeRequest) -> JudgeRuling:
+        self.asked.append(request.raw_output)
+        return JudgeRuling(verdict="correct", reason="labelled right", judge="labels")
+
+
+def test_a_rescore_reapplies_a_stored_ruling_and_asks_a_judge_only_about_the_rest() -> None:
+    hedged = item("q1", "Perhaps Paris?", "Paris", raw_output="<answer>Perhaps Paris?</answer>",
+                  method="answer_block", confidence=0.95)  # fmt: skip
+    other = item("q2", "Either Paris or Lyon", "Paris", raw_output="Either Paris or Lyon",
+                 method="answer_block", confidence=0.95)  # fmt: skip
+    labels = Labels()
+    judged = score_items([hedged], judge=labels)
+    assert (judged[0].how, judged[0].correct) == ("llm_judge", True)
+    assert labels.asked == ["<answer>Perhaps Paris?</answer>"]  # the whole output
+
+    again = score_items([judged[0], other])
+    assert (again[0].how, again[0].verdict_detail) == ("llm_judge", judged[0].verdict_detail)
+    assert (again[1].how, again[1].correct) == ("several_candidates", False)
+
+    score_items([judged[0], other], judge=labels)
+    assert labels.asked[1:] == ["Either Paris or Lyon"]  # the judged one is not asked again

@@ -174,6 +174,29 @@ def test_a_schema_3_store_opens_with_no_span_and_no_conversation(
     assert {(i.candidate, i.span, i.conversation) for i in items} == {(None, None, "")}
 
 
+def test_a_schema_3_store_gains_answers_and_the_measures_which_a_rescore_fills(
+    tmp_path: Path,
+) -> None:
+    path = old_store(tmp_path / "answerx.db", version=3)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE items SET gold = 'Paris', extracted_answer = 'Paris, France' "
+               "WHERE item_id = 'paris'")  # fmt: skip
+    db.commit()
+    db.close()
+    with ResultStore(path, read_only=True) as old:
+        assert {(i.answers, i.em, i.f1, i.cover) for i in old.items("old-run")} == {
+            (None, None, None, None)
+        }
+    from answerx.experiments.scoring import score_run
+
+    with ResultStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        score_run(store, "old-run")
+        paris = next(store.items("old-run", item_id="paris"))
+    # "Paris" is an open-domain answer now: right by cover match, with its measures.
+    assert (paris.correct, paris.how, paris.em, paris.cover) == (True, "cover_match", 0.0, 1.0)
+
+
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_the_migrations_leave_the_layout_a_new_store_has(tmp_path: Path, version: int) -> None:
     def layout(path: Path) -> list[tuple[str, str]]:

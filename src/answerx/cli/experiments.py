@@ -281,10 +281,26 @@ def run_command(
             f" {summary.output_tokens:,} out, cost {cost}, {summary.elapsed_s:.1f} s"
             f" — stored in {escape(summary.db)}"
         )
+        if summary.judge is not None:
+            err.print(_judge_line(summary.judge, summary.judge_stopped))
         if report:
             _report(Path(summary.db), summary.run_id, out=cfg.output.report_dir)
     if summary.errors:
         raise typer.Exit(int(ExitCode.MALFORMED))
+
+
+def _judge_line(totals: Any, stopped: str | None) -> str:
+    """What the LLM judge did (a ``JudgeTotals``), on one line; why it stopped, if it did."""
+    cost = "unknown" if totals.cost_usd is None else f"${totals.cost_usd:.4f}"
+    line = (
+        f"judge: {totals.doubtful} of {totals.items} items unsure, {totals.asked} asked,"
+        f" {totals.judged} judged ({totals.cached} cached, {totals.overturned} overturned),"
+        f" {totals.calls} calls, tokens {totals.input_tokens:,} in / {totals.output_tokens:,}"
+        f" out, cost {cost} (not in the run's cost)"
+    )
+    if stopped:
+        line += f"\n[yellow]the judge stopped asking:[/] {escape(stopped)}"
+    return line
 
 
 def resume_command(ctx: typer.Context, run_id: str) -> str:
@@ -391,17 +407,50 @@ def report_command(
 
 def score_command(
     run_id: Annotated[str, typer.Argument(help="The run to (re-)score.")],
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="Ask this LLM judge about the items the rules are unsure of that have no "
+            "ruling yet (the run's judge: settings apply; its cache makes repeats free).",
+            metavar="PROVIDER/MODEL",
+        ),
+    ] = None,
+    judge_max_calls: Annotated[
+        int | None,
+        typer.Option("--judge-max-calls", min=0, help="Questions --judge may be asked."),
+    ] = None,
     db: DbOption = None,
 ) -> None:
-    """Re-score a stored run with the current scoring rules (no model is called)."""
-    from answerx.experiments.scoring import score_run
+    """Re-score a stored run with the current scoring rules (no model is called, unless
+    --judge: the judge's stored rulings stand while the rules are still unsure)."""
+    from answerx.experiments.judging import stored_run_judge
+    from answerx.experiments.scoring import judge_totals_of, score_run
 
+    asked_now = None  # what --judge did in this command (a JudgeSummary)
     with command_boundary(), _store(db) as store:
         run = store.get_run(run_id)
-        items = score_run(store, run.run_id)
+        if judge is None:
+            items = score_run(store, run.run_id)
+        else:
+            with stored_run_judge(run, judge, db=store.path, max_calls=judge_max_calls) as (
+                llm,
+                concurrency,
+            ):
+                items = score_run(store, run.run_id, judge=llm, judge_concurrency=concurrency)
+                asked_now = llm.summary
     scored = [i for i in items if i.correct is not None]
     correct = sum(1 for i in scored if i.correct)
     stderr().print(f"run {run.run_id}: {len(items)} items, {correct}/{len(scored)} correct")
+    totals = judge_totals_of(items)
+    if totals.doubtful or totals.asked:
+        stderr().print(_judge_line(totals, asked_now.stopped if asked_now else None))
+    if asked_now is not None:
+        cost = "unknown" if asked_now.cost_usd is None else f"${asked_now.cost_usd:.4f}"
+        stderr().print(
+            f"--judge {escape(judge or '')} now: {asked_now.asked} asked,"
+            f" {asked_now.cache_hits} from the cache, {asked_now.calls} calls, cost {cost}"
+        )
 
 
 runs_app = typer.Typer(

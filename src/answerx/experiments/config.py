@@ -23,6 +23,9 @@ The search approaches (``search_r1``, ``r1_searcher``, ``search_o1``, ``ircot``,
 ``iter_retgen``) read from ``index:``, an index written by ``answerx index build``
 (an FTS5 file or a bm25s folder) or ``bundled`` (the bundled fictional corpus).
 
+``judge:`` asks an LLM judge (:class:`JudgeConfig`, :mod:`answerx.judge`) about the
+items the scoring rules cannot decide with confidence, within a budget.
+
 >>> config = config_from_dict({"datasets": [{"sample": "arithmetic"}], "approaches": ["none"]})
 >>> config.targets[0].provider, config.output.db.as_posix()
 ('local', 'runs/answerx.db')
@@ -72,6 +75,7 @@ __all__ = [
     "HASH_EXCLUDED_KEYS",
     "OVERRIDE_KEYS",
     "ExperimentConfig",
+    "JudgeConfig",
     "OutputConfig",
     "RateLimit",
     "Strategy",
@@ -157,6 +161,36 @@ class TargetSpec(BaseModel):
         return f"{self.provider}/{self.model}"
 
 
+class JudgeConfig(TargetSpec):
+    """The LLM judge of a run (``judge:``): asked only about the items the rules are unsure
+    of (``Verdict.doubt``), through the run's response cache, within a budget.
+
+    ``provider``/``model`` as a target (``judge: openai/gpt-4o-mini`` is the shorthand);
+    ``max_calls`` and ``max_cost_usd`` stop it asking (the cost cap needs the model's
+    price); a ruling below ``min_confidence`` is not used; ``concurrency`` bounds its
+    calls in flight (the provider's ``provider_concurrency`` and ``rate_limits`` hold too).
+    """
+
+    max_calls: int | None = Field(
+        default=None, ge=0, description="Questions the judge may be asked in the run."
+    )
+    max_cost_usd: float | None = Field(
+        default=None, ge=0, description="What its calls may cost, in USD (needs a price)."
+    )
+    min_confidence: float = Field(
+        default=0.0, ge=0.0, le=1.0, description="Rulings below this leave the rules' verdict."
+    )
+    concurrency: int = Field(default=4, ge=1, description="Judge calls in flight at once.")
+    max_tokens: int | None = Field(
+        default=None, ge=1, description="Per judge call; None: the provider's default."
+    )
+
+
+#: Keys of ``judge:`` that bound how much it is asked, not what it answers: left out of
+#: the config hash, so a run stopped by its judge's budget resumes with a larger one.
+JUDGE_LIMIT_KEYS: Final = frozenset({"max_calls", "max_cost_usd", "concurrency"})
+
+
 class RateLimit(BaseModel):
     """A provider's rate limits; None means unlimited."""
 
@@ -229,6 +263,11 @@ class ExperimentConfig(BaseModel):
         description="How every target's extraction call runs, over its provider's "
         "extraction settings of providers.yaml: temperature, max_tokens, min_confidence, "
         "confidence_threshold, enable_fallback, or a preset (answerx, ml-agents).",
+    )
+    judge: JudgeConfig | None = Field(
+        default=None,
+        description="An LLM judge for the items the rules are unsure of (provider/model, "
+        "max_calls, max_cost_usd, min_confidence, concurrency); None: the rules alone.",
     )
     cache: bool = Field(default=True, description="Reuse identical earlier responses.")
     output: OutputConfig = Field(default_factory=OutputConfig)
@@ -312,7 +351,7 @@ def _repeated(names: Iterable[str]) -> list[str]:
 
 _SECTIONS = frozenset(
     {"strategies", "targets", "provider_concurrency", "rate_limits", "budget"}
-    | {"approach_settings", "output"}
+    | {"approach_settings", "output", "judge"}
 )
 
 
@@ -335,7 +374,7 @@ HASH_EXCLUDED_KEYS: frozenset[str] = frozenset(
 
 
 # Keys newer than some stored runs: left out of the hash while None (their old meaning).
-_HASHED_WHEN_SET: frozenset[str] = frozenset({"index", "extraction"})
+_HASHED_WHEN_SET: frozenset[str] = frozenset({"index", "extraction", "judge"})
 
 
 def config_hash(config: ExperimentConfig) -> str:
@@ -344,10 +383,13 @@ def config_hash(config: ExperimentConfig) -> str:
     Canonical: keys sorted, no whitespace, defaults included, and the keys in
     :data:`HASH_EXCLUDED_KEYS` left out. Two configs with the same hash ask the
     same questions of the same models in the same way. Keys added after runs were
-    stored (``index``, ``extraction``) count only when set, so those runs still resume.
+    stored (``index``, ``extraction``, ``judge``) count only when set, so those runs still
+    resume; the judge's limits (:data:`JUDGE_LIMIT_KEYS`) never count.
     """
     unset = {key for key in _HASHED_WHEN_SET if getattr(config, key) is None}
     data = config.model_dump(mode="json", exclude=set(HASH_EXCLUDED_KEYS) | unset)
+    if config.judge is not None:
+        data["judge"] = {k: v for k, v in data["judge"].items() if k not in JUDGE_LIMIT_KEYS}
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

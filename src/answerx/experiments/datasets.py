@@ -18,6 +18,11 @@ File formats:
 - **Parquet**: list columns for ``choices`` and ``numbers`` (strings are read as
   in CSV).
 
+Several accepted answers (aliases, as NQ, TriviaQA and HotpotQA give them): an
+``answers`` column holding a list (a JSON array; in CSV also ``a|b|c``), or a gold
+column (``answer``/``gold``) that holds a list. The item's ``gold`` is then the first
+of them and ``answers`` all of them, and grading accepts any one.
+
 Choices list at least two options. A malformed row (invalid UTF-8 or JSON,
 a bad value) is an :class:`~answerx.errors.InputError` that lists every bad row
 of the file, each as ``file: line N: what is wrong``, so one pass finds them all;
@@ -69,6 +74,7 @@ _SUFFIXES = tuple(suffix for suffix, fmt in SUFFIXES.items() if fmt in INPUT_FOR
 # The column each optional field falls back to when the mapping leaves it unset.
 _CONVENTIONAL: Mapping[str, tuple[str, ...]] = {
     "gold": ("answer", "gold"),
+    "answers": ("answers",),
     "choices": ("choices",),
     "numbers": ("numbers",),
     "task": ("task",),
@@ -81,14 +87,17 @@ class FieldMap(BaseModel):
     """Which column of a data set holds each part of an item.
 
     An optional field left unset (None) uses its conventional column when the
-    data has one (``answer`` or ``gold``, ``choices``, ``numbers``, ``task``,
-    ``id``) and is simply absent otherwise; a field set explicitly must exist.
+    data has one (``answer`` or ``gold``, ``answers``, ``choices``, ``numbers``,
+    ``task``, ``id``) and is simply absent otherwise; a field set explicitly must exist.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     question: str = "question"
     gold: str | None = None
+    answers: str | None = Field(
+        default=None, description="A column holding a list of accepted answers (aliases)."
+    )
     choices: str | None = None
     numbers: str | None = None
     task: str | None = None
@@ -169,7 +178,14 @@ class DatasetItem(BaseModel):
 
     id: str
     question: str
-    gold: str | None = Field(default=None, description="The gold answer, as text.")
+    gold: str | None = Field(
+        default=None, description="The gold answer, as text (the first, when there are several)."
+    )
+    answers: list[str] | None = Field(
+        default=None,
+        description="Every accepted answer (aliases), when the data gives a list; any one "
+        "is right. None: ``gold`` alone.",
+    )
     choices: list[str] | None = None
     numbers: list[int] | None = None
     task: Task = "auto"
@@ -180,6 +196,11 @@ class DatasetItem(BaseModel):
         """``dataset/id``: unique across the datasets of a run (ids are unique per dataset,
         dataset names per run), so it is the ``item_id`` to store."""
         return f"{self.dataset}/{self.id}"
+
+    @property
+    def golds(self) -> str | list[str] | None:
+        """What grading compares with: every accepted answer, or the one gold answer."""
+        return self.answers if self.answers else self.gold
 
     @property
     def spec(self) -> AnswerSpec:
@@ -459,10 +480,12 @@ def _make_item(
     task = values.get("task", spec.task)
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
+    answers = _answers(values.get("gold"), values.get("answers"))
     return DatasetItem(
         id=_text(values["id"], "id") if "id" in values else str(index),
         question=question,
-        gold=_text(values["gold"], "gold") if "gold" in values else None,
+        gold=answers[0] if answers else None,
+        answers=answers if len(answers) > 1 else None,
         choices=_choices(values["choices"]) if "choices" in values else None,
         numbers=_numbers(values["numbers"]) if "numbers" in values else None,
         task=cast(Task, task),
@@ -479,6 +502,29 @@ def _text(value: Any, field: str) -> str:
     if isinstance(value, str | int | float):
         return str(value).strip()
     raise ValueError(f"{field} must be a string or a number, not {type(value).__name__}")
+
+
+def _answers(gold: Any, answers: Any) -> list[str]:
+    """The accepted answers of a row: its gold answer (one value, or a list), then those
+    of its ``answers`` list, in order, repeats and empty ones dropped."""
+    found: list[str] = []
+    if gold is not None:
+        found += _answer_list(gold, "gold") if isinstance(gold, list) else [_text(gold, "gold")]
+    if answers is not None:
+        if isinstance(answers, str):
+            text = answers.strip()
+            answers = _json_list(text) if text.startswith("[") else text.split("|")
+        elif not isinstance(answers, list):
+            answers = [answers]  # one accepted answer given as a bare value
+        found += _answer_list(answers, "answers")
+    kept = list(dict.fromkeys(a for a in found if a))
+    if not kept and found[:1] == [""] and not isinstance(gold, list):
+        return [""]  # one blank gold stays blank: a run calls it unreadable, --self-check lists it
+    return kept
+
+
+def _answer_list(values: list[Any], field: str) -> list[str]:
+    return [_text(v, f"each of {field}") for v in values if v is not None]
 
 
 def _choices(value: Any) -> list[str]:

@@ -113,6 +113,7 @@ def _schema(*, csv: bool) -> Any:
 
     types: dict[str, Any] = {
         "repetition": pa.int64(),
+        "answers": pa.list_(pa.string()),
         "choices": pa.list_(pa.string()),
         "numbers": pa.list_(pa.int64()),
         "span": pa.list_(pa.int64()),
@@ -123,6 +124,9 @@ def _schema(*, csv: bool) -> Any:
         "input_tokens": pa.int64(),
         "output_tokens": pa.int64(),
         "cost_usd": pa.float64(),
+        "em": pa.float64(),
+        "f1": pa.float64(),
+        "cover": pa.float64(),
         "latency_s": pa.float64(),
         "cached": pa.bool_(),
         "correct": pa.bool_(),

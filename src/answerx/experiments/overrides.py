@@ -38,6 +38,7 @@ OVERRIDE_KEYS: Mapping[str, str] = {
     "report_dir": "where reports go (output.report_dir)",
     "prompt_dir": "a folder of prompt templates overriding the bundled ones",
     "index": "the search approaches' index: a path (answerx index build) or bundled",
+    "judge": "the LLM judge of the items the rules are unsure of: provider/model",
 }
 _LIST_KEYS = ("datasets", "approaches", "strategies", "targets")
 _SIMPLE_KEYS = (
@@ -50,6 +51,7 @@ _SIMPLE_KEYS = (
     "cache",
     "prompt_dir",
     "index",
+    "judge",
 )
 _Put = Callable[[tuple[str, ...], Any], None]
 

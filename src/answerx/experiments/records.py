@@ -6,8 +6,11 @@ scoring (fills the verdict) and reports (read).
 An item's verdict is grading's own (:class:`answerx.grading.Verdict`), in its words:
 ``correct``, ``reason`` (one of :data:`answerx.grading.REASONS`) and ``how`` (the
 predicate that decided, one of :data:`answerx.grading.HOWS`), each a column of its own
-that reports group by and readers filter on; ``verdict_detail`` holds what a grader
-says beyond them (JSON), so a grader that says more needs no new layout.
+that reports group by and readers filter on; ``em``, ``f1`` and ``cover`` (the three
+measures open-domain QA reports, for short-answer and text items) are columns too,
+since reports average them as they count ``correct``; ``verdict_detail`` holds what a
+grader says beyond them (JSON: the accepted answer that matched, why the rules were
+unsure, the LLM judge's ruling), so a grader that says more needs no new layout.
 
 What a reader needs to audit an item is kept with it: ``candidate`` and ``span`` (the
 text the answer was read from and where it sits in ``raw_output``), and
@@ -43,7 +46,15 @@ __all__ = [
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
 
 #: The fields of an :class:`ItemRecord` that hold its verdict (what scoring writes).
-VERDICT_FIELDS: tuple[str, ...] = ("correct", "reason", "how", "verdict_detail")
+VERDICT_FIELDS: tuple[str, ...] = (
+    "correct",
+    "reason",
+    "how",
+    "em",
+    "f1",
+    "cover",
+    "verdict_detail",
+)
 
 
 class RunRecord(BaseModel):
@@ -125,7 +136,12 @@ class ItemRecord(BaseModel):
     dataset: str = ""
     task: Task = "auto"
     question: str
-    gold: str | None = None
+    gold: str | None = Field(
+        default=None, description="The gold answer (the first, when there are several)."
+    )
+    answers: list[str] | None = Field(
+        default=None, description="Every accepted answer (aliases); None: gold alone."
+    )
     choices: list[str] | None = None
     numbers: list[int] | None = None
     prompt: str = Field(default="", description="The first request's messages, as JSON.")
@@ -187,11 +203,27 @@ class ItemRecord(BaseModel):
         description="The predicate that decided (answerx.grading.HOWS); None: unscored, or "
         "not recorded (scored before answerx stored it).",
     )
+    em: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Normalised exact match (short-answer and text items); None: not measured.",
+    )
+    f1: float | None = Field(default=None, ge=0.0, le=1.0, description="Token F1 (as em).")
+    cover: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Cover match: an accepted answer in the reply."
+    )
     verdict_detail: dict[str, Any] | None = Field(
         default=None,
-        description="What the grader says beyond reason and how (JSON); None when nothing.",
+        description="What the grader says beyond reason, how and the measures (JSON: "
+        "matched_gold, doubt, judge); None when nothing.",
     )
     finished_at: datetime | None = None
+
+    @property
+    def golds(self) -> str | list[str] | None:
+        """What grading compares with: every accepted answer, or the one gold answer."""
+        return self.answers if self.answers else self.gold
 
     @property
     def key(self) -> ItemKey:

@@ -4,7 +4,7 @@ Formatting only: the numbers come computed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -82,10 +82,16 @@ def report_tables(report: Report) -> list[ReportTable]:
         )
     ]
     base = len(lead) + 3
+    # Open-domain QA's three measures beside accuracy, when some group has them.
+    measured = any(g.measured for g in report.groups)
     tables.append(
         ReportTable(
-            title="Accuracy (Wilson 95% interval)",
-            columns=[*lead, "model", "approach", "strategy", "n", "correct", "accuracy", "95% CI"],
+            title="Accuracy (Wilson 95% interval)"
+            + ("; exact match, token F1, cover match" if measured else ""),
+            columns=[
+                *(*lead, "model", "approach", "strategy", "n", "correct", "accuracy", "95% CI"),
+                *(("EM", "F1", "cover") if measured else ()),
+            ],
             rows=[
                 [
                     *head(g),
@@ -93,10 +99,11 @@ def report_tables(report: Report) -> list[ReportTable]:
                     f"{g.correct}/{g.scored}",
                     _pct(g.accuracy),
                     "–" if g.ci_low is None else f"{_pct(g.ci_low)} – {_pct(g.ci_high)}",
+                    *((_pct(g.em), _pct(g.f1), _pct(g.cover)) if measured else ()),
                 ]
                 for g in report.groups
             ],
-            right={base, base + 1, base + 2, base + 3},
+            right=set(range(base, base + (7 if measured else 4))),
         )
     )
     if report.comparisons:
@@ -149,6 +156,9 @@ def report_tables(report: Report) -> list[ReportTable]:
             right=set(range(base, base + 8)),
         )
     )
+    # Only where a judge was asked: a residue nobody judged is a note, not a table of zeros.
+    if any(g.judge is not None and g.judge.asked for g in report.groups):
+        tables.append(_judge_table(report, lead, head))
     breakdowns = (
         ("Verdict reason", "reasons"),
         ("Termination", "terminations"),
@@ -168,6 +178,37 @@ def report_tables(report: Report) -> list[ReportTable]:
             )
         )
     return tables
+
+
+def _judge_table(
+    report: Report, lead: list[str], head: Callable[[GroupStats], list[str]]
+) -> ReportTable:
+    """What the LLM judge did per group: the items the rules were unsure of (residue), those
+    it was asked about and ruled on, the verdicts it changed, and its own usage."""
+    base = len(lead) + 3
+    rows = []
+    for g in report.groups:
+        j = g.judge
+        if j is None:
+            rows.append([*head(g), "0", *("–" * 8)])
+            continue
+        rows.append(
+            [
+                *head(g),
+                *(str(v) for v in (j.doubtful, j.asked, j.judged, j.overturned, j.not_judged)),
+                *(str(j.cached), str(j.calls), f"{j.input_tokens:,} / {j.output_tokens:,}"),
+                _money(j.cost_usd),
+            ]
+        )
+    return ReportTable(
+        title="LLM judge (the items the rules were unsure of; its usage is not in Usage)",
+        columns=[
+            *(*lead, "model", "approach", "strategy", "unsure", "asked", "judged"),
+            *("overturned", "not judged", "cached", "calls", "tokens in/out", "cost"),
+        ],
+        rows=rows,
+        right=set(range(base, base + 9)),
+    )
 
 
 def _arm(report: Report, run_id: str, arm: str) -> str:

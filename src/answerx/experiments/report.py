@@ -8,6 +8,9 @@ tables or Markdown, :mod:`~answerx.experiments.plots` draws it, and
 
 Items are reported as they are stored: score them first (``score_items`` /
 ``answerx runs score``); an item without a verdict is counted but not in accuracy.
+Short-answer and text items add the mean exact match, token F1 and cover match
+beside accuracy; what the LLM judge did and cost (the residue it was asked about,
+its calls, tokens and cost) is reported apart from the approaches' own usage.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.experiments.records import ItemRecord, RunRecord, RunStatus
+from answerx.experiments.scoring import judge_totals_of, not_asked, stored_ruling
 from answerx.experiments.stats import mcnemar, percentile, wilson_interval
+from answerx.grading.residue import JudgeTotals
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -60,6 +65,11 @@ class RunTotals(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float | None = Field(description="None (unknown) when any item has no price.")
+    judge: JudgeTotals | None = Field(
+        default=None,
+        description="The LLM judge's work and cost over the run (apart from the tokens and "
+        "cost above); None when the rules were sure of every item.",
+    )
 
 
 class GroupStats(BaseModel):
@@ -90,6 +100,17 @@ class GroupStats(BaseModel):
     reasons: dict[str, int] = Field(
         default_factory=dict,
         description="Verdicts by reason (answerx.grading.REASONS); 'unscored' for none yet.",
+    )
+    measured: int = Field(
+        default=0, description="Items with exact match, F1 and cover (short-answer and text)."
+    )
+    em: float | None = Field(default=None, description="Mean exact match over measured items.")
+    f1: float | None = Field(default=None, description="Mean token F1 over measured items.")
+    cover: float | None = Field(default=None, description="Mean cover match over measured items.")
+    judge: JudgeTotals | None = Field(
+        default=None,
+        description="The LLM judge's work and cost on this group's items (apart from the "
+        "usage above); None when the rules were sure of every item.",
     )
 
     @property
@@ -192,7 +213,7 @@ def build_report(
         runs=[_run_totals(record, run_items) for record, run_items in runs],
         groups=groups,
         comparisons=comparisons,
-        notes=_notes(groups),
+        notes=_notes(groups) + _judge_notes(runs),
     )
 
 
@@ -236,7 +257,25 @@ def _run_totals(record: RunRecord, items: Sequence[ItemRecord]) -> RunTotals:
         finished_at=record.finished_at,
         items=len(items),
         **usage,
+        judge=_judge(items),
     )
+
+
+def _judge(items: Sequence[ItemRecord]) -> JudgeTotals | None:
+    totals = judge_totals_of(items)
+    return totals if totals.doubtful or totals.asked else None
+
+
+def _measures(items: Sequence[ItemRecord]) -> dict[str, Any]:
+    """Mean exact match, F1 and cover over the items that have them."""
+    measured = [item for item in items if item.em is not None]
+    n = len(measured)
+
+    def mean(name: str) -> float | None:
+        values = [getattr(item, name) for item in measured]
+        return sum(v for v in values if v is not None) / n if n else None
+
+    return {"measured": n, "em": mean("em"), "f1": mean("f1"), "cover": mean("cover")}
 
 
 def _all_priced(record: RunRecord) -> bool:
@@ -289,6 +328,8 @@ def _group_stats(items: Sequence[ItemRecord]) -> GroupStats:
         terminations=dict(Counter(item.termination for item in items).most_common()),
         methods=dict(Counter(item.method for item in items).most_common()),
         reasons=dict(Counter(item.reason or UNSCORED for item in items).most_common()),
+        **_measures(items),
+        judge=_judge(items),
     )
 
 
@@ -373,6 +414,38 @@ def _run_comparisons(groups: list[_Group]) -> list[Comparison]:
         if key[0] != "0" and key[1:] in main
     ]
     return [c for c in found if c is not None]
+
+
+def _judge_notes(runs: Sequence[tuple[RunRecord, Sequence[ItemRecord]]]) -> list[str]:
+    """What a reader must know about the judge: items it was not asked about (its budget
+    ran out, or the run had none), and that its cost is not in the approaches' usage."""
+    notes = []
+    for record, items in runs:
+        totals = judge_totals_of(items)
+        rulings = (stored_ruling(item) for item in items)
+        unasked = [r for r in rulings if r is not None and not_asked(r)]
+        never = totals.doubtful - totals.asked
+        if unasked:
+            notes.append(
+                f"Run {record.run_id}: the LLM judge was not asked about {len(unasked)} "
+                f"item(s) the rules were unsure of ({unasked[0].reason.removeprefix('not asked: ')}"
+                "); the rules' verdict stands for them: `answerx runs score RUN_ID --judge "
+                "PROVIDER/MODEL` asks about them."
+            )
+        elif never and not totals.asked:
+            notes.append(
+                f"Run {record.run_id}: the rules were unsure of {never} item(s) and no LLM "
+                "judge was asked (add judge: to the config, or `answerx runs score RUN_ID "
+                "--judge PROVIDER/MODEL`); their verdicts are the rules'."
+            )
+        if totals.calls:
+            cost = "unknown" if totals.cost_usd is None else f"${totals.cost_usd:.4f}"
+            notes.append(
+                f"Run {record.run_id}: the LLM judge made {totals.calls} call(s) "
+                f"({totals.input_tokens:,} tokens in, {totals.output_tokens:,} out, cost {cost}),"
+                " not counted in the approaches' usage."
+            )
+    return notes
 
 
 def _notes(groups: Sequence[GroupStats]) -> list[str]:

@@ -14,6 +14,11 @@ providers that take one.
 A unit that fails (a provider error after every retry and fallback, a budget
 that ran out without an answer) is stored with its ``error`` or ``termination``
 and the run goes on; a resumed run retries the errored ones.
+
+With a ``judge:`` in the config, each item the scoring rules are unsure of
+(``Verdict.doubt``) is put to the LLM judge before it is stored, at most
+``judge.concurrency`` at a time, within the judge's budget; its calls are counted
+apart from the item's own (:mod:`~answerx.experiments.judging`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.agent.budget import Budget
 from answerx.agent.termination import StepLimitReached
@@ -46,12 +51,21 @@ from answerx.experiments.config import (
 )
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
+from answerx.experiments.judging import charge_earlier_rulings, judge_for_run
 from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
-from answerx.experiments.scoring import judge, verdict_fields
+from answerx.experiments.scoring import (
+    judge_request_for,
+    rules_verdict,
+    stored_verdict,
+    verdict_fields,
+)
 from answerx.experiments.store import ResultStore
 from answerx.extraction.models import Extraction
+from answerx.grading import JudgeRuling, Verdict
+from answerx.grading.residue import JudgeTotals, apply_ruling, judge_totals
+from answerx.judge import LLMJudge
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
 from answerx.reasoning.registry import SEARCH_APPROACHES
@@ -82,6 +96,14 @@ class RunSummary(BaseModel):
     output_tokens: int
     cost_usd: float | None
     elapsed_s: float
+    judge: JudgeTotals | None = Field(
+        default=None,
+        description="What the LLM judge did and cost for this session's items (apart from "
+        "the approaches' own calls, tokens and cost); None when the run has no judge.",
+    )
+    judge_stopped: str | None = Field(
+        default=None, description="Why the judge stopped asking (its budget), if it did."
+    )
 
 
 @dataclass(frozen=True)
@@ -138,9 +160,15 @@ class _Totals:
     # Some target has no price: with nothing answered yet the cost is unknown, not $0.
     unpriced: bool = False
     started: float = field(default_factory=time.perf_counter)
+    # The verdicts the rules were unsure of (what the judge saw), for the judge's totals.
+    residue: list[Verdict] = field(default_factory=list)
 
     def add(self, record: ItemRecord) -> None:
         self.done += 1
+        if record.verdict_detail and "doubt" in record.verdict_detail:
+            verdict = stored_verdict(record)
+            if verdict is not None:
+                self.residue.append(verdict)
         self.errors += record.error is not None
         if record.correct is not None:
             self.scored += 1
@@ -186,8 +214,13 @@ class _Run:
         prices: PriceTable,
         make_manager: ManagerFactory | None,
         retriever: Retriever | None = None,
+        judge: LLMJudge | None = None,
+        limits: dict[str, ProviderLimits] | None = None,
     ) -> None:
         self.config = config
+        self.judge = judge
+        slots = config.judge.concurrency if config.judge is not None else 1
+        self._judge_slots = asyncio.Semaphore(slots)
         self.retriever = retriever  # one per run, shared by every search approach
         self.run = run
         self.store = store
@@ -198,22 +231,17 @@ class _Run:
                 price_of(t.provider, t.model, prices=prices) is None for t in config.targets
             )
         )
-        self._limits: dict[str, ProviderLimits] = {}
+        self._limits: dict[str, ProviderLimits] = dict(limits or {})
         self._managers: dict[str, RunClientManager] = {}
         self._approaches: dict[tuple[str, str, str, str], BaseReasoning[Any]] = {}
         self._make_manager = make_manager or self._default_manager
-        limits = config.budget.model_dump().values()
-        self._budget: Budget | None = config.budget if any(v is not None for v in limits) else None
+        caps = config.budget.model_dump().values()
+        self._budget: Budget | None = config.budget if any(v is not None for v in caps) else None
 
     # ------------------------------------------------------------------ managers
     def limits(self, provider: str) -> ProviderLimits:
         if provider not in self._limits:
-            rate = self.config.rate_limits.get(provider)
-            self._limits[provider] = ProviderLimits(
-                concurrency=self.config.provider_concurrency.get(provider),
-                requests_per_minute=rate.requests_per_minute if rate else None,
-                tokens_per_minute=rate.tokens_per_minute if rate else None,
-            )
+            self._limits[provider] = provider_limits(self.config, provider)
         return self._limits[provider]
 
     def _default_manager(self, target: TargetSpec, config: ExperimentConfig) -> RunClientManager:
@@ -233,6 +261,8 @@ class _Run:
         """Close the managers' async clients (their connections belong to this loop)."""
         for manager in self._managers.values():
             await manager.aclose()
+        if self.judge is not None:
+            await self.judge.manager.aclose()
 
     def manager(self, target: TargetSpec) -> RunClientManager:
         label = target.label
@@ -284,9 +314,26 @@ class _Run:
         finally:
             current_tally().reset(token)
         record = self._record(unit, response, tally, error, termination, started)
+        # Scored after the item's tally is closed: the judge's calls are not the item's.
+        verdict = await self._judged(record, rules_verdict(record))
+        record = record.model_copy(update=verdict_fields(verdict, aliases=bool(record.answers)))
         self.store.add_item(record)
         self.totals.add(record)
         return record
+
+    async def _judged(self, record: ItemRecord, verdict: Verdict) -> Verdict:
+        """``verdict`` after the run's judge ruled on it, when the rules are unsure of it."""
+        if self.judge is None or verdict.doubt is None:
+            return verdict
+        request = judge_request_for(record, verdict)
+        async with self._judge_slots:
+            try:
+                ruling = await self.judge.ajudge(request)
+            except (ConfigError, StoreError):
+                raise  # a broken cache or setting fails every item alike: stop, say why
+            except AnswerxError as exc:  # the judge never raises for a provider error
+                ruling = JudgeRuling(verdict=None, reason=redact(f"judge failed: {exc}"))
+        return apply_ruling(verdict, ruling)
 
     def _record(
         self,
@@ -310,6 +357,7 @@ class _Run:
             "task": item.task,
             "question": item.question,
             "gold": item.gold,
+            "answers": item.answers,
             "choices": item.choices,
             "numbers": item.numbers,
             "prompt": json.dumps(tally.prompt, ensure_ascii=False) if tally.prompt else "",
@@ -324,10 +372,10 @@ class _Run:
             if tally.all_cached
             else self._cost(unit.target, paid.input_tokens, paid.output_tokens)
         )
-        # One rule for every item, the same as a later `answerx runs score`: no answer
-        # (a failed call included) is wrong; no gold is unjudged.
+        # Unscored here: the caller scores the record from its own fields, by the same
+        # rule as a later `answerx runs score` (no answer, a failed call included, is
+        # wrong; no gold is unjudged).
         if response is None:
-            verdict = judge(None, item.gold, item.task, choices=item.choices, numbers=item.numbers)
             return ItemRecord(
                 **common,
                 input_tokens=paid.input_tokens,
@@ -336,19 +384,9 @@ class _Run:
                 latency_s=time.perf_counter() - started,
                 termination=termination,
                 error=error,
-                **verdict_fields(verdict),
             )
         meta = response.metadata
         found = response.extraction
-        verdict = judge(
-            response.extracted_answer,
-            item.gold,
-            item.task,
-            choices=item.choices,
-            numbers=item.numbers,
-            valid=found.valid,
-            unfinished=found.unfinished,
-        )
         return ItemRecord(
             **common,
             raw_output=response.text,
@@ -370,7 +408,6 @@ class _Run:
             latency_s=response.generation_time,
             termination=meta.termination,
             finish_reason=meta.finish_reason,
-            **verdict_fields(verdict),
         )
 
     def _cost(self, target: TargetSpec, input_tokens: int, output_tokens: int) -> float | None:
@@ -396,6 +433,16 @@ def span_in(text: str, found: Extraction) -> tuple[int, int] | None:
     if span[0] < at or span[1] > at + len(kept) or text[span[0] : span[1]] != reply[start:end]:
         return None
     return span
+
+
+def provider_limits(config: ExperimentConfig, provider: str) -> ProviderLimits:
+    """The concurrency and rates ``config`` sets for ``provider`` (shared by its managers)."""
+    rate = config.rate_limits.get(provider)
+    return ProviderLimits(
+        concurrency=config.provider_concurrency.get(provider),
+        requests_per_minute=rate.requests_per_minute if rate else None,
+        tokens_per_minute=rate.tokens_per_minute if rate else None,
+    )
 
 
 def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:
@@ -467,9 +514,22 @@ async def arun_experiment(
             resources.callback(cache.close)
         # Opened before the run is recorded: an unreadable index stops it with nothing stored.
         retriever = open_retriever(config, resources)
+        prices = load_prices()
+        # Built before the run is recorded too: a judge without its key, or a cost cap
+        # without a price, stops the run with nothing stored.
+        limits: dict[str, ProviderLimits] = {}
+        judge = None
+        if config.judge is not None:
+            limits[config.judge.provider] = provider_limits(config, config.judge.provider)
+            judge = judge_for_run(
+                config.judge, cache=cache, prices=prices, limits=limits[config.judge.provider],
+                prompt_dir=config.prompt_dir,
+            )  # fmt: skip
         digest = config_hash(config)
         if resume:
             record = _resolve_resume(store, resume, digest)
+            if judge is not None:  # the judge's budget is the run's, not this session's
+                charge_earlier_rulings(judge, store.items(record.run_id))
         else:
             record = store.start_run(config.name, config.model_dump(mode="json"), digest)
         if on_start is not None:
@@ -480,8 +540,8 @@ async def arun_experiment(
         skipped = sum(u.key in done for u in plan_units(config, items)) if done else 0
         todo = (u for u in plan_units(config, items) if u.key not in done)
         runner = _Run(
-            config, record, store, cache=cache, prices=load_prices(), make_manager=make_manager,
-            retriever=retriever,
+            config, record, store, cache=cache, prices=prices, make_manager=make_manager,
+            retriever=retriever, judge=judge, limits=limits,
         )  # fmt: skip
         callbacks = _Callbacks(runner, total, skipped, on_item, on_progress)
         callbacks.progress()
@@ -511,7 +571,16 @@ async def arun_experiment(
         output_tokens=t.output_tokens,
         cost_usd=t.cost,
         elapsed_s=time.perf_counter() - t.started,
+        judge=None
+        if judge is None
+        else judge_totals(t.residue).model_copy(update={"items": t.done}),
+        judge_stopped=None if judge is None else judge.summary.stopped,
     )
+
+
+def _session_judge_totals(totals: _Totals) -> JudgeTotals:
+    """The judge's totals over this session's residue, counted out of every item it stored."""
+    return judge_totals(totals.residue).model_copy(update={"items": totals.done})
 
 
 @dataclass

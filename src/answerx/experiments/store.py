@@ -91,7 +91,7 @@ DEFAULT_DB = Path("runs/answerx.db")
 _KEY_COLUMNS = ("approach", "strategy", "provider", "model", "item_id", "repetition")
 _ITEM_COLUMNS: tuple[str, ...] = tuple(ItemRecord.model_fields)
 _RUN_COLUMNS: tuple[str, ...] = tuple(RunRecord.model_fields)
-_JSON_COLUMNS = frozenset({"choices", "numbers", "verdict_detail", "span"})
+_JSON_COLUMNS = frozenset({"answers", "choices", "numbers", "verdict_detail", "span"})
 _BOOL_COLUMNS = frozenset({"cached", "correct", "valid", "unfinished"})
 _TIME_COLUMNS = frozenset({"finished_at", "started_at"})
 _PAGE = 500  # rows read per query when iterating items
@@ -258,12 +258,24 @@ CREATE INDEX items_pair ON items
     (run_id, approach, strategy, provider, model, item_id, repetition, dataset, correct)
 """
 
+# Several accepted answers per item (aliases), and the three measures open-domain QA
+# reports (exact match, token F1, cover match): columns, as reports average them the
+# way they count `correct`. NULL in older rows (one gold; not measured until re-scored).
+# answers: a JSON list; NULL when the gold is the only accepted answer.
+_M005 = """
+ALTER TABLE items ADD COLUMN answers TEXT;
+ALTER TABLE items ADD COLUMN em REAL;
+ALTER TABLE items ADD COLUMN f1 REAL;
+ALTER TABLE items ADD COLUMN cover REAL
+"""
+
 #: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_runs_and_items", _M001),
     ("m002_items_finish_reason", _M002),
     ("m003_items_verdict_reason_how", _M003),
     ("m004_items_span_conversation", _M004),
+    ("m005_items_answers_and_qa_measures", _M005),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -21,7 +21,16 @@ from answerx.extraction.models import Extraction
 from answerx.grading.judgement import Doubt, Judge, JudgeRequest, JudgeRuling
 from answerx.grading.models import Reason, Verdict
 
-__all__ = ["GUESS_CONFIDENCE", "JudgeTotals", "consult", "guess_doubt", "judge_totals"]
+__all__ = [
+    "GUESS_CONFIDENCE",
+    "JudgeTotals",
+    "apply_ruling",
+    "ask_judge",
+    "consult",
+    "guess_doubt",
+    "judge_request",
+    "judge_totals",
+]
 
 log = logging.getLogger("answerx.grading")
 
@@ -50,6 +59,67 @@ def guess_doubt(extraction: Extraction, reason: str) -> Doubt | None:
     return "low_confidence_guess"
 
 
+def judge_request(
+    verdict: Verdict,
+    *,
+    golds: Sequence[str],
+    question: str | None = None,
+    choices: Sequence[str] | None = None,
+    raw_output: str | None = None,
+    task: str | None = None,
+) -> JudgeRequest:
+    """What a judge is asked about ``verdict`` (which must have a ``doubt``): ``golds`` are
+    the accepted answers (cleaned); ``raw_output`` and ``task`` default to the verdict's
+    extraction's (a verdict of ``grade`` has none: pass the output the answer came from)."""
+    if verdict.doubt is None:
+        raise ValueError("only a verdict the rules were unsure of (a doubt) goes to a judge")
+    extraction = verdict.extraction
+    if raw_output is None:
+        raw_output = extraction.raw_output if extraction is not None else (verdict.answer or "")
+    if task is None:
+        task = extraction.task if extraction is not None else "auto"
+    return JudgeRequest(
+        task=task,
+        raw_output=raw_output,
+        answer=verdict.answer,
+        golds=tuple(golds),
+        question=question,
+        choices=tuple(choices) if choices else None,
+        doubt=verdict.doubt,
+        rules_how=verdict.how,
+        rules_correct=verdict.correct,
+    )
+
+
+def apply_ruling(verdict: Verdict, ruling: JudgeRuling, *, started: float | None = None) -> Verdict:
+    """``verdict`` after ``ruling``: the judge's verdict replaces the rules'
+    (``how="llm_judge"``); a ruling without a verdict (not asked, failed, unsure) is
+    recorded and the rules' verdict stands. ``started`` (``perf_counter``) resets
+    ``elapsed_s`` to include the judge's time."""
+    ruling = ruling.model_copy(update={"rules_how": verdict.how, "rules_correct": verdict.correct})
+    update: dict[str, object] = {"judge": ruling}
+    if ruling.verdict is not None:
+        reason = _REASON_OF[ruling.verdict]
+        update |= {
+            "correct": reason == "equivalent",
+            "reason": reason,
+            "how": "llm_judge",
+            "matched_gold": None,
+        }
+    if started is not None:
+        update["elapsed_s"] = time.perf_counter() - started
+    return verdict.model_copy(update=update)
+
+
+def ask_judge(judge: Judge, request: JudgeRequest) -> JudgeRuling:
+    """``judge``'s ruling on ``request``; a judge that raises anyway (it should not) gives
+    a ruling without a verdict, so the rules' verdict stands."""
+    try:
+        return judge.judge(request)
+    except AnswerxError as exc:
+        return JudgeRuling(verdict=None, reason=f"judge failed: {type(exc).__name__}: {exc}")
+
+
 def consult(
     verdict: Verdict,
     judge: Judge,
@@ -67,35 +137,8 @@ def consult(
     """
     if verdict.doubt is None:
         return verdict
-    extraction = verdict.extraction
-    request = JudgeRequest(
-        task=extraction.task if extraction is not None else "auto",
-        raw_output=extraction.raw_output if extraction is not None else (verdict.answer or ""),
-        answer=verdict.answer,
-        golds=tuple(golds),
-        question=question,
-        choices=tuple(choices) if choices else None,
-        doubt=verdict.doubt,
-        rules_how=verdict.how,
-        rules_correct=verdict.correct,
-    )
-    try:
-        ruling = judge.judge(request)
-    except AnswerxError as exc:  # a judge that raises anyway: the rules' verdict stands
-        ruling = JudgeRuling(verdict=None, reason=f"judge failed: {type(exc).__name__}: {exc}")
-    ruling = ruling.model_copy(update={"rules_how": verdict.how, "rules_correct": verdict.correct})
-    update: dict[str, object] = {"judge": ruling}
-    if ruling.verdict is not None:
-        reason = _REASON_OF[ruling.verdict]
-        update |= {
-            "correct": reason == "equivalent",
-            "reason": reason,
-            "how": "llm_judge",
-            "matched_gold": None,
-        }
-    if started is not None:
-        update["elapsed_s"] = time.perf_counter() - started
-    return verdict.model_copy(update=update)
+    request = judge_request(verdict, golds=golds, question=question, choices=choices)
+    return apply_ruling(verdict, ask_judge(judge, request), started=started)
 
 
 class JudgeTotals(BaseModel):

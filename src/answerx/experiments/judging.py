@@ -1,0 +1,167 @@
+"""The LLM judge of an experiment: the config's ``judge:`` made into an :class:`LLMJudge`.
+
+A run's judge asks through a :class:`~answerx.experiments.calls.RunClientManager`
+that shares the judge provider's concurrency slot and rate limits with the run's
+own calls to that provider, and through the run's response cache (a re-run asks
+nothing again); its cost comes from the run's price table. Its calls are counted
+apart from the approaches' own (they are made outside any item's tally, and stored
+in the item's ``verdict_detail["judge"]``).
+
+:func:`stored_run_judge` is the judge ``answerx runs score --judge`` asks about a stored
+run (the run's ``judge:`` settings, another model if asked, the run's cache);
+:func:`charge_earlier_rulings` makes a resumed run's budget count
+the calls its earlier sessions already made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from answerx.callinfo import Usage
+from answerx.errors import ConfigError
+from answerx.experiments.cache import ResponseCache
+from answerx.experiments.calls import ProviderLimits, RunClientManager
+from answerx.experiments.config import JUDGE_LIMIT_KEYS, JudgeConfig, TargetSpec
+from answerx.experiments.prices import PriceTable, price_of
+from answerx.experiments.records import ItemRecord, RunRecord
+from answerx.experiments.scoring import stored_ruling
+from answerx.judge import LLMJudge
+from answerx.structured.manager import InstructorClientManager
+
+__all__ = [
+    "charge_earlier_rulings",
+    "judge_for_run",
+    "judge_for_scoring",
+    "make_judge",
+    "stored_run_config_judge",
+    "stored_run_judge",
+]
+
+
+def make_judge(
+    spec: JudgeConfig,
+    manager: InstructorClientManager,
+    *,
+    cache: ResponseCache | None,
+    prices: PriceTable | None = None,
+    prompt_dir: str | Path | None = None,
+) -> LLMJudge:
+    """An :class:`LLMJudge` asking through ``manager`` with ``spec``'s budget; its price
+    from ``prices`` (the bundled table and ``$ANSWERX_PRICES`` when None)."""
+    price = price_of(spec.provider, spec.model, prices=prices)
+    if spec.max_cost_usd is not None and price is None:
+        raise ConfigError(
+            f"judge: max_cost_usd needs the price of {spec.label}, which the price table "
+            "lacks: add it to a YAML file in $ANSWERX_PRICES, or drop max_cost_usd"
+        )
+    return LLMJudge(
+        manager,
+        max_calls=spec.max_calls,
+        max_cost_usd=spec.max_cost_usd,
+        price=price,
+        cache=cache,
+        min_confidence=spec.min_confidence,
+        prompt_dir=prompt_dir,
+    )
+
+
+def judge_for_run(
+    spec: JudgeConfig,
+    *,
+    cache: ResponseCache | None,
+    prices: PriceTable,
+    limits: ProviderLimits,
+    prompt_dir: str | Path | None = None,
+) -> LLMJudge:
+    """The judge of a run: async calls within the provider's ``limits``, cached in the
+    run's response cache (the manager itself caches nothing: the judge keys its own
+    questions)."""
+    manager = RunClientManager(
+        spec.provider,
+        spec.model,
+        base_url=spec.base_url,
+        modes=spec.modes,
+        max_tokens=spec.max_tokens,
+        limits=limits,
+    )
+    return make_judge(spec, manager, cache=cache, prices=prices, prompt_dir=prompt_dir)
+
+
+def judge_for_scoring(
+    spec: JudgeConfig, *, cache: ResponseCache | None, prompt_dir: str | Path | None = None
+) -> LLMJudge:
+    """The judge of ``answerx runs score --judge``: plain (threaded) calls, the same cache
+    keys as a run's judge, so what the run asked costs nothing again."""
+    manager = InstructorClientManager(
+        spec.provider,
+        spec.model,
+        base_url=spec.base_url,
+        modes=spec.modes,
+        max_tokens=spec.max_tokens,
+    )
+    return make_judge(spec, manager, cache=cache, prompt_dir=prompt_dir)
+
+
+def charge_earlier_rulings(judge: LLMJudge, items: Iterable[ItemRecord]) -> int:
+    """Count the judge calls stored with ``items`` (a resumed run's earlier sessions)
+    against ``judge``'s budget; returns the calls counted."""
+    rulings = [r for r in map(stored_ruling, items) if r is not None]
+    calls = sum(r.calls for r in rulings)
+    if calls:
+        judge.budget.note(calls=calls)
+        usage = Usage(
+            input_tokens=sum(r.input_tokens for r in rulings),
+            output_tokens=sum(r.output_tokens for r in rulings),
+        )
+        judge.budget.spend(usage, 0)
+    return calls
+
+
+# Settings of a run's judge that hold for another judge model too.
+_PORTABLE = JUDGE_LIMIT_KEYS | {"min_confidence", "max_tokens"}
+
+
+def stored_run_config_judge(
+    run: RunRecord, target: str, *, max_calls: int | None = None
+) -> JudgeConfig:
+    """The judge ``target`` (``provider/model``) with the settings of ``run``'s own
+    ``judge:`` (its budget, min_confidence, concurrency; its base URL and modes too when
+    it is the same model); ``max_calls`` overrides the budget of calls."""
+    try:
+        wanted = TargetSpec.model_validate(target)
+    except (ValidationError, ValueError) as exc:
+        raise ConfigError(f"--judge {target!r}: give PROVIDER or PROVIDER/MODEL ({exc})") from None
+    stored: dict[str, Any] = run.config.get("judge") or {}
+    same = (stored.get("provider"), stored.get("model")) == (wanted.provider, wanted.model)
+    fields = dict(stored) if same else {k: v for k, v in stored.items() if k in _PORTABLE}
+    fields |= {"provider": wanted.provider, "model": wanted.model}
+    if wanted.base_url is not None:
+        fields["base_url"] = wanted.base_url
+    if max_calls is not None:
+        fields["max_calls"] = max_calls
+    try:
+        return JudgeConfig.model_validate(fields)
+    except ValidationError as exc:
+        raise ConfigError(f"the judge of run {run.run_id}: {exc}") from None
+
+
+@contextmanager
+def stored_run_judge(
+    run: RunRecord, target: str, *, db: str | Path, max_calls: int | None = None
+) -> Iterator[tuple[LLMJudge, int]]:
+    """The judge (and its concurrency) that re-scoring ``run`` asks, in the run's response
+    cache beside ``db`` (when the run used one), so what the run already asked costs
+    nothing. Its budget (``max_calls``, the run's ``max_cost_usd``) is this scoring's."""
+    spec = stored_run_config_judge(run, target, max_calls=max_calls)
+    cache = ResponseCache(Path(db).with_name("cache.db")) if run.config.get("cache", True) else None
+    try:
+        prompt_dir = run.config.get("prompt_dir")
+        yield judge_for_scoring(spec, cache=cache, prompt_dir=prompt_dir), spec.concurrency
+    finally:
+        if cache is not None:
+            cache.close()
