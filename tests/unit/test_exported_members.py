@@ -238,9 +238,13 @@ EXPORTED: dict[str, set[str]] = {
     },
     "answerx.integrations.lm_eval": {
         "AnswerxFilter",
+        "GOLD_FIELDS",
         "NO_ANSWER",
+        "QUESTION_FIELDS",
         "answerx_verify",
         "launch",
+        "process_results",
+        "process_results_qa",
         "task_dir",
     },
     "answerx.integrations.local_data": {
