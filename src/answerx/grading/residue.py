@@ -21,7 +21,14 @@ from answerx.extraction.models import Extraction
 from answerx.grading.judgement import Doubt, Judge, JudgeRequest, JudgeRuling
 from answerx.grading.models import Reason, Verdict
 
-__all__ = ["GUESS_CONFIDENCE", "JudgeTotals", "consult", "guess_doubt", "judge_totals"]
+__all__ = [
+    "GUESS_CONFIDENCE",
+    "JudgeTotals",
+    "consult",
+    "extraction_in_doubt",
+    "guess_doubt",
+    "judge_totals",
+]
 
 log = logging.getLogger("answerx.grading")
 
@@ -48,6 +55,24 @@ def guess_doubt(extraction: Extraction, reason: str) -> Doubt | None:
     if extraction.candidate is not None and extraction.candidate.strip() == whole:
         return None
     return "low_confidence_guess"
+
+
+def extraction_in_doubt(extraction: Extraction, min_confidence: float) -> bool:
+    """Whether an LLM should read ``extraction``'s output again (``two_stage``'s rule for
+    saved outputs): a finished output with no answer, or an answer below
+    ``min_confidence`` picked out of a longer output. A cut-off output holds nothing
+    more to read; an output that is the answer alone is no guess.
+
+    >>> from answerx.extraction import extract
+    >>> extraction_in_doubt(extract("blah blah 42"), 0.85), extraction_in_doubt(extract("42"), 0.85)
+    (True, False)
+    """
+    if extraction.answer is None:
+        return not extraction.unfinished
+    if extraction.confidence >= min_confidence:
+        return False
+    candidate = extraction.candidate
+    return candidate is None or candidate.strip() != extraction.raw_output.strip()
 
 
 def consult(

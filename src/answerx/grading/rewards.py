@@ -51,7 +51,7 @@ _SPECIAL = re.compile(
 )
 _ROLE_HEADER = re.compile(r"\A(?:assistant|model)\s*\n")
 # A chat template's turn header once its special tokens are gone: "user\n", "<start_of_turn>user".
-_TURN = re.compile(r"(?m)^(?:system|user|assistant|model)\s*$")
+_TURN = re.compile(r"(?m)^(system|user|assistant|model)[ \t]*$")
 
 #: Keys a label object (a dict in the label column) may keep its gold answer under, in the
 #: order tried: answerx's own, verl's reward-model dict, the usual dataset column names.
@@ -237,8 +237,8 @@ def prompt_question(prompt: Any) -> str | None:
     a conversation (a list of messages), or of a chat-templated text (its special tokens and
     turn headers out); None when there is none.
 
-    >>> prompt_question("<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n"
-    ...                 "Who wrote Hamlet?<|im_end|>\n<|im_start|>assistant\n")
+    >>> prompt_question("<|im_start|>system\\nBe brief.<|im_end|>\\n<|im_start|>user\\n"
+    ...                 "Who wrote Hamlet?<|im_end|>\\n<|im_start|>assistant\\n")
     'Who wrote Hamlet?'
     >>> prompt_question([{"role": "user", "content": "Capital of France?"}])
     'Capital of France?'
@@ -256,12 +256,11 @@ def prompt_question(prompt: Any) -> str | None:
     if not isinstance(prompt, str):
         return None
     text = _SPECIAL.sub("\n", prompt)
-    parts = _TURN.split(text)
-    headers = _TURN.findall(text)
-    if headers:
-        turns = zip(headers, parts[1:], strict=True)
-        users = [part for header, part in turns if header.strip() == "user"]
-        text = users[-1] if users else parts[-1] or text
+    parts = _TURN.split(text)  # [before, header, turn, header, turn, ...]
+    if len(parts) > 1:
+        users = [turn for header, turn in zip(parts[1::2], parts[2::2], strict=True)
+                 if header == "user"]  # fmt: skip
+        text = users[-1] if users else parts[-1]
     return _text_or(text.strip(), None)
 
 
