@@ -142,3 +142,14 @@ def test_serve_with_a_judge_without_its_key_fails_before_starting(
     result = CliRunner().invoke(app, ["serve", "--judge", "openai/gpt-4o-mini", "--port", "1"])
     assert result.exit_code == 5
     assert "OPENAI_API_KEY" in result.stderr
+
+
+def test_reward_labels_may_list_accepted_answers(http: httpx.Client) -> None:
+    body = http.post(
+        "/v1/reward",
+        json={"query": ["<|im_start|>user\nWho discovered radium?<|im_end|>\n"
+                        "<|im_start|>assistant\nCurie.<|im_end|>", "It was Fab Four."],
+              "prompts": ["<|im_start|>user\nWho discovered radium?<|im_end|>\n", ""],
+              "labels": [["Marie Curie"], {"answer": ["The Beatles", "Fab Four"]}]},
+    ).json()  # fmt: skip
+    assert body["rewards"] == [1.0, 1.0]
