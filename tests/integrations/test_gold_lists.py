@@ -33,6 +33,16 @@ def test_reward_gold_keeps_a_list_of_accepted_answers() -> None:
     assert reward_gold([]) is None
 
 
+def test_hf_datasets_map_batches_take_list_golds_and_a_question_column() -> None:
+    from answerx.integrations.hf_datasets import verify_batch
+
+    batch = {"raw_output": ["Curie.", "It was the Fab Four."], "gold": [CURIE, ALIASES],
+             "q": [WHO, "Which band?"]}  # fmt: skip
+    columns = verify_batch(batch, question="q")
+    assert columns["correct"] == [True, True]
+    assert columns["matched_gold"] == ["Marie Curie", "Fab Four"]
+
+
 def test_trl_rewards_any_alias_and_reads_the_question_from_the_prompt() -> None:
     reward = trl.make_reward(gold="answers")
     prompts = [[{"role": "system", "content": "Be brief."}, {"role": "user", "content": WHO}]] * 2

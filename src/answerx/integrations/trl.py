@@ -92,8 +92,8 @@ def make_reward(
     ``trainer_state`` with that attribute); TRL 1.16 passes neither, so give it here.
 
     Each call logs, when TRL passes the loggers, the columns ``answerx_answer``,
-    ``answerx_reason`` and ``answerx_how`` to the completions table and the
-    metrics ``answerx/extraction_rate``, ``answerx/unfinished_rate`` (the share of
+    ``answerx_reason``, ``answerx_how`` and ``answerx_matched_gold`` to the completions
+    table and the metrics ``answerx/extraction_rate``, ``answerx/unfinished_rate`` (the share of
     completions cut off, at the limit or inside ``<think>``, whatever their verdict) and
     ``answerx/<reason>`` (the share of each reason in the batch).
     """
@@ -163,6 +163,7 @@ def _log(verdicts: Sequence[Verdict], log_extra: Any, log_metric: Any) -> None:
         log_extra("answerx_answer", [v.answer for v in verdicts])
         log_extra("answerx_reason", [v.reason for v in verdicts])
         log_extra("answerx_how", [v.how for v in verdicts])
+        log_extra("answerx_matched_gold", [v.matched_gold for v in verdicts])
     if callable(log_metric) and verdicts:
         logs = reward_logs(verdicts)
         log_metric("answerx/extraction_rate", logs["answerx_extraction_rate"])
