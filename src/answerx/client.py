@@ -91,11 +91,17 @@ def _verify_body(
     choices: Sequence[str] | None,
     numbers: Sequence[float] | None,
     finish_reason: str | None,
+    question: str | None = None,
+    judge: bool = True,
 ) -> dict[str, Any]:
     body = _extract_body(raw_output, task, choices, numbers)
-    body["gold"] = gold
+    body["gold"] = list(gold) if isinstance(gold, tuple) else gold
     if finish_reason is not None:
         body["finish_reason"] = finish_reason
+    if question is not None:
+        body["question"] = question
+    if not judge:
+        body["judge"] = False
     return body
 
 
@@ -282,9 +288,17 @@ class Client:
         choices: Sequence[str] | None = None,
         numbers: Sequence[float] | None = None,
         finish_reason: str | None = None,
+        question: str | None = None,
+        judge: bool = True,
     ) -> Verdict:
-        """``POST /v1/verify``: what :func:`answerx.verify` would return, from the service."""
-        body = _verify_body(raw_output, gold, task, choices, numbers, finish_reason)
+        """``POST /v1/verify``: what :func:`answerx.verify` would return, from the service.
+
+        ``gold`` may be a list of accepted answers; ``question`` is what was asked; the
+        server's judge (``answerx serve --judge``), when it has one, is asked about an
+        item the rules cannot decide unless ``judge=False``."""
+        body = _verify_body(
+            raw_output, gold, task, choices, numbers, finish_reason, question, judge
+        )
         return _parse(self._request("POST", "/v1/verify", body), Verdict)
 
     def verify_batch(
@@ -427,9 +441,13 @@ class AsyncClient:
         choices: Sequence[str] | None = None,
         numbers: Sequence[float] | None = None,
         finish_reason: str | None = None,
+        question: str | None = None,
+        judge: bool = True,
     ) -> Verdict:
         """Async :meth:`Client.verify`."""
-        body = _verify_body(raw_output, gold, task, choices, numbers, finish_reason)
+        body = _verify_body(
+            raw_output, gold, task, choices, numbers, finish_reason, question, judge
+        )
         return _parse(await self._request("POST", "/v1/verify", body), Verdict)
 
     async def verify_batch(

@@ -31,7 +31,7 @@ def test_a_row_scores_one_with_the_verdict_fields_beside_the_score() -> None:
     )
     assert result == {
         "score": 1.0, "acc": True, "reason": "equivalent", "how": "exact", "answer": "72",
-        "method": "final_answer_phrase",
+        "matched_gold": "72", "method": "final_answer_phrase",
     }  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from answerx.batch.files import BatchSummary, default_workers, run_file
 from answerx.batch.tables import (
     ERROR_COLUMN,
     EXTRACT_COLUMNS,
+    JUDGE_COLUMNS,
     VERIFY_COLUMNS,
     as_table,
     extract_table,
@@ -22,6 +23,7 @@ from answerx.batch.tables import (
 __all__ = [
     "ERROR_COLUMN",
     "EXTRACT_COLUMNS",
+    "JUDGE_COLUMNS",
     "VERIFY_COLUMNS",
     "BatchSummary",
     "as_table",

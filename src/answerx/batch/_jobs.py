@@ -26,18 +26,20 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
+from answerx.batch.residue import Residue
 from answerx.batch.tables import (
     ERROR_COLUMN,
-    EXTRACT_COLUMNS,
-    VERIFY_COLUMNS,
     RowOptions,
+    added_columns,
     extract_with,
+    gold_value,
+    verdict_values,
     verify_with,
 )
 from answerx.errors import AnswerxError, InputError
@@ -50,6 +52,9 @@ from answerx.extraction.files import (
     parse_record,
 )
 from answerx.recordfiles.jsonl import dumps_record, split_lines
+
+if TYPE_CHECKING:
+    from answerx.grading import Verdict
 
 __all__ = [
     "Done",
@@ -92,12 +97,22 @@ class Settings:
     numbers_field: str | None = "numbers"
     prefix: str = ""
     payload: Payload = "jsonl"
+    question_field: str | None = "question"
+    judging: bool = False
+    """Verify mode: a judge will be asked about the residue (its columns are added)."""
+    llm_below: float | None = None
+    """Extract mode: an LLM will read the outputs the rules read below this confidence
+    (or not at all); None: no LLM."""
 
     @property
     def added(self) -> tuple[str, ...]:
         """The names of the fields this run adds, with the prefix."""
-        names = VERIFY_COLUMNS if self.mode == "verify" else EXTRACT_COLUMNS
-        return tuple(self.prefix + name for name, _ in names)
+        return tuple(self.prefix + name for name, _ in added_columns(self.mode, self.judging))
+
+    @property
+    def collects_residue(self) -> bool:
+        """Whether jobs hand back the records the rules were unsure of."""
+        return self.judging if self.mode == "verify" else self.llm_below is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +201,24 @@ class Done:
     last: int | None = None
     """Number of the last input line/row whose record was written."""
     payload: Any = None
+    doubtful: int = 0
+    """Verify mode: records the rules were unsure of."""
+    short_answers: int = 0
+    em_sum: float = 0.0
+    f1_sum: float = 0.0
+    cover_sum: float = 0.0
+    residue: list[Residue] = field(default_factory=list)
+    """The records an LLM is to be asked about (see :mod:`answerx.batch.residue`)."""
+
+    def count_verdict(self, verdict: Verdict) -> None:
+        """Add one written verdict's residue and short-answer measures."""
+        self.doubtful += verdict.doubt is not None
+        scores = verdict.scores
+        if scores is not None:
+            self.short_answers += 1
+            self.em_sum += scores.em
+            self.f1_sum += scores.f1
+            self.cover_sum += scores.cover
 
 
 def ignore_sigint() -> None:
@@ -232,17 +265,31 @@ def _run_lines(block: bytes, first: int, s: Settings) -> Done:
             record, (task, choices, numbers, finish) = parse_record(
                 raw, line_no, s.field, s.task, s.task_field, s.choices_field, s.numbers_field
             )
+            question = _question(record, s.question_field)
             if s.mode == "verify":
-                out, used = _verified_record(
-                    record, s, (task, choices, numbers, finish), done.replaced
+                out, verdict = _verified_record(
+                    record, s, (task, choices, numbers, finish, question), done.replaced
                 )
+                used = verdict.extraction.task if verdict.extraction is not None else None
                 method = out[s.prefix + "method"]
-                _count_verdict(done, out[s.prefix + "reason"], out[s.prefix + "correct"])
+                _count_verdict(done, verdict.reason, verdict.correct)
+                done.count_verdict(verdict)
+                if s.judging and verdict.doubt is not None:
+                    gold = gold_value(record.get(s.gold))
+                    done.residue.append(
+                        Residue(done.written, verdict=verdict, gold=gold, question=question,
+                                choices=choices, numbers=numbers)
+                    )  # fmt: skip
             else:
                 extraction = _extract_guarded(record[s.field], task, choices, numbers, finish)
                 _note_replaced(record, s.prefix, ADDED_FIELDS, done.replaced)
                 out = output_record(ExtractedRecord(line_no, record, extraction), s.prefix)
                 method, used = extraction.method, extraction.task
+                if s.llm_below is not None and _in_doubt(extraction, s.llm_below):
+                    done.residue.append(
+                        Residue(done.written, extraction=extraction, question=question,
+                                choices=choices, numbers=numbers)
+                    )  # fmt: skip
         except AnswerxError as exc:
             done.malformed.append(MalformedLine(line=line_no, reason=str(exc)))
             continue
@@ -297,41 +344,49 @@ def _extract_guarded(
 def _verified_record(
     record: dict[str, Any],
     s: Settings,
-    options: tuple[str, Sequence[str] | None, Sequence[int | float] | None, str | None],
+    options: tuple[str, Sequence[str] | None, Sequence[int | float] | None, str | None, str | None],
     replaced: list[str],
-) -> tuple[dict[str, Any], str | None]:
-    """The verified record, and the task its extraction used."""
+) -> tuple[dict[str, Any], Verdict]:
+    """The verified record, and its verdict."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
 
     if record.get(s.gold) is None:
         raise InputError(f"no {s.gold!r} field")
     try:
-        task, choices, numbers, finish = options
+        task, choices, numbers, finish, question = options
         verdict = verify(
             record[s.field],
-            record[s.gold],
+            gold_value(record[s.gold]),
             task,
             choices=choices,
             numbers=numbers,
             finish_reason=finish,
+            question=question,
         )
     except AnswerxError:
         raise
     except Exception as exc:
         raise InputError(f"internal error: {type(exc).__name__}: {exc}") from None
-    names = tuple(name for name, _ in VERIFY_COLUMNS)
+    names = tuple(name for name, _ in added_columns("verify", s.judging))
     _note_replaced(record, s.prefix, names, replaced)
-    record[s.prefix + "correct"] = verdict.correct
-    record[s.prefix + "reason"] = verdict.reason
-    record[s.prefix + "how"] = verdict.how
-    if verdict.extraction is not None:
-        record = output_record(ExtractedRecord(0, record, verdict.extraction), s.prefix)
-        return record, verdict.extraction.task
-    for name in ADDED_FIELDS:
-        record[s.prefix + name] = None
-    record[s.prefix + "answer"] = verdict.answer
-    return record, None
+    values = verdict_values(verdict, s.judging) or {}
+    for name, value in values.items():
+        record[s.prefix + name] = value
+    return record, verdict
+
+
+def _in_doubt(extraction: Extraction, below: float) -> bool:
+    # The grading layer sits above extraction: imported only when an LLM reads the residue.
+    from answerx.grading.residue import extraction_in_doubt
+
+    return extraction_in_doubt(extraction, below)
+
+
+def _question(record: dict[str, Any], name: str | None) -> str | None:
+    """A record's question: its ``name`` field when that holds text (anything else: none)."""
+    value = record.get(name) if name is not None else None
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _count_verdict(done: Done, reason: str, correct: bool | None) -> None:
@@ -364,14 +419,19 @@ def _join(encoded: list[str], payload: Payload) -> bytes:
 
 
 # --------------------------------------------------------------------------- Arrow batches
-def annotate_batch(data: pa.Table, s: Settings, tasks: list[str | None] | None = None) -> pa.Table:
+def annotate_batch(
+    data: pa.Table,
+    s: Settings,
+    tasks: list[str | None] | None = None,
+    found: list[Any] | None = None,
+) -> pa.Table:
     """``data`` with the result columns and the ``error`` column, the file mode's way.
 
-    A record's ``task``, ``choices`` and ``numbers`` columns are used when present
-    (``s.task`` is the default), and a null output (or gold) is an error, as a
-    JSONL record without one is malformed. Shared by the local file mode and the
-    Ray engine, so that both give the same rows. ``tasks``, when given, receives
-    the task each row's extraction used.
+    A record's ``task``, ``choices``, ``numbers`` and question columns are used when
+    present (``s.task`` is the default), and a null output (or gold) is an error, as a
+    JSONL record without one is malformed. Shared by the local file mode and the Ray
+    engine, so that both give the same rows. ``tasks``, when given, receives the task
+    each row's extraction used; ``found`` each row's verdict (verify) or extraction.
     """
     options = RowOptions.of(
         data,
@@ -379,12 +439,13 @@ def annotate_batch(data: pa.Table, s: Settings, tasks: list[str | None] | None =
         s.task,
         s.choices_field,
         s.numbers_field,
+        question=s.question_field,
         optional_columns=True,
     )
     if s.mode == "verify":
-        out = verify_with(data, options, s.gold, s.prefix, tasks)
+        out = verify_with(data, options, s.gold, s.prefix, tasks, verdicts=found, judging=s.judging)
     else:
-        out = extract_with(data, options, s.prefix, tasks)
+        out = extract_with(data, options, s.prefix, tasks, extractions=found)
     name = s.prefix + ERROR_COLUMN
     errors = out.column(name).to_pylist()
     missing = [s.field] + ([s.gold] if s.mode == "verify" else [])
@@ -406,13 +467,15 @@ def _run_batch(batch: pa.RecordBatch | pa.Table, first: int, s: Settings) -> Don
     done = Done(read=data.num_rows)
     done.replaced = [name for name in s.added if name in data.column_names]
     tasks: list[str | None] = []
-    out = annotate_batch(data, s, tasks if s.payload == "rows" else None)
+    found: list[Any] = []
+    out = annotate_batch(data, s, tasks if s.payload == "rows" else None, found)
     errors = out.column(s.prefix + ERROR_COLUMN).to_pylist()
     keep: list[bool] = []
     for i, error in enumerate(errors):
         if error is not None:
             done.malformed.append(MalformedLine(line=first + i, reason=error))
         keep.append(error is None)
+    _collect(done, data, s, found, keep)
     out = out.drop_columns([s.prefix + ERROR_COLUMN])
     if s.payload == "columns":
         added = out.select(list(s.added))
@@ -447,9 +510,47 @@ def _run_batch(batch: pa.RecordBatch | pa.Table, first: int, s: Settings) -> Don
     return done
 
 
+def _collect(done: Done, data: pa.Table, s: Settings, found: list[Any], keep: list[bool]) -> None:
+    """The written rows' residue and short-answer measures, from each row's verdict
+    (verify) or extraction (extract)."""
+    if s.mode == "verify":
+        for verdict, kept in zip(found, keep, strict=True):
+            if kept and verdict is not None:
+                done.count_verdict(verdict)
+    if not s.collects_residue:
+        return
+    options = RowOptions.of(
+        data, s.field, s.task, s.choices_field, s.numbers_field, question=s.question_field,
+        optional_columns=True,
+    )  # fmt: skip
+    rows = options.rows(data)
+    golds = data.column(s.gold).to_pylist() if s.mode == "verify" else [None] * len(rows)
+    written = 0
+    for i, (result, kept) in enumerate(zip(found, keep, strict=True)):
+        if not kept:
+            continue
+        index = i if s.payload == "columns" else written  # that job returns every input row
+        written += 1
+        row = rows[i]
+        if result is None or not isinstance(row, tuple):
+            continue
+        doubtful = (
+            result.doubt is not None
+            if s.mode == "verify"
+            else s.llm_below is not None and _in_doubt(result, s.llm_below)
+        )
+        if doubtful:
+            verdict, extraction = (result, None) if s.mode == "verify" else (None, result)
+            done.residue.append(
+                Residue(index, verdict=verdict, extraction=extraction, gold=gold_value(golds[i]),
+                        question=row[5], choices=row[2], numbers=row[3])
+            )  # fmt: skip
+
+
 def needed_columns(names: Sequence[str], s: Settings) -> list[str]:
     """The input columns a job reads (the rest stay with the caller)."""
     wanted = {s.field, s.task_field, s.choices_field, s.numbers_field, "finish_reason"}
+    wanted.add(s.question_field)
     if s.mode == "verify":
         wanted.add(s.gold)
     return [name for name in names if name in wanted]

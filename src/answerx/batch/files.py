@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, wait
 from contextlib import ExitStack
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 import pyarrow as pa
 
@@ -49,7 +49,8 @@ from answerx.batch._jobs import (
 from answerx.batch.inputs import Piece, Reader, open_reader
 from answerx.batch.outputs import Output, RowSink, open_output
 from answerx.batch.resume import ProgressRecord, progress_path
-from answerx.batch.summary import BatchSummary, RunProgress
+from answerx.batch.settle import settle
+from answerx.batch.summary import BatchSummary, LLMTotals, RunProgress
 from answerx.batch.workers import INLINE, PoolStarter, spool_dir
 from answerx.errors import ConfigError
 from answerx.extraction.files import MAX_REPORTED, MalformedLine
@@ -57,6 +58,10 @@ from answerx.extraction.tasks import check_task
 from answerx.recordfiles.formats import INPUT_FORMATS, OUTPUT_FORMATS, format_of
 from answerx.recordfiles.streams import Source, name_of
 from answerx.workerpool import default_workers
+
+if TYPE_CHECKING:
+    from answerx.grading.judgement import Judge
+    from answerx.judge import LLMExtractor
 
 __all__ = [
     "BatchSummary",
@@ -89,6 +94,10 @@ def run_file(
     on_error: Callable[[MalformedLine], None] | None = None,
     on_progress: ProgressCallback | None = None,
     stop: Callable[[], bool] | None = None,
+    question_field: str | None = "question",
+    judge: Judge | None = None,
+    llm: LLMExtractor | None = None,
+    llm_concurrency: int = 4,
 ) -> BatchSummary:
     """Extract (or verify) every record of ``src`` into ``dst`` on ``workers`` processes.
 
@@ -97,7 +106,15 @@ def run_file(
     columns of :func:`answerx.batch.extract_table` (named ``prefix + name``).
     A record's ``task``, ``choices`` and ``numbers`` fields are used for it. A
     path is opened exactly once, so a named pipe is read as a stream. ``dst`` may
-    be a :class:`RowSink`, which takes each result row in input order.
+    be a :class:`RowSink`, which takes each result row in input order. In verify mode
+    a gold field may hold a list of accepted answers (JSON text in CSV), and the
+    ``question_field`` (when a record has it) is the question grading sees.
+
+    ``judge`` (verify mode) is asked about the records the rules were unsure of, and
+    ``llm`` (an :class:`~answerx.judge.LLMExtractor`, extract mode) reads the outputs the
+    rules could not read; both in this process, ``llm_concurrency`` calls at a time, a
+    batch's records written once they are answered. ``BatchSummary.llm`` says what
+    they did and cost.
 
     Raises :class:`~answerx.errors.ConfigError` for a bad option, a missing
     column or an unusable progress record,
@@ -115,22 +132,39 @@ def run_file(
         )
     if batch_size < 1:
         raise ConfigError("batch_size must be at least 1")
+    if judge is not None and mode != "verify":
+        raise ConfigError("a judge rules on verdicts: it needs mode='verify'")
+    if llm is not None and mode != "extract":
+        raise ConfigError("an LLM extractor reads outputs: it needs mode='extract'")
+    if llm_concurrency < 1:
+        raise ConfigError("llm_concurrency must be at least 1")
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ConfigError("workers must be at least 1")
     settings = Settings(
-        mode=mode, field=field, gold=gold, task=task, prefix=prefix, payload=_payload(fin, fout)
-    )
+        mode=mode, field=field, gold=gold, task=task, prefix=prefix, payload=_payload(fin, fout),
+        question_field=question_field, judging=judge is not None,
+        llm_below=llm.min_confidence if llm is not None else None,
+    )  # fmt: skip
     record = ProgressRecord.for_run(src, fin, fout, settings)
     summary = BatchSummary(workers=workers)
+    asker = judge if judge is not None else llm
     with ExitStack() as stack:
         # Input first: a missing input must not create or truncate the output.
         reader = stack.enter_context(open_reader(src, fin, batch_size, settings))
         if resume:
             summary, resume = record.resume_from(dst, summary)
             reader.skip(summary.consumed)
+        if asker is not None and summary.llm is None:
+            summary.llm = LLMTotals(
+                kind="judge" if judge is not None else "extraction",
+                name=str(getattr(asker, "name", type(asker).__name__)),
+            )
         output = stack.enter_context(open_output(dst, fout, resume=resume, record=record))
-        summary = _pump(reader, output, settings, workers, summary, on_error, on_progress, stop)
+        residue = _Residue(asker, llm_concurrency) if asker is not None else None
+        summary = _pump(
+            reader, output, settings, workers, summary, on_error, on_progress, stop, residue
+        )
         if not summary.interrupted:
             output.finish()
             record.clear(dst)
@@ -146,6 +180,23 @@ def _payload(fin: str, fout: str) -> Payload:
 
 
 # --------------------------------------------------------------------------- the loop
+class _Residue:
+    """Who is asked about each job's residue, and how many at a time."""
+
+    def __init__(self, asker: Judge | LLMExtractor, concurrency: int) -> None:
+        self.asker = asker
+        self.concurrency = concurrency
+
+    def settle(
+        self, done: Done, settings: Settings, summary: BatchSummary, stop: Callable[[], bool]
+    ) -> bool:
+        assert summary.llm is not None
+        return settle(
+            done, mode=settings.mode, prefix=settings.prefix, totals=summary.llm,
+            asker=self.asker, concurrency=self.concurrency, stop=stop,
+        )  # fmt: skip
+
+
 def _pump(
     reader: Reader,
     output: Output,
@@ -155,6 +206,7 @@ def _pump(
     on_error: Callable[[MalformedLine], None] | None,
     on_progress: ProgressCallback | None,
     stop: Callable[[], bool] | None,
+    residue: _Residue | None = None,
 ) -> BatchSummary:
     stopped = stop or (lambda: False)
     in_flight: deque[tuple[Future[Done], Piece, pa.RecordBatch | None]] = deque()
@@ -219,8 +271,14 @@ def _pump(
                     break
             if not future.done():
                 break
+            done = future.result()
+            # The LLM's answers go in before the batch is written; stopped while it was
+            # being asked, the batch is not written (a continued run asks again, the
+            # answers given so far from the cache).
+            if residue is not None and not residue.settle(done, settings, summary, stopped):
+                break
             in_flight.popleft()
-            commit(future.result(), piece, kept)
+            commit(done, piece, kept)
     finally:
         for future, *_ in in_flight:
             future.cancel()
@@ -254,6 +312,11 @@ def _count(
         summary.by_reason[reason] = summary.by_reason.get(reason, 0) + n
     summary.correct += done.correct
     summary.judged += done.judged
+    summary.doubtful += done.doubtful
+    summary.short_answers += done.short_answers
+    summary.em_sum += done.em_sum
+    summary.f1_sum += done.f1_sum
+    summary.cover_sum += done.cover_sum
     for name in done.replaced:
         if name not in summary.replaced_fields:
             summary.replaced_fields.append(name)

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from answerx.batch._jobs import ResultRow
 from answerx.batch.resume import ProgressRecord
 from answerx.batch.summary import BatchSummary
-from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS
+from answerx.batch.tables import added_columns
 from answerx.errors import ConfigError
 from answerx.recordfiles.streams import tell
 from answerx.recordfiles.writers import ArrowWriter, RecordWriter, open_writer
@@ -94,7 +94,7 @@ class open_output:
         else:
             stream = self.stack.enter_context(open(path, "wb"))
         settings = self.record.run["settings"]
-        columns = VERIFY_COLUMNS if settings["mode"] == "verify" else EXTRACT_COLUMNS
+        columns = added_columns(settings["mode"], bool(settings.get("judging")))
         self.writer = open_writer(
             stream,
             self.fmt,

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -27,13 +27,20 @@ from answerx.errors import AnswerxError, ConfigError, InputError
 from answerx.extraction import TASKS, Extraction, extract
 from answerx.extraction.tasks import check_task
 
+if TYPE_CHECKING:
+    from answerx.grading import Verdict
+    from answerx.grading.judgement import Judge
+
 __all__ = [
     "ERROR_COLUMN",
     "EXTRACT_COLUMNS",
+    "JUDGE_COLUMNS",
     "VERIFY_COLUMNS",
     "RowError",
+    "added_columns",
     "as_table",
     "extract_table",
+    "gold_value",
     "result_struct",
     "result_type",
     "verify_table",
@@ -54,9 +61,33 @@ VERIFY_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("correct", pa.bool_()),
     ("reason", pa.string()),
     ("how", pa.string()),
+    ("matched_gold", pa.string()),
+    ("doubt", pa.string()),
+    ("em", pa.float64()),
+    ("f1", pa.float64()),
+    ("cover", pa.float64()),
     *EXTRACT_COLUMNS,
 )
-"""The columns :func:`verify_table` adds (before ``prefix``), with their Arrow types."""
+"""The columns :func:`verify_table` adds (before ``prefix``), with their Arrow types:
+the verdict (``matched_gold``: the accepted answer matched; ``doubt``: why the rules were
+unsure, the items a judge is asked about), the short-answer measures (``em``, ``f1``,
+``cover``; null for other tasks), then the extraction's."""
+
+JUDGE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("judge_verdict", pa.string()),
+    ("judge_reason", pa.string()),
+)
+"""The columns a run with a judge adds after :data:`VERIFY_COLUMNS`: the judge's verdict
+(``correct``, ``incorrect``, ``no_answer``; null when it was not asked or did not rule)
+and its reason (or why it did not rule)."""
+
+
+def added_columns(mode: str, judging: bool = False) -> tuple[tuple[str, pa.DataType], ...]:
+    """The columns a run of ``mode`` (``extract``, ``verify``) adds, with a judge or not."""
+    if mode != "verify":
+        return EXTRACT_COLUMNS
+    return (*VERIFY_COLUMNS, *JUDGE_COLUMNS) if judging else VERIFY_COLUMNS
+
 
 ERROR_COLUMN = "error"
 """Name (before ``prefix``) of the column that says why a row has no result; null when fine."""
@@ -133,10 +164,16 @@ def extract_table(
 
 
 def extract_with(
-    data: pa.Table, options: RowOptions, prefix: str, tasks: list[str | None] | None = None
+    data: pa.Table,
+    options: RowOptions,
+    prefix: str,
+    tasks: list[str | None] | None = None,
+    *,
+    extractions: list[Extraction | None] | None = None,
 ) -> pa.Table:
     """:func:`extract_table` with the row options already checked (the file mode's entry);
-    ``tasks``, when given, receives the task each row's extraction used (None: no result)."""
+    ``tasks``, when given, receives the task each row's extraction used (None: no result),
+    ``extractions`` each row's extraction."""
     results: list[Extraction | None] = []
     errors: list[str | None] = []
     for row in options.rows(data):
@@ -152,6 +189,8 @@ def extract_with(
             errors.append(error)
     if tasks is not None:
         tasks.extend(e.task if e is not None else None for e in results)
+    if extractions is not None:
+        extractions.extend(results)
     return _add_columns(data, [*_extraction_arrays(results), _errors(errors)], prefix, verify=False)
 
 
@@ -164,21 +203,38 @@ def verify_table(
     choices: str | None = None,
     numbers: str | None = None,
     finish_reason: str | None = None,
+    question: str | None = None,
     prefix: str = "",
+    judge: Judge | None = None,
+    judge_concurrency: int = 4,
 ) -> pa.Table:
     """``table`` with each row's ``output`` graded against its ``gold`` as flat columns.
 
-    Added (each named ``prefix + name``): ``correct``, ``reason``, ``how`` and
-    the extraction columns of :func:`extract_table`, then ``error``. A null
+    Added (each named ``prefix + name``): ``correct``, ``reason``, ``how``,
+    ``matched_gold``, ``doubt``, ``em``, ``f1``, ``cover`` and the extraction columns of
+    :func:`extract_table`, then ``error``. A gold cell may hold a list of accepted
+    answers (an Arrow list column, or JSON text such as ``'["Paris", "City of
+    Light"]'``, as CSV holds it): any one is right, ``matched_gold`` names it. A null
     output or gold gives a null result; ``task``, ``choices``, ``numbers`` and
-    ``finish_reason`` work as in :func:`extract_table`.
+    ``finish_reason`` work as in :func:`extract_table`; ``question`` names a column of
+    questions (a short answer is graded against what was asked).
+
+    ``judge`` (:class:`answerx.judge.LLMJudge`, or any
+    :class:`~answerx.grading.judgement.Judge`) is asked about the rows the rules were
+    unsure of (``doubt``), ``judge_concurrency`` at a time, and adds the columns
+    ``judge_verdict`` and ``judge_reason``; the other rows never reach it.
 
     Raises :class:`~answerx.errors.ConfigError` for a missing column or an
     unknown task name.
     """
     data = as_table(table)
-    options = RowOptions.of(data, output, task, choices, numbers, finish_reason)
-    return verify_with(data, options, gold, prefix)
+    if judge is not None and judge_concurrency < 1:
+        raise InputError(f"judge_concurrency must be at least 1, not {judge_concurrency}")
+    options = RowOptions.of(data, output, task, choices, numbers, finish_reason, question=question)
+    return verify_with(
+        data, options, gold, prefix, judging=judge is not None, judge=judge,
+        judge_concurrency=judge_concurrency,
+    )  # fmt: skip
 
 
 def verify_with(
@@ -187,38 +243,142 @@ def verify_with(
     gold: str,
     prefix: str,
     tasks: list[str | None] | None = None,
+    *,
+    verdicts: list[Verdict | None] | None = None,
+    judging: bool = False,
+    judge: Judge | None = None,
+    judge_concurrency: int = 4,
 ) -> pa.Table:
     """:func:`verify_table` with the row options already checked (the file mode's entry);
-    ``tasks`` as in :func:`extract_with`."""
+    ``tasks`` as in :func:`extract_with`; ``verdicts``, when given, receives each row's
+    verdict (None: no result). ``judging`` adds the judge's columns, filled only where
+    ``judge`` is given (a file run asks its judge later, in the calling process)."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
 
     if gold not in data.column_names:
         raise ConfigError(_missing(gold, data))
     golds = data.column(gold).to_pylist()
-    verdicts: list[Any] = []
+    found: list[Any] = []
     errors: list[str | None] = []
-    for row, gold_value in zip(options.rows(data), golds, strict=True):
+    for row, gold_value_ in zip(options.rows(data), golds, strict=True):
         if isinstance(row, RowError):
-            verdicts.append(None)
+            found.append(None)
             errors.append(row.reason)
-        elif row is None or gold_value is None:
-            verdicts.append(None)
+        elif row is None or gold_value_ is None:
+            found.append(None)
             errors.append(None)
         else:
-            verdict, error = _guarded(partial(_verify_row, verify, row, gold_value))
-            verdicts.append(verdict)
+            verdict, error = _guarded(partial(_verify_row, verify, row, gold_value(gold_value_)))
+            found.append(verdict)
             errors.append(error)
+    if judge is not None:
+        _judge_found(found, golds, options.rows(data), judge, judge_concurrency)
     if tasks is not None:
-        tasks.extend(v.extraction.task if v and v.extraction else None for v in verdicts)
+        tasks.extend(v.extraction.task if v and v.extraction else None for v in found)
+    if verdicts is not None:
+        verdicts.extend(found)
+    return _add_columns(data, verdict_arrays(found, errors, judging), prefix, verify=True)
+
+
+def _judge_found(
+    found: list[Any],
+    golds: list[Any],
+    rows: list[_Row | RowError | None],
+    judge: Judge,
+    concurrency: int,
+) -> None:
+    """The verdicts in ``found`` the rules were unsure of, replaced by the judge's."""
+    from answerx.batch.residue import Residue, judge_residue
+
+    items = []
+    for i, verdict in enumerate(found):
+        row = rows[i]
+        if verdict is not None and verdict.doubt is not None and isinstance(row, tuple):
+            items.append(
+                Residue(i, verdict=verdict, gold=gold_value(golds[i]), question=row[5],
+                        choices=row[2], numbers=row[3])
+            )  # fmt: skip
+    ruled = judge_residue(items, judge, concurrency) or []
+    for item, verdict in zip(items, ruled, strict=True):
+        found[item.index] = verdict
+
+
+def verdict_arrays(
+    verdicts: Sequence[Verdict | None], errors: list[str | None], judging: bool = False
+) -> list[pa.Array]:
+    """The added columns of a verify run, in :func:`added_columns` order, ``error`` last."""
+    values = [verdict_values(v, judging) for v in verdicts]
+    columns = added_columns("verify", judging)
     arrays = [
-        pa.array([v.correct if v else None for v in verdicts], pa.bool_()),
-        pa.array([v.reason if v else None for v in verdicts], pa.string()),
-        pa.array([v.how if v else None for v in verdicts], pa.string()),
-        *_extraction_arrays([v.extraction if v else None for v in verdicts]),
-        _errors(errors),
+        pa.array([row[name] if row else None for row in values], type_) for name, type_ in columns
     ]
-    return _add_columns(data, arrays, prefix, verify=True)
+    return [*arrays, _errors(errors)]
+
+
+def verdict_values(verdict: Verdict | None, judging: bool = False) -> dict[str, Any] | None:
+    """One verdict as the values of the added columns (None for no verdict)."""
+    if verdict is None:
+        return None
+    scores = verdict.scores
+    ruling = verdict.judge
+    values: dict[str, Any] = {
+        "correct": verdict.correct,
+        "reason": verdict.reason,
+        "how": verdict.how,
+        "matched_gold": verdict.matched_gold,
+        "doubt": verdict.doubt,
+        "em": scores.em if scores is not None else None,
+        "f1": scores.f1 if scores is not None else None,
+        "cover": scores.cover if scores is not None else None,
+        **extraction_values(verdict.extraction, verdict.answer),
+    }
+    if judging:
+        values["judge_verdict"] = ruling.verdict if ruling is not None else None
+        values["judge_reason"] = ruling.reason if ruling is not None else None
+    return values
+
+
+def extraction_values(e: Extraction | None, answer: str | None = None) -> dict[str, Any]:
+    """The extraction columns' values of ``e`` (all null but ``answer`` when there is none)."""
+    if e is None:
+        return {name: answer if name == "answer" else None for name, _ in EXTRACT_COLUMNS}
+    span = e.span
+    return {
+        "answer": e.answer,
+        "method": e.method,
+        "confidence": e.confidence,
+        "valid": e.valid,
+        "unfinished": e.unfinished,
+        "span_start": span[0] if span else None,
+        "span_end": span[1] if span else None,
+    }
+
+
+def gold_value(value: Any) -> Any:
+    """A gold cell as grading takes it: a list of accepted answers stays a list, and so does
+    JSON text of one with at least one quoted answer (``'["Paris", "City of Light"]'``, as
+    CSV holds a list); other text (``[0, 1]``: an interval) is one answer.
+
+    >>> gold_value('["Paris", "City of Light"]'), gold_value("[0, 1]")
+    (['Paris', 'City of Light'], '[0, 1]')
+    """
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not (text.startswith("[") and text.endswith("]") and '"' in text):
+        return value
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return value
+    if (
+        isinstance(parsed, list)
+        and any(isinstance(v, str) for v in parsed)
+        and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in parsed)
+    ):
+        return parsed
+    return value
 
 
 def result_struct(table: pa.Table, *, verify: bool = False, prefix: str = "") -> pa.StructArray:
@@ -248,8 +408,8 @@ def result_type(*, verify: bool = False) -> pa.StructType:
 
 
 # --------------------------------------------------------------------------- rows
-_Row = tuple[str, str, list[str] | None, list[int | float] | None, str | None]
-"""(output, task, choices, numbers, finish_reason) of one row, checked."""
+_Row = tuple[str, str, list[str] | None, list[int | float] | None, str | None, str | None]
+"""(output, task, choices, numbers, finish_reason, question) of one row, checked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +422,7 @@ class RowOptions:
     choices_column: str | None
     numbers_column: str | None
     finish_column: str | None = None
+    question_column: str | None = None
 
     @classmethod
     def of(
@@ -273,12 +434,13 @@ class RowOptions:
         numbers: str | None,
         finish_reason: str | None = None,
         *,
+        question: str | None = None,
         optional_columns: bool = False,
     ) -> RowOptions:
         """Check the call against ``data``'s columns.
 
         With ``optional_columns`` (the file mode), ``task`` is the default task
-        and task/choices/numbers columns are used when present; otherwise
+        and task/choices/numbers/question columns are used when present; otherwise
         ``task`` is a task name or a column name and named columns must exist.
         """
         names = data.column_names
@@ -293,14 +455,15 @@ class RowOptions:
                 choices if choices in names else None,
                 numbers if numbers in names else None,
                 "finish_reason" if "finish_reason" in names else None,
+                question if question in names else None,
             )
-        for name in (choices, numbers, finish_reason):
+        for name in (choices, numbers, finish_reason, question):
             if name is not None and name not in names:
                 raise ConfigError(_missing(name, data))
         if task in TASKS:
-            return cls(column, task, None, choices, numbers, finish_reason)
+            return cls(column, task, None, choices, numbers, finish_reason, question)
         if task in names:
-            return cls(column, "auto", task, choices, numbers, finish_reason)
+            return cls(column, "auto", task, choices, numbers, finish_reason, question)
         raise ConfigError(
             f"task {task!r} is neither a task ({', '.join(TASKS)}) nor a column "
             f"(columns: {', '.join(names)})"
@@ -314,19 +477,28 @@ class RowOptions:
         choices = self._values(data, self.choices_column, n)
         numbers = self._values(data, self.numbers_column, n)
         finishes = self._values(data, self.finish_column, n)
+        questions = self._values(data, self.question_column, n)
         rows: list[_Row | RowError | None] = []
         for i, output in enumerate(outputs):
             if output is None:
                 rows.append(None)
                 continue
             try:
-                rows.append(self._row(output, tasks[i], choices[i], numbers[i], finishes[i]))
+                rows.append(
+                    self._row(output, tasks[i], choices[i], numbers[i], finishes[i], questions[i])
+                )
             except AnswerxError as exc:
                 rows.append(RowError(i, str(exc)))
         return rows
 
     def _row(
-        self, output: object, task: object, choices: object, numbers: object, finish: object
+        self,
+        output: object,
+        task: object,
+        choices: object,
+        numbers: object,
+        finish: object,
+        question: object = None,
     ) -> _Row:
         if not isinstance(output, str):
             raise InputError(f"{self.column!r} is {type(output).__name__}, not a string")
@@ -338,12 +510,15 @@ class RowOptions:
             check_task(task)  # the ConfigError names the valid tasks: the row's reason
         if finish is not None and not isinstance(finish, str):
             raise InputError(f"{self.finish_column!r} is {type(finish).__name__}, not a string")
+        if question is not None and not isinstance(question, str):
+            raise InputError(f"{self.question_column!r} is {type(question).__name__}, not a string")
         return (
             output,
             task,
             _list_value(choices, self.choices_column, (str,), "strings"),
             _list_value(numbers, self.numbers_column, (int, float), "numbers"),
             finish or None,
+            question or None,
         )
 
     @staticmethod
@@ -376,7 +551,10 @@ def _extract_row(row: _Row) -> Extraction:
 
 
 def _verify_row(verify: Callable[..., Any], row: _Row, gold: object) -> Any:
-    return verify(row[0], gold, row[1], choices=row[2], numbers=row[3], finish_reason=row[4])
+    return verify(
+        row[0], gold, row[1], choices=row[2], numbers=row[3], finish_reason=row[4],
+        question=row[5],
+    )  # fmt: skip
 
 
 def _guarded(call: Callable[[], _T]) -> tuple[_T | None, str | None]:
@@ -420,7 +598,8 @@ def _errors(errors: list[str | None]) -> pa.Array:
 
 
 def _add_columns(data: pa.Table, arrays: list[pa.Array], prefix: str, *, verify: bool) -> pa.Table:
-    names = [name for name, _ in (VERIFY_COLUMNS if verify else EXTRACT_COLUMNS)]
+    judging = verify and len(arrays) == len(VERIFY_COLUMNS) + len(JUDGE_COLUMNS) + 1
+    names = [name for name, _ in added_columns("verify" if verify else "extract", judging)]
     names.append(ERROR_COLUMN)
     for name, array in zip(names, arrays, strict=True):
         key = prefix + name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import ExitStack
 from typing import Annotated, Any
 
 import typer
@@ -23,6 +24,16 @@ from answerx.cli._common import (
     parse_choices,
     parse_numbers,
     stdout,
+)
+from answerx.cli.asking import (
+    CacheOption,
+    QuestionFieldOption,
+    QuestionOption,
+    concurrency_option,
+    llm_option,
+    max_calls_option,
+    max_cost_option,
+    open_extractor,
 )
 from answerx.cli.filerun import (
     FileRun,
@@ -93,6 +104,16 @@ every record up to that batch, and --continue continues it.
 
 --examples runs over the example outputs bundled with answerx (a table by default).
 
+--llm PROVIDER/MODEL reads again, with one structured extraction call (the
+two_stage idea: tools mode, then JSON modes, the answer's shape bound to the
+task), only the outputs the rules could not read with confidence: a finished
+output with no answer, or a fallback's guess below --llm-min-confidence (default:
+the two-stage threshold, the weakest explicit marker); its answers get method
+structured_llm. A record's 'question' field (--question-field) is passed to it.
+--llm-max-calls and --llm-max-cost cap it (it then stops asking and says so);
+answers are kept in the response cache, so a re-run costs nothing; the summary
+gives its calls, tokens and cost.
+
 {EXIT_CODES_HELP}
 """
 
@@ -146,11 +167,51 @@ def extract_command(
     input_format: InputFormatOption = None,
     engine: EngineOption = Engine.local,
     address: AddressOption = None,
+    question: QuestionOption = None,
+    question_field: QuestionFieldOption = "question",
+    llm_name: Annotated[
+        str | None,
+        llm_option(
+            "--llm", "Read the outputs the rules could not read with this LLM (and only those)."
+        ),
+    ] = None,
+    llm_max_calls: Annotated[int | None, max_calls_option("--llm-max-calls")] = None,
+    llm_max_cost: Annotated[float | None, max_cost_option("--llm-max-cost")] = None,
+    llm_min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            "--llm-min-confidence",
+            min=0.0,
+            max=1.0,
+            show_default=False,
+            rich_help_panel="LLM for the residue",
+            help="A rule's answer below this confidence is read again by --llm (default: the "
+            "two-stage threshold).",
+        ),
+    ] = None,
+    llm_concurrency: Annotated[int, concurrency_option("--llm-concurrency")] = 4,
+    cache: CacheOption = True,
 ) -> None:
     """Extract the final answer from LLM output (the full help is :data:`HELP`)."""
     resume = continue_or_old_resume(cont, old_resume)
-    with command_boundary():
+    with command_boundary(), ExitStack() as stack:
         check_task(task)  # ConfigError -> exit 2 with the valid names, before any I/O
+        if llm_name is None and (
+            llm_max_calls is not None or llm_max_cost is not None or llm_min_confidence is not None
+        ):
+            fail("--llm-max-calls/--llm-max-cost/--llm-min-confidence need --llm PROVIDER/MODEL",
+                 ExitCode.USAGE)  # fmt: skip
+        if llm_name is not None and engine is Engine.ray:
+            fail("--llm is for a single text or a local --file run", ExitCode.USAGE)
+        if question is not None and text is None:
+            fail("--question is for a single text; in a file, --question-field names the "
+                 "records' field", ExitCode.USAGE)  # fmt: skip
+        llm = None
+        if llm_name is not None:
+            llm = open_extractor(
+                llm_name, max_calls=llm_max_calls, max_cost=llm_max_cost,
+                min_confidence=llm_min_confidence, cache=cache, stack=stack,
+            )  # fmt: skip
         if out_dir is not None and engine is not Engine.ray:
             fail("--out-dir is for --engine ray; a local run writes one --out file", ExitCode.USAGE)
         if sum((text is not None, file is not None, examples)) != 1:
@@ -162,13 +223,13 @@ def extract_command(
                     ExitCode.USAGE,
                 )
             raw = sys.stdin.read() if text == "-" else text
+            options, puzzle = parse_choices(choices), parse_numbers(numbers)
             result = extract(
-                raw,
-                task,
-                choices=parse_choices(choices),
-                numbers=parse_numbers(numbers),
-                finish_reason=finish_reason,
+                raw, task, choices=options, numbers=puzzle, finish_reason=finish_reason
             )
+            if llm is not None and llm.needs(result):
+                read = llm.extract(result, question=question, choices=options, numbers=puzzle)
+                result = read.extraction
             default = OutputFormat.table if sys.stdout.isatty() else OutputFormat.json
             _print_single(result, fmt or default)
             return
@@ -217,6 +278,9 @@ def extract_command(
             progress=progress,
             quiet=quiet,
             examples=examples,
+            question_field=question_field,
+            llm=llm,
+            llm_concurrency=llm_concurrency,
         )
         summary = run_records(run)
         if not quiet:

@@ -37,6 +37,7 @@ from rich.text import Text
 from answerx.batch.files import BatchSummary, RunProgress, run_file
 from answerx.batch.outputs import ResultRow
 from answerx.cli._common import ExitCode, fail, stderr, stdout
+from answerx.cli.asking import print_llm_totals
 from answerx.examples import open_examples
 from answerx.extraction.files import FileSummary, MalformedLine
 from answerx.recordfiles.formats import format_of
@@ -79,6 +80,12 @@ class FileRun:
     """None: a progress bar when stderr is a terminal."""
     quiet: bool = False
     examples: bool = False
+    question_field: str = "question"
+    judge: Any = None
+    """Verify: the judge asked about the records the rules were unsure of (None: none)."""
+    llm: Any = None
+    """Extract: the LLM extractor reading what the rules could not (None: none)."""
+    llm_concurrency: int = 4
 
     @property
     def in_format(self) -> str:
@@ -137,6 +144,10 @@ def run_records(run: FileRun) -> BatchSummary:
                 on_error=_warner(err, run.unit),
                 on_progress=on_progress,
                 stop=stop,
+                question_field=run.question_field,
+                judge=run.judge,
+                llm=run.llm,
+                llm_concurrency=run.llm_concurrency,
             )
         except KeyboardInterrupt:
             err.print(
@@ -193,6 +204,8 @@ def print_extract_summary(summary: FileSummary) -> None:
     if summary.by_method:
         methods = sorted(summary.by_method.items(), key=lambda kv: (-kv[1], kv[0]))
         err.print("by method: " + " · ".join(f"{m} {n:,}" for m, n in methods))
+    if isinstance(summary, BatchSummary):
+        print_llm_totals(summary.llm, err)
     note_replaced_and_nulled(summary, err)
 
 

@@ -22,7 +22,11 @@ HELP = (
     "shown read-only under /runs/, as answerx runs view); provider keys from their usual "
     "variables. A non-loopback --host needs an ANSWERX_API_TOKEN of 16+ characters; without a "
     "token only requests for localhost, 127.0.0.1 and [::1] are answered unless --allowed-host "
-    "says otherwise. Stops gracefully on SIGTERM or Ctrl-C (exit status 0)."
+    "says otherwise. --judge PROVIDER/MODEL (ANSWERX_JUDGE) gives /v1/verify and "
+    "/v1/verify/batch an LLM judge for the items the rules cannot decide, with the server's "
+    "credentials and budget (--judge-max-calls, --judge-max-cost: per worker process); a "
+    "request can decline it, never choose it. Stops gracefully on SIGTERM or Ctrl-C "
+    "(exit status 0)."
 )
 
 
@@ -62,6 +66,30 @@ def serve_command(
     reward_numbers_field: Annotated[
         str | None, typer.Option(help="/v1/reward: the label-object field with game24 numbers.")
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            metavar="PROVIDER/MODEL",
+            show_default=False,
+            help="The LLM judge /v1/verify asks about the items the rules cannot decide "
+            "(ANSWERX_JUDGE).",
+        ),
+    ] = None,
+    judge_max_calls: Annotated[
+        int | None,
+        typer.Option(min=0, show_default=False, help="The judge's questions per worker, at most."),
+    ] = None,
+    judge_max_cost: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0, metavar="USD", show_default=False, help="The judge's cost cap per worker."
+        ),
+    ] = None,
+    judge_concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, show_default=False, help="Judge calls in flight per worker (4)."),
+    ] = None,
 ) -> None:
     """Serve the answerx HTTP API until SIGTERM or Ctrl-C."""
     with command_boundary():
@@ -71,6 +99,7 @@ def serve_command(
         configure_reward(
             task=reward_task, choices_field=reward_choices_field, numbers_field=reward_numbers_field
         )
+        _configure_judge(judge, judge_max_calls, judge_max_cost, judge_concurrency)
         from answerx.service.server import serve
 
         serve(
@@ -81,3 +110,29 @@ def serve_command(
             workers=workers,
             access_log=access_log,
         )
+
+
+def _configure_judge(
+    judge: str | None, max_calls: int | None, max_cost: float | None, concurrency: int | None
+) -> None:
+    """Set the judge's ``ANSWERX_JUDGE*`` variables for every worker, and build it once here:
+    a provider without a key, or a cost cap without a price, fails before the server starts."""
+    import os
+
+    from answerx.service.judge import server_judge
+    from answerx.service.metrics import ServiceMetrics
+    from answerx.service.settings import ENV_VARS, ServiceSettings
+
+    given = {
+        "judge": judge, "judge_max_calls": max_calls, "judge_max_cost_usd": max_cost,
+        "judge_concurrency": concurrency,
+    }  # fmt: skip
+    for name, value in given.items():
+        if value is not None:
+            os.environ[ENV_VARS[name]] = str(value)
+    settings = ServiceSettings.from_env()
+    if settings.judge is None and (max_calls, max_cost, concurrency) != (None, None, None):
+        from answerx.cli._common import ExitCode, fail
+
+        fail("--judge-max-calls/--judge-max-cost/--judge-concurrency need --judge", ExitCode.USAGE)
+    server_judge(settings, ServiceMetrics())

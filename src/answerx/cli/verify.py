@@ -12,6 +12,7 @@ reward-function file (:mod:`answerx.integrations.openrlhf`).
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +20,7 @@ import typer
 from rich.table import Table
 
 from answerx.batch.files import BatchSummary
+from answerx.batch.tables import gold_value
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
@@ -28,6 +30,17 @@ from answerx.cli._common import (
     parse_numbers,
     stderr,
     stdout,
+)
+from answerx.cli.asking import (
+    CacheOption,
+    QuestionFieldOption,
+    QuestionOption,
+    concurrency_option,
+    llm_option,
+    max_calls_option,
+    max_cost_option,
+    open_judge,
+    print_llm_totals,
 )
 from answerx.cli.filerun import (
     FileRun,
@@ -73,22 +86,37 @@ HELP = f"""Check the final answer of LLM output against a gold answer.
 A single TEXT (or '-' for stdin) with --gold prints the verdict:
 correct, reason (equivalent, different, no_answer, unfinished,
 malformed_answer, unreadable_gold, timeout), how (the predicate that
-decided) and the answer: a table on a terminal, JSON otherwise
-(--format table|json chooses).
+decided), the answer and the accepted answer it matched: a table on a
+terminal, JSON otherwise (--format table|json chooses). Several
+accepted answers: repeat --gold, or give one JSON list
+('["Paris", "City of Light"]'); any one is right. --question gives
+what was asked (a short answer is graded against it).
 
 --file reads JSONL, CSV or Parquet records (format from the extension,
 or --input-format; --field: the raw output, --gold-field: the gold
-answer; a record's own 'task', 'choices', 'numbers' and
-'finish_reason' are used) in batches across --workers processes
-(default: every core) and writes each back with correct, reason, how,
-answer and the extraction's fields added: to --out in the format its
-extension names (.jsonl, .json, .csv, .parquet; JSONL on stdout).
-Malformed records are reported on stderr with their line (JSONL) or
-row number, skipped and counted. A closing summary on
-stderr gives the accuracy with its 95 % Wilson interval and the count
-of each reason. Ctrl-C stops after the batch in progress, leaving
---out valid; --continue continues it. --engine ray runs the file on a
-Ray cluster (pip install 'answerx\\[ray]') and writes Parquet.
+answer, or a list of accepted answers (JSON text in CSV);
+--question-field: the question; a record's own 'task', 'choices',
+'numbers' and 'finish_reason' are used) in batches across --workers
+processes (default: every core) and writes each back with correct,
+reason, how, matched_gold, doubt, em, f1, cover, answer and the
+extraction's fields added: to --out in the format its extension names
+(.jsonl, .json, .csv, .parquet; JSONL on stdout). Malformed records
+are reported on stderr with their line (JSONL) or row number, skipped
+and counted. A closing summary on stderr gives the accuracy with its
+95 % Wilson interval, the count of each reason, the short answers' mean
+em, f1 and cover, and how many items the rules were unsure of. Ctrl-C
+stops after the batch in progress, leaving --out valid; --continue
+continues it. --engine ray runs the file on a Ray cluster (pip install
+'answerx\\[ray]') and writes Parquet.
+
+--judge PROVIDER/MODEL asks an LLM (through the structured manager:
+tools mode, then JSON modes) about the items the rules could not
+decide with confidence (doubt set) and nothing else; its verdict
+replaces the rules' (how llm_judge; judge_verdict and judge_reason
+added to files). --judge-max-calls and --judge-max-cost cap it (it
+then stops asking and says so); answers are kept in the response
+cache, so a re-run costs nothing; the summary gives its calls, tokens
+and cost. Without --judge the verdicts are the rules' alone.
 
 --self-check DATASET (a file, a bundled sample or hf:NAME) writes
 each gold answer the way a model would (\\boxed{{gold}}, "The answer
@@ -105,9 +133,16 @@ def verify_command(
         typer.Argument(help="The raw output; '-' reads it from stdin.", show_default=False),
     ] = None,
     gold: Annotated[
-        str | None,
-        typer.Option("--gold", "-g", help="The gold answer (single text).", show_default=False),
+        list[str] | None,
+        typer.Option(
+            "--gold",
+            "-g",
+            show_default=False,
+            help="The gold answer (single text); repeat it, or give one JSON list, for several "
+            "accepted answers.",
+        ),
     ] = None,
+    question: QuestionOption = None,
     file: FileOption = None,
     out: OutFileOption = None,
     self_check: Annotated[
@@ -118,8 +153,12 @@ def verify_command(
     ] = None,
     field_name: FieldOption = "raw_output",
     gold_field: Annotated[
-        str, typer.Option("--gold-field", help="Record field with the gold answer (files).")
+        str,
+        typer.Option(
+            "--gold-field", help="Record field with the gold answer or a list of them (files)."
+        ),
     ] = "gold",
+    question_field: QuestionFieldOption = "question",
     task: Annotated[str, task_option(extra=" In a file, a record's own 'task' wins.")] = "auto",
     choices: ChoicesOption = None,
     numbers: NumbersOption = None,
@@ -144,32 +183,55 @@ def verify_command(
     progress: ProgressOption = None,
     engine: EngineOption = Engine.local,
     address: AddressOption = None,
+    judge_name: Annotated[
+        str | None,
+        llm_option(
+            "--judge",
+            "Ask this LLM about the items the rules could not decide (and only those).",
+        ),
+    ] = None,
+    judge_max_calls: Annotated[int | None, max_calls_option("--judge-max-calls")] = None,
+    judge_max_cost: Annotated[float | None, max_cost_option("--judge-max-cost")] = None,
+    judge_concurrency: Annotated[int, concurrency_option("--judge-concurrency")] = 4,
+    cache: CacheOption = True,
 ) -> None:
     """Check answers against gold answers (the full help is :data:`HELP`)."""  # fmt: skip
     fmt = format_or_old_json(fmt, old_json)
     resume = continue_or_old_resume(cont, old_resume)
     as_json = fmt is Format.json
-    with command_boundary():
+    with command_boundary(), ExitStack() as stack:
         if sum((text is not None, file is not None, self_check is not None)) != 1:
             fail("give exactly one of: TEXT, '-' (stdin), --file PATH, --self-check DATASET",
                  ExitCode.USAGE)  # fmt: skip
+        if judge_name is None and (judge_max_calls is not None or judge_max_cost is not None):
+            fail("--judge-max-calls/--judge-max-cost need --judge PROVIDER/MODEL", ExitCode.USAGE)
+        if judge_name is not None and (self_check is not None or engine is Engine.ray):
+            fail("--judge is for a single text or a local --file run", ExitCode.USAGE)
         if self_check is not None:
             if not _self_check(self_check, task, as_json):
                 raise typer.Exit(int(ExitCode.MALFORMED))
             return
+        judge = None
+        if judge_name is not None:
+            judge = open_judge(
+                judge_name, max_calls=judge_max_calls, max_cost=judge_max_cost, cache=cache,
+                stack=stack,
+            )  # fmt: skip
         if text is not None:
-            if gold is None:
+            if not gold:
                 fail("--gold is needed with a single text", ExitCode.USAGE)
             raw = sys.stdin.read() if text == "-" else text
             verdict = verify(
-                raw, gold, task, choices=parse_choices(choices), numbers=parse_numbers(numbers),
-                finish_reason=finish_reason,
+                raw, golds_of(gold), task, choices=parse_choices(choices),
+                numbers=parse_numbers(numbers), finish_reason=finish_reason, question=question,
+                judge=judge,
             )  # fmt: skip
             _print_single(verdict, as_json or (fmt is None and not sys.stdout.isatty()))
             return
-        if gold is not None or choices or numbers or finish_reason:
-            fail("--gold/--choices/--numbers/--finish-reason are for a single text; in a file, "
-                 "use --gold-field and each record's fields", ExitCode.USAGE)  # fmt: skip
+        if gold or choices or numbers or finish_reason or question:
+            fail("--gold/--question/--choices/--numbers/--finish-reason are for a single text; "
+                 "in a file, use --gold-field, --question-field and each record's fields",
+                 ExitCode.USAGE)  # fmt: skip
         if fmt is not None:
             fail("--format is for a single text or --self-check; a file's output format "
                  "follows --out's extension", ExitCode.USAGE)  # fmt: skip
@@ -178,7 +240,8 @@ def verify_command(
             file=file, out=out, fmt=format_of(out, "jsonl"), input_format=input_format,
             mode="verify", field=field_name, gold=gold_field, task=task, prefix=prefix,
             workers=workers, batch_size=batch_size, resume=resume, progress=progress,
-            quiet=quiet,
+            quiet=quiet, question_field=question_field, judge=judge,
+            llm_concurrency=judge_concurrency,
         )  # fmt: skip
         if engine is Engine.ray:
             if resume or input_format is not None:
@@ -197,6 +260,14 @@ def verify_command(
 
 
 # --------------------------------------------------------------------------- single text
+def golds_of(values: list[str]) -> Any:
+    """``--gold`` as grading takes it: one answer, or a list of accepted answers (the option
+    repeated, or one JSON list)."""
+    if len(values) > 1:
+        return list(values)
+    return gold_value(values[0])
+
+
 def _payload(verdict: Verdict) -> dict[str, Any]:
     payload = verdict.model_dump(mode="json", exclude={"extraction"})
     if verdict.extraction is not None:
@@ -210,8 +281,19 @@ def _print_single(verdict: Verdict, as_json: bool) -> None:
         print_json(payload)
         return
     table = Table(show_header=False, box=None)
-    for key in ("correct", "reason", "how", "answer", "gold", "method"):
+    for key in ("correct", "reason", "how", "answer", "gold", "matched_gold", "method"):
         table.add_row(key, str(payload.get(key)))
+    if verdict.scores is not None:
+        scores = verdict.scores
+        table.add_row("em / f1 / cover", f"{scores.em:.2f} / {scores.f1:.2f} / {scores.cover:.2f}")
+    if verdict.doubt is not None:
+        table.add_row("doubt", verdict.doubt)
+    ruling = verdict.judge
+    if ruling is not None:
+        cost = "" if ruling.cost_usd is None else f", ${ruling.cost_usd:.4f}"
+        cached = ", cached" if ruling.cached else ""
+        table.add_row("judge", f"{ruling.verdict} ({ruling.judge}{cost}{cached})")
+        table.add_row("judge reason", ruling.reason)
     stdout().print(table)
 
 
@@ -244,6 +326,21 @@ def _print_summary(summary: BatchSummary, unit: str) -> None:
         console.print(f"{total} items: none could be judged (no readable gold)", markup=False)
     counts = ", ".join(f"{r} {summary.by_reason[r]}" for r in REASONS if summary.by_reason.get(r))
     console.print(f"by reason: {counts or 'none'}", markup=False)
+    means = summary.short_answer_means()
+    if means is not None:
+        console.print(
+            f"short answers ({means.items:,}): em {means.em:.1%} · f1 {means.f1:.1%} · "
+            f"cover {means.cover:.1%}",
+            markup=False,
+        )
+    if summary.llm is not None:
+        print_llm_totals(summary.llm, console, summary.doubtful)
+    elif summary.doubtful:
+        console.print(
+            f"the rules were unsure of {summary.doubtful:,} items (field 'doubt'); "
+            "--judge PROVIDER/MODEL asks an LLM about those alone",
+            markup=False,
+        )
     if summary.malformed_count:
         console.print(f"{summary.malformed_count} malformed {unit}s skipped", markup=False)
     note_replaced_and_nulled(summary, console)

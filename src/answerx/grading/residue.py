@@ -27,6 +27,7 @@ __all__ = [
     "apply_ruling",
     "ask_judge",
     "consult",
+    "extraction_in_doubt",
     "guess_doubt",
     "judge_request",
     "judge_totals",
@@ -118,6 +119,24 @@ def ask_judge(judge: Judge, request: JudgeRequest) -> JudgeRuling:
         return judge.judge(request)
     except AnswerxError as exc:
         return JudgeRuling(verdict=None, reason=f"judge failed: {type(exc).__name__}: {exc}")
+
+
+def extraction_in_doubt(extraction: Extraction, min_confidence: float) -> bool:
+    """Whether an LLM should read ``extraction``'s output again (``two_stage``'s rule for
+    saved outputs): a finished output with no answer, or an answer below
+    ``min_confidence`` picked out of a longer output. A cut-off output holds nothing
+    more to read; an output that is the answer alone is no guess.
+
+    >>> from answerx.extraction import extract
+    >>> extraction_in_doubt(extract("blah blah 42"), 0.85), extraction_in_doubt(extract("42"), 0.85)
+    (True, False)
+    """
+    if extraction.answer is None:
+        return not extraction.unfinished
+    if extraction.confidence >= min_confidence:
+        return False
+    candidate = extraction.candidate
+    return candidate is None or candidate.strip() != extraction.raw_output.strip()
 
 
 def consult(

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from answerx.errors import InputError
 from answerx.extraction.models import Task
 from answerx.grading.batch import verify_batch
-from answerx.grading.core import Gold
+from answerx.grading.golds import Golds
 from answerx.grading.models import REASONS, Verdict
 from answerx.grading.tasks import check_task
 
@@ -34,6 +34,7 @@ __all__ = [
     "RewardRow",
     "judge_rows",
     "plain",
+    "prompt_question",
     "reward_gold",
     "reward_logs",
     "reward_verdicts",
@@ -49,6 +50,8 @@ _SPECIAL = re.compile(
     r"|\[/?INST\]"
 )
 _ROLE_HEADER = re.compile(r"\A(?:assistant|model)\s*\n")
+# A chat template's turn header once its special tokens are gone: "user\n", "<start_of_turn>user".
+_TURN = re.compile(r"(?m)^(system|user|assistant|model)[ \t]*$")
 
 #: Keys a label object (a dict in the label column) may keep its gold answer under, in the
 #: order tried: answerx's own, verl's reward-model dict, the usual dataset column names.
@@ -60,12 +63,20 @@ class RewardRow(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    gold: Gold = Field(description="The gold answer; None when the row has none (unjudged).")
+    gold: Golds = Field(
+        description="The gold answer, or a list of accepted answers (any one is right); None "
+        "when the row has none (unjudged)."
+    )
     task: Task = Field(default="auto", description="The kind of answer; 'auto' reads the gold.")
     choices: list[str] | None = Field(default=None, description="Option texts, if any.")
     numbers: list[int | float] | None = Field(default=None, description="game24's numbers.")
     finish_reason: str | None = Field(
         default=None, description="'length' when the response was cut off at the token limit."
+    )
+    question: str | None = Field(
+        default=None,
+        description="The question the rollout answers, when the trainer has it (short "
+        "answers: a surname is right for a person asked for).",
     )
 
 
@@ -81,6 +92,7 @@ class LabelFields(BaseModel):
     task: str = "task"
     choices: str = "choices"
     numbers: str = "numbers"
+    question: str = "question"
 
 
 def plain(value: Any) -> Any:
@@ -116,18 +128,26 @@ def rows_of(values: Any, n: int, name: str) -> list[Any]:
     return items
 
 
-def reward_gold(value: Any) -> Gold:
-    """The gold answer of a label as grading takes it.
+def reward_gold(value: Any) -> Golds:
+    """The gold answer of a label as grading takes it: one answer, or a list of accepted
+    answers (aliases: any one is right, ``Verdict.matched_gold`` says which).
 
-    A verl reward-model dict (``{"ground_truth": ...}``) gives its ground truth; a list of
-    accepted answers gives its first one, the only one a single-gold grader can take
-    (this function is the one place to change when grading takes alias lists).
+    A verl reward-model dict (``{"ground_truth": ...}``) gives its ground truth; a list
+    (or a numpy array) stays a list, of texts and numbers; an empty list is no gold.
+
+    >>> reward_gold({"ground_truth": ["Paris", "City of Light"]}), reward_gold(72)
+    (['Paris', 'City of Light'], 72)
     """
     value = plain(value)
     while isinstance(value, Mapping):
         value = next((value[k] for k in GOLD_FIELDS if k in value), None)
     if isinstance(value, list):
-        value = value[0] if value else None
+        golds = [_one_gold(v) for v in value]
+        return golds or None
+    return _one_gold(value)
+
+
+def _one_gold(value: Any) -> str | int | float | None:
     if value is None or isinstance(value, str | int | float):
         return value
     return str(value)
@@ -139,19 +159,23 @@ def row_from_label(
     task: Task | str = "auto",
     fields: LabelFields | None = None,
     finish_reason: str | None = None,
+    question: str | None = None,
 ) -> RewardRow:
-    """The reward row of one label: a gold answer as it is, or a label object (a dict:
-    OpenRLHF's label column holding JSON objects) carrying the gold and, per row, its
-    ``task``, ``choices`` and ``numbers`` under the names ``fields`` gives.
+    """The reward row of one label: a gold answer (or a list of accepted answers) as it
+    is, or a label object (a dict: OpenRLHF's label column holding JSON objects) carrying
+    the gold and, per row, its ``task``, ``choices``, ``numbers`` and ``question`` under
+    the names ``fields`` gives.
 
     A task in the label overrides ``task`` for that row; an unknown one is a ConfigError.
+    ``question`` is the trainer's prompt, when it has one; a label's own wins.
     """
     fields = fields or LabelFields()
     label = plain(label)
     if not isinstance(label, Mapping):
         return RewardRow(
-            gold=reward_gold(label), task=check_task(task), finish_reason=finish_reason
-        )
+            gold=reward_gold(label), task=check_task(task), finish_reason=finish_reason,
+            question=question,
+        )  # fmt: skip
     if fields.gold is not None:
         if fields.gold not in label:
             raise InputError(f"the label has no {fields.gold!r} field: {sorted(label)}")
@@ -165,7 +189,12 @@ def row_from_label(
         choices=_options(label.get(fields.choices)),
         numbers=label.get(fields.numbers) or None,
         finish_reason=label.get("finish_reason", finish_reason),
+        question=_text_or(label.get(fields.question), question),
     )
+
+
+def _text_or(value: Any, default: str | None) -> str | None:
+    return value if isinstance(value, str) and value.strip() else default
 
 
 def _options(value: Any) -> list[str] | None:
@@ -185,6 +214,7 @@ def judge_rows(responses: Sequence[Any], rows: Sequence[RewardRow]) -> list[Verd
         choices=[row.choices for row in rows],
         numbers=[row.numbers for row in rows],
         finish_reasons=[row.finish_reason for row in rows],
+        questions=[row.question for row in rows],
     )
 
 
@@ -200,6 +230,38 @@ def strip_prompt(query: str, prompt: str) -> str:
     elif prompt and prompt in query:  # a tokenizer round trip may change the text before it
         query = query[query.rindex(prompt) + len(prompt) :]
     return _ROLE_HEADER.sub("", _SPECIAL.sub("", query).strip())
+
+
+def prompt_question(prompt: Any) -> str | None:
+    """The question a rollout answers, read from the trainer's prompt: the last user turn of
+    a conversation (a list of messages), or of a chat-templated text (its special tokens and
+    turn headers out); None when there is none.
+
+    >>> prompt_question("<|im_start|>system\\nBe brief.<|im_end|>\\n<|im_start|>user\\n"
+    ...                 "Who wrote Hamlet?<|im_end|>\\n<|im_start|>assistant\\n")
+    'Who wrote Hamlet?'
+    >>> prompt_question([{"role": "user", "content": "Capital of France?"}])
+    'Capital of France?'
+    """
+    prompt = plain(prompt)
+    if isinstance(prompt, Mapping):
+        prompt = [prompt]
+    if isinstance(prompt, list):
+        turns = [m for m in prompt if isinstance(m, Mapping)]
+        asked = [m for m in turns if m.get("role") == "user"] or turns
+        content = asked[-1].get("content") if asked else None
+        if isinstance(content, list):  # multimodal parts: their text
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+        return _text_or(content, None)
+    if not isinstance(prompt, str):
+        return None
+    text = _SPECIAL.sub("\n", prompt)
+    parts = _TURN.split(text)  # [before, header, turn, header, turn, ...]
+    if len(parts) > 1:
+        users = [turn for header, turn in zip(parts[1::2], parts[2::2], strict=True)
+                 if header == "user"]  # fmt: skip
+        text = users[-1] if users else parts[-1]
+    return _text_or(text.strip(), None)
 
 
 def reward_verdicts(
@@ -222,11 +284,14 @@ def reward_verdicts(
     n = len(queries)
     prompts = [""] * n if prompts is None else rows_of(prompts, n, "prompts")
     rows = [
-        row_from_label(_with_meta(label, meta, fields), task=task, fields=fields)
-        for label, meta in zip(
-            rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), strict=True
+        row_from_label(
+            _with_meta(label, meta, fields), task=task, fields=fields,
+            question=prompt_question(prompt),
         )
-    ]
+        for label, meta, prompt in zip(
+            rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), prompts, strict=True
+        )
+    ]  # fmt: skip
     responses = [strip_prompt(q, p or "") for q, p in zip(queries, prompts, strict=True)]
     return judge_rows(responses, rows)
 
@@ -234,7 +299,7 @@ def reward_verdicts(
 def _with_meta(label: Any, meta: Any, fields: LabelFields) -> Any:
     if not isinstance(meta, Mapping):
         return label
-    keys = (fields.task, fields.choices, fields.numbers, "finish_reason")
+    keys = (fields.task, fields.choices, fields.numbers, fields.question, "finish_reason")
     merged = {k: meta[k] for k in keys if k in meta}
     if not merged:
         return label

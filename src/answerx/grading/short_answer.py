@@ -115,13 +115,16 @@ _LIST_SEPARATORS = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?|\band\b|&)\s*", re.IGNO
 _MANY_CANDIDATES = 3  # a list of this many items or more offers candidates
 _CANDIDATE_TOKENS = 5  # a list item longer than this is prose, not a candidate
 
+# "Who ..." opening a line, after a "Question:" or "Q:" label too: harness and trainer
+# prompts put the question on a line of its own ("Question: Who ...?\nAnswer:").
 _PERSON_QUESTION = re.compile(
-    r"^\W*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:person|man|woman|scientist|"
+    r"^\W*(?:(?:question|q)\s*:\s*)?(?:who|whom|whose)\b"
+    r"|\b(?:which|what)\s+(?:\w+\s+)?(?:person|man|woman|scientist|"
     r"author|writer|novelist|poet|president|prime\s+minister|king|queen|emperor|pope|actor|"
     r"actress|player|singer|composer|artist|painter|leader|explorer|inventor|physicist|"
     r"chemist|philosopher|general|director|founder|architect|mathematician)\b"
     r"|\bname\s+(?:of\s+)?the\s+(?:person|man|woman)\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
 _NAME_WORD = (
     r"(?:[A-Z][a-z'’\-]+|[A-Z]\.(?:\s?[A-Z]\.)*|(?:de|da|van|von|der|la|le|di|del|bin|ibn)\b)"

@@ -15,7 +15,7 @@ from answerx.extraction import TASKS, Extraction, extract
 
 if TYPE_CHECKING:
     from answerx.grading import Verdict
-    from answerx.grading.core import Gold
+    from answerx.grading.golds import Golds
 
 __all__ = [
     "FALLBACKS",
@@ -25,6 +25,7 @@ __all__ = [
     "check_task",
     "choices_from",
     "grade_answer",
+    "question_text",
     "verify_output",
 ]
 
@@ -102,30 +103,39 @@ def answer_of(
 
 def verify_output(
     raw_output: str,
-    gold: Gold,
+    gold: Golds,
     task: str = "auto",
     *,
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
     finish_reason: str | None = None,
+    question: str | None = None,
 ) -> Verdict:
-    """``answerx.grading.verify`` (imported here: grading sits one layer above extraction)."""
+    """``answerx.grading.verify`` (imported here: grading sits one layer above extraction);
+    ``gold`` may be a list of accepted answers."""
     from answerx.grading import verify
 
     return verify(
-        raw_output, gold, task, choices=choices, numbers=numbers, finish_reason=finish_reason
-    )
+        raw_output, gold, task, choices=choices, numbers=numbers, finish_reason=finish_reason,
+        question=question,
+    )  # fmt: skip
 
 
 def grade_answer(
     answer: str,
-    gold: Gold,
+    gold: Golds,
     task: str = "auto",
     *,
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    question: str | None = None,
 ) -> Verdict:
     """``answerx.grading.grade`` on an answer already extracted."""
     from answerx.grading import grade
 
-    return grade(answer, gold, task, choices=choices, numbers=numbers)
+    return grade(answer, gold, task, choices=choices, numbers=numbers, question=question)
+
+
+def question_text(value: Any) -> str | None:
+    """A question as a harness holds it (a string, or anything else: None); blank is None."""
+    return value if isinstance(value, str) and value.strip() else None

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from answerx.extraction.models import GUESS_METHODS
 from answerx.grading.rewards import reward_gold
-from answerx.integrations._common import check_task, verify_output
+from answerx.integrations._common import check_task, question_text, verify_output
 
 if TYPE_CHECKING:
     from answerx.grading import Verdict
@@ -97,6 +97,7 @@ def make_answerx_metric(
     answer_field: str = "answer",
     gold_field: str = "answer",
     choices_field: str = "choices",
+    question_field: str = "question",
     feedback: bool = False,
 ) -> Callable[..., Any]:
     """A DSPy metric that grades ``pred.<answer_field>`` against ``example.<gold_field>``.
@@ -105,8 +106,11 @@ def make_answerx_metric(
         task: the answerx task (``auto`` detects it; multiple choice when the example has
             options in ``choices_field``).
         answer_field: the prediction's field holding the model's answer text.
-        gold_field: the example's field holding the gold answer.
+        gold_field: the example's field holding the gold answer, or a list of accepted
+            answers (any one is right; ``short_answer`` for short texts under ``auto``).
         choices_field: the example's field holding the option texts, if any.
+        question_field: the example's field holding the question, if any (a short answer
+            is graded against what was asked: a surname for a person).
         feedback: return ``dspy.Prediction(score=..., feedback=...)`` (GEPA's form)
             instead of a number.
 
@@ -124,8 +128,9 @@ def make_answerx_metric(
         choices = [str(c) for c in options] if options else None
         # reward_gold: a list of accepted answers is read where every reward reads it.
         return verify_output(
-            "" if answer is None else str(answer), reward_gold(gold), task, choices=choices
-        )
+            "" if answer is None else str(answer), reward_gold(gold), task, choices=choices,
+            question=question_text(_field(example, question_field)),
+        )  # fmt: skip
 
     if feedback:
 

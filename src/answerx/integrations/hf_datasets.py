@@ -55,22 +55,19 @@ def verify_batch(
     choices: str | None = None,
     numbers: str | None = None,
     prefix: str = "",
+    question: str | None = None,
 ) -> dict[str, list[Any]] | pa.Table:
-    """The verdict columns of :func:`answerx.batch.verify_table` for one ``map`` batch."""
+    """The verdict columns of :func:`answerx.batch.verify_table` for one ``map`` batch: a
+    ``gold`` column holding lists gives accepted answers; ``question`` names a column of
+    questions."""
+    options: dict[str, Any] = {
+        "output": output, "gold": gold, "task": task, "choices": choices, "numbers": numbers,
+        "prefix": prefix, "question": question,
+    }  # fmt: skip
     if isinstance(batch, pa.Table):
-        return verify_table(
-            batch,
-            output=output,
-            gold=gold,
-            task=task,
-            choices=choices,
-            numbers=numbers,
-            prefix=prefix,
-        )
-    used = _columns(batch, output, task, choices, numbers, gold)
-    out = verify_table(
-        used, output=output, gold=gold, task=task, choices=choices, numbers=numbers, prefix=prefix
-    )
+        return verify_table(batch, **options)
+    used = _columns(batch, output, task, choices, numbers, gold, question)
+    out = verify_table(used, **options)
     return _new_columns(out, VERIFY_COLUMNS, prefix)
 
 

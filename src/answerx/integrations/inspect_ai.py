@@ -21,7 +21,10 @@ In Python, ``inspect_ai.score(log, answerx_scorer(task="math"))`` rescores a log
 
 Each :class:`~inspect_ai.scorer.Score` carries the answer answerx read (``answer``), a
 sentence on how it was read and judged (``explanation``) and
-``metadata={"method", "confidence", "reason", "how", "task"}``.
+``metadata={"method", "confidence", "reason", "how", "task", "matched_gold"}``. A sample
+with several targets is right when the answer matches any of them (``matched_gold`` says
+which; a list of short texts is graded as ``short_answer`` under ``auto``), and the
+sample's input is the question the grading sees.
 A response that states no answer, or that was cut off before stating one, is scored
 ``INCORRECT`` like a wrong answer but keeps its own ``reason`` (``no_answer``,
 ``unfinished``) and Score ``reason`` (``invalid_response_format``, ``no_response``,
@@ -39,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from answerx.integrations._common import check_task, verify_output
+from answerx.integrations._common import check_task, question_text, verify_output
 
 if TYPE_CHECKING:
     from answerx.grading import Verdict
@@ -112,6 +115,14 @@ def explain(verdict: Verdict) -> str:
     return f"{read}; {judged}." if judged else f"{read}."
 
 
+def _question(state: Any) -> str | None:
+    """The sample's input as text (the last user message of a chat input), or None."""
+    try:
+        return question_text(state.input_text)
+    except ValueError:  # a chat input without a user message
+        return None
+
+
 def _make_scorer() -> Any:
     from inspect_ai.scorer import (
         CORRECT,
@@ -147,17 +158,16 @@ def _make_scorer() -> Any:
             # A sample may name its own task (a dataset mixing kinds, answerx_local).
             wanted = check_task(str((state.metadata or {}).get(TASK_METADATA) or task))
 
+            golds = golds_for(target.target, state.choices)
+            # Several targets are accepted answers (any one is right, matched_gold says
+            # which); one target is graded as that one answer, as before.
+            gold: Any = golds if len(golds) > 1 else (golds[0] if golds else "")
+            question = _question(state)
+
             def judge() -> Verdict:
-                # Several targets: right when any one is; otherwise the first one's verdict.
-                verdicts = []
-                for gold in golds_for(target.target, state.choices) or [""]:
-                    verdict = verify_output(
-                        raw, gold, wanted, choices=choices, finish_reason=finish
-                    )
-                    if verdict.correct:
-                        return verdict
-                    verdicts.append(verdict)
-                return verdicts[0]
+                return verify_output(
+                    raw, gold, wanted, choices=choices, finish_reason=finish, question=question
+                )
 
             # Grading may run math-verify for a while: off the event loop.
             verdict = await anyio.to_thread.run_sync(judge)
@@ -168,6 +178,7 @@ def _make_scorer() -> Any:
                 "reason": verdict.reason,
                 "how": verdict.how,
                 "task": extraction.task if extraction else wanted,
+                "matched_gold": verdict.matched_gold,
             }
             if verdict.correct is None:
                 return Score.unscored(

@@ -30,9 +30,12 @@ unavailable); lighteval itself pulls torch.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from answerx.integrations._common import answer_of, check_task, grade_answer
+from answerx.integrations._common import answer_of, check_task, grade_answer, question_text
+
+if TYPE_CHECKING:
+    from answerx.grading import Verdict
 
 __all__ = [
     "TASKS_TABLE",
@@ -59,7 +62,9 @@ class AnswerxMatch:
 
     ``compute(doc, model_response)`` returns the aggregate (``max`` by default, as
     lighteval's extractive match) over the responses of 1.0 when answerx grades the
-    answer equal to any gold answer, else 0.0.
+    answer equal to any gold answer (several golds are accepted answers, graded
+    together: ``doc.specific["answerx_matched_golds"]`` names the one matched), else
+    0.0. The doc's ``query`` is the question grading sees.
     """
 
     def __init__(
@@ -68,10 +73,16 @@ class AnswerxMatch:
         self.task = check_task(task)
         self.aggregation_function = aggregation_function
 
-    def _right(self, answer: str | None, golds: list[str], choices: list[str] | None) -> bool:
+    def _verdict(
+        self, answer: str | None, golds: list[str], choices: list[str] | None, question: Any
+    ) -> Verdict | None:
         if answer is None:
-            return False
-        return any(grade_answer(answer, g, self.task, choices=choices).correct for g in golds)
+            return None
+        # Several golds are accepted answers (any one is right); one is graded as itself.
+        gold: Any = golds if len(golds) > 1 else (golds[0] if golds else "")
+        return grade_answer(
+            answer, gold, self.task, choices=choices, question=question_text(question)
+        )
 
     def compute(self, doc: Any, model_response: Any, **_: Any) -> float:
         """Score one document's responses; records the answers in ``doc.specific``."""
@@ -79,15 +90,20 @@ class AnswerxMatch:
         # elsewhere (gsm8k, MATH) "choices" holds the reference solution, not options.
         choices = list(doc.choices) if self.task == "multiple_choice" else None
         golds = gold_answers(doc.get_golds(), self.task)
+        question = getattr(doc, "query", None)
         found = [
             answer_of(text or "", self.task, choices=choices) for text in model_response.final_text
         ]
-        scores = [1.0 if self._right(e.answer, golds, choices) else 0.0 for e in found]
+        verdicts = [self._verdict(e.answer, golds, choices, question) for e in found]
+        scores = [1.0 if v is not None and v.correct else 0.0 for v in verdicts]
         if doc.specific is None:
             doc.specific = {}
         doc.specific["extracted_predictions"] = [e.answer or "" for e in found]
         doc.specific["extracted_golds"] = golds
         doc.specific["answerx_methods"] = [e.method for e in found]
+        doc.specific["answerx_matched_golds"] = [
+            (v.matched_gold or "") if v is not None else "" for v in verdicts
+        ]
         return self.aggregation_function(scores) if scores else 0.0
 
 

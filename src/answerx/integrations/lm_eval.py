@@ -41,7 +41,7 @@ import logging
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from answerx.integrations._common import (
     answer_of,
@@ -49,9 +49,23 @@ from answerx.integrations._common import (
     check_task,
     choices_from,
     grade_answer,
+    question_text,
 )
 
-__all__ = ["NO_ANSWER", "AnswerxFilter", "answerx_verify", "launch", "task_dir"]
+if TYPE_CHECKING:
+    from answerx.grading import Verdict
+
+__all__ = [
+    "GOLD_FIELDS",
+    "NO_ANSWER",
+    "QUESTION_FIELDS",
+    "AnswerxFilter",
+    "answerx_verify",
+    "launch",
+    "process_results",
+    "process_results_qa",
+    "task_dir",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -131,7 +145,10 @@ def answerx_verify(
     """lm-eval metric: 1.0 when answerx grades the filtered answer equal to the target.
 
     lm-eval calls a generation metric with one reference and one prediction; the
-    metric's YAML keys arrive as keyword arguments (``task``, ``no_answer``).
+    metric's YAML keys arrive as keyword arguments (``task``, ``no_answer``). A target
+    that is a list (``doc_to_target`` returning NQ's or TriviaQA's aliases) is the
+    accepted answers: any one is right. The metric never sees the document, so the
+    question cannot reach grading here: :func:`process_results` grades with it.
     """
     check_task(task)
     gold, answer = references[0], predictions[0]
@@ -139,7 +156,66 @@ def answerx_verify(
         answer = answer[0] if answer else None
     if not isinstance(answer, str) or answer == no_answer:
         return 0.0
-    return 1.0 if grade_answer(answer, str(gold), task).correct else 0.0
+    return 1.0 if grade_answer(answer, _gold(gold), task).correct else 0.0
+
+
+#: Document fields tried for the gold answer(s) and the question by :func:`process_results`.
+GOLD_FIELDS = ("answers", "answer", "aliases", "target", "gold", "solution")
+QUESTION_FIELDS = ("question", "problem", "query", "input")
+
+
+def process_results(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float]:
+    """lm-eval ``process_results``: ``{"answerx_verify": 1.0 | 0.0}``, graded with the
+    document's question (``process_results: !function
+    answerx.integrations.lm_eval.process_results``, after the ``answerx`` filter).
+
+    The gold is the document's ``answers``, ``answer``, ``aliases``, ``target``, ``gold`` or
+    ``solution`` field (the first present; TriviaQA's ``{"aliases": [...]}`` gives its
+    aliases, a list gives accepted answers, GSM8K's ``... #### 72`` its number); the question
+    is its ``question``, ``problem``, ``query`` or ``input`` field. The task is ``auto``.
+    """
+    verdict = _doc_verdict(doc, results)
+    return {"answerx_verify": 1.0 if verdict is not None and verdict.correct else 0.0}
+
+
+def process_results_qa(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float]:
+    """:func:`process_results` with the measures QA work reports beside the verdict:
+    ``answerx_verify``, ``answerx_em``, ``answerx_f1``, ``answerx_cover`` (0.0 where the
+    item is not a short answer). The task's ``metric_list`` names all four."""
+    verdict = _doc_verdict(doc, results)
+    scores = verdict.scores if verdict is not None else None
+    return {
+        "answerx_verify": 1.0 if verdict is not None and verdict.correct else 0.0,
+        "answerx_em": scores.em if scores is not None else 0.0,
+        "answerx_f1": scores.f1 if scores is not None else 0.0,
+        "answerx_cover": scores.cover if scores is not None else 0.0,
+    }
+
+
+def _doc_verdict(doc: Mapping[str, Any], results: Sequence[Any]) -> Verdict | None:
+    answer = results[0] if results else None
+    if isinstance(answer, (list, tuple)):
+        answer = answer[0] if answer else None
+    field = next((name for name in GOLD_FIELDS if doc.get(name) is not None), None)
+    if field is None:
+        raise ValueError(f"the document has none of the gold fields {GOLD_FIELDS}: {sorted(doc)}")
+    gold = _gold(doc[field])
+    if isinstance(gold, str) and "####" in gold:  # GSM8K's reference solution
+        gold = gold.split("####")[-1].strip()
+    question = next((doc[n] for n in QUESTION_FIELDS if isinstance(doc.get(n), str)), None)
+    text = answer if isinstance(answer, str) and answer != NO_ANSWER else ""
+    return grade_answer(text, gold, question=question_text(question))
+
+
+def _gold(value: Any) -> Any:
+    """A target as grading takes it: TriviaQA's answer object gives its aliases, a list
+    its accepted answers, anything else its text."""
+    if isinstance(value, Mapping):
+        value = value.get("aliases") or value.get("value")
+    if isinstance(value, list | tuple):
+        return [v if isinstance(v, int | float) and not isinstance(v, bool) else str(v)
+                for v in value]  # fmt: skip
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
 
 
 def task_dir() -> Path:

@@ -24,7 +24,13 @@ from typing import Any
 from answerx.errors import ConfigError, InputError
 from answerx.extraction.models import Task
 from answerx.grading import Verdict
-from answerx.grading.rewards import judge_rows, reward_logs, row_from_label, rows_of
+from answerx.grading.rewards import (
+    judge_rows,
+    prompt_question,
+    reward_logs,
+    row_from_label,
+    rows_of,
+)
 from answerx.grading.tasks import check_task
 
 __all__ = ["RewardFunction", "answerx_reward", "completion_text", "make_reward", "rewards_of"]
@@ -73,19 +79,21 @@ def make_reward(
 ) -> RewardFunction:
     """A TRL reward function reading the gold answer from dataset column ``gold``.
 
-    ``task`` is one task for every row (``auto`` reads it from each gold answer);
-    ``choices`` and ``numbers`` name optional columns with a row's options and
-    Game-of-24 numbers. ``max_completion_length`` is the trainer's
-    (``GRPOConfig.max_completion_length``): a completion whose ``completion_ids``
-    reached it was cut off, and is graded as ``finish_reason="length"`` (no answer
-    guessed from the clipped text: reason ``unfinished`` unless it had already
-    marked one). Left None, it is read from what TRL passes where it holds it
-    (a ``max_completion_length`` keyword, ``args`` or ``trainer_state`` with that
-    attribute); TRL 1.16 passes neither, so give it here.
+    ``task`` is one task for every row (``auto`` reads it from each gold answer); a gold
+    cell holding a list is the row's accepted answers (any one is right: TriviaQA's
+    aliases). ``choices`` and ``numbers`` name optional columns with a row's options and
+    Game-of-24 numbers. Each row's question is its prompt (the last user message of a
+    conversational one), so a short answer is graded against what was asked.
+    ``max_completion_length`` is the trainer's (``GRPOConfig.max_completion_length``): a
+    completion whose ``completion_ids`` reached it was cut off, and is graded as
+    ``finish_reason="length"`` (no answer guessed from the clipped text: reason
+    ``unfinished`` unless it had already marked one). Left None, it is read from what TRL
+    passes where it holds it (a ``max_completion_length`` keyword, ``args`` or
+    ``trainer_state`` with that attribute); TRL 1.16 passes neither, so give it here.
 
     Each call logs, when TRL passes the loggers, the columns ``answerx_answer``,
-    ``answerx_reason`` and ``answerx_how`` to the completions table and the
-    metrics ``answerx/extraction_rate``, ``answerx/unfinished_rate`` (the share of
+    ``answerx_reason``, ``answerx_how`` and ``answerx_matched_gold`` to the completions
+    table and the metrics ``answerx/extraction_rate``, ``answerx/unfinished_rate`` (the share of
     completions cut off, at the limit or inside ``<think>``, whatever their verdict) and
     ``answerx/<reason>`` (the share of each reason in the batch).
     """
@@ -106,11 +114,13 @@ def make_reward(
         cut = [limit is not None and ids is not None and len(ids[i]) >= limit for i in range(n)]
         option_rows = _column(kwargs, choices, n)
         number_rows = _column(kwargs, numbers, n)
+        prompts = _column(kwargs, "prompts", n)
         rows = [
             row_from_label(
                 {"answer": g, "choices": option_rows[i], "numbers": number_rows[i]},
                 task=task,
                 finish_reason="length" if cut[i] else None,
+                question=prompt_question(prompts[i]),
             )
             for i, g in enumerate(rows_of(kwargs[gold], n, f"column {gold!r}"))
         ]
@@ -153,6 +163,7 @@ def _log(verdicts: Sequence[Verdict], log_extra: Any, log_metric: Any) -> None:
         log_extra("answerx_answer", [v.answer for v in verdicts])
         log_extra("answerx_reason", [v.reason for v in verdicts])
         log_extra("answerx_how", [v.how for v in verdicts])
+        log_extra("answerx_matched_gold", [v.matched_gold for v in verdicts])
     if callable(log_metric) and verdicts:
         logs = reward_logs(verdicts)
         log_metric("answerx/extraction_rate", logs["answerx_extraction_rate"])

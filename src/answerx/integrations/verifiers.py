@@ -31,7 +31,7 @@ from answerx.errors import ConfigError
 from answerx.extraction import extract
 from answerx.extraction.models import Task
 from answerx.grading import Verdict
-from answerx.grading.rewards import RewardRow, judge_rows, row_from_label
+from answerx.grading.rewards import RewardRow, judge_rows, prompt_question, row_from_label
 from answerx.grading.tasks import check_task
 from answerx.integrations.trl import completion_text
 
@@ -39,10 +39,16 @@ from answerx.integrations.trl import completion_text
 __all__ = ["AnswerxParser", "answerx_extracted", "answerx_reward", "reward_row"]  # noqa: F822
 
 
-def reward_row(answer: Any, info: Mapping[str, Any] | None, parser: Any = None) -> RewardRow:
+def reward_row(
+    answer: Any, info: Mapping[str, Any] | None, parser: Any = None, prompt: Any = None
+) -> RewardRow:
     """The row a completion is graded on: the Rubric's :class:`AnswerxParser` gives the
-    task, options and numbers; the row's ``info`` overrides each one it holds."""
-    options: dict[str, Any] = {"task": "auto", "choices": None, "numbers": None}
+    task, options and numbers; the row's ``info`` overrides each one it holds. ``answer``
+    may be a list of accepted answers; the question is ``info["question"]``, else the
+    last user message of ``prompt``."""
+    options: dict[str, Any] = {
+        "task": "auto", "choices": None, "numbers": None, "question": prompt_question(prompt)
+    }  # fmt: skip
     if callable(getattr(parser, "answerx_options", None)):
         options.update(parser.answerx_options())
     options.update({k: v for k, v in (info or {}).items() if k in options and v is not None})
@@ -51,10 +57,15 @@ def reward_row(answer: Any, info: Mapping[str, Any] | None, parser: Any = None) 
 
 
 def _verdict(
-    completion: Any, answer: Any, info: Mapping[str, Any] | None, state: Any, parser: Any
+    completion: Any,
+    answer: Any,
+    info: Mapping[str, Any] | None,
+    state: Any,
+    parser: Any,
+    prompt: Any = None,
 ) -> Verdict:
     (verdict,) = judge_rows(
-        [completion_text(_assistant_only(completion))], [reward_row(answer, info, parser)]
+        [completion_text(_assistant_only(completion))], [reward_row(answer, info, parser, prompt)]
     )
     if isinstance(state, dict):
         # verifiers keeps the state of each rollout: the verdict travels with it.
@@ -79,14 +90,17 @@ def answerx_reward(
     info: Mapping[str, Any] | None = None,
     state: Any = None,
     parser: Any = None,
+    prompt: Any = None,
     **kwargs: Any,
 ) -> float:
-    """1.0 when the completion's final answer is equivalent to ``answer``, else 0.0.
+    """1.0 when the completion's final answer is equivalent to ``answer`` (or to any of a
+    list of accepted answers), else 0.0.
 
     Read with the Rubric's parser when it is an :class:`AnswerxParser` (its task,
-    options and numbers), each overridden by the row's ``info`` where it has one.
+    options and numbers), each overridden by the row's ``info`` where it has one; the
+    Rubric's ``prompt`` gives the question.
     """
-    return _verdict(completion, answer, info, state, parser).reward
+    return _verdict(completion, answer, info, state, parser, prompt).reward
 
 
 def answerx_extracted(

@@ -49,9 +49,12 @@ def compute_score(
     extra_info: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """``{"score", "acc", "reason", "how", "answer", "method"}`` for one response: ``score``
-    1.0 or 0.0, ``acc`` whether it is right. ``extra_info`` may carry ``task``,
-    ``choices``, ``numbers`` and ``finish_reason`` (numpy values are read as Python ones).
+    """``{"score", "acc", "reason", "how", "answer", "matched_gold", "method"}`` for one
+    response: ``score`` 1.0 or 0.0, ``acc`` whether it is right, ``matched_gold`` the
+    accepted answer it matched (``""`` when none). ``ground_truth`` may be a list of
+    accepted answers (any one is right). ``extra_info`` may carry ``task``, ``choices``,
+    ``numbers``, ``finish_reason`` and ``question`` (numpy values are read as Python
+    ones): verl's data preprocessing keeps the question there.
 
     >>> compute_score("openai/gsm8k", "48 / 2 = 24 clips.\\n#### 24", "24")["score"]
     1.0
@@ -82,6 +85,7 @@ def compute_score_batch(
             _label(gold, info),
             task=task_for(source, info),
             finish_reason=info.get("finish_reason"),
+            question=_question(info),
         )
         for gold, source, info in zip(
             rows_of(ground_truths, n, "ground_truths"), sources, infos, strict=True
@@ -98,6 +102,11 @@ def _label(ground_truth: Any, info: Mapping[str, Any]) -> Any:
     return label
 
 
+def _question(info: Mapping[str, Any]) -> str | None:
+    question = info.get("question")
+    return question if isinstance(question, str) and question.strip() else None
+
+
 def _result(verdict: Verdict) -> dict[str, Any]:
     # Same keys and types on every row: verl stacks each key into one array per batch.
     return {
@@ -106,5 +115,6 @@ def _result(verdict: Verdict) -> dict[str, Any]:
         "reason": verdict.reason,
         "how": verdict.how,
         "answer": verdict.answer or "",
+        "matched_gold": verdict.matched_gold or "",
         "method": verdict.extraction.method if verdict.extraction is not None else "none",
     }

@@ -60,6 +60,7 @@ class JudgeBudget:
         max_calls: int | None = None,
         max_cost_usd: float | None = None,
         price: Price | None = None,
+        what: str = "judge",
     ) -> None:
         if max_calls is not None and max_calls < 0:
             raise ConfigError(f"max_calls must be 0 or more, not {max_calls}")
@@ -73,6 +74,7 @@ class JudgeBudget:
         self.max_calls = max_calls
         self.max_cost_usd = max_cost_usd
         self.price = price
+        self.what = what  # who spends it, in messages: the judge, the extractor
         self._lock = threading.Lock()
         self._summary = JudgeSummary(cost_usd=0.0 if price is not None else None)
 
@@ -95,21 +97,31 @@ class JudgeBudget:
         with self._lock:
             why = self._exhausted()
             if why is not None:
-                if self._summary.stopped is None:
-                    log.warning("the LLM judge stops asking: %s", why)
-                    self._summary = self._summary.model_copy(update={"stopped": why})
+                self._stopped(why)
                 self._add(skipped_budget=1)
                 return why
             self._add(calls=1)
             return None
 
+    def stop(self, why: str) -> None:
+        """Ask nothing more (a rejected key: every further call would fail the same way)."""
+        with self._lock:
+            self._stopped(why)
+
+    def _stopped(self, why: str) -> None:
+        if self._summary.stopped is None:
+            log.warning("the LLM %s stops asking: %s", self.what, why)
+            self._summary = self._summary.model_copy(update={"stopped": why})
+
     def _exhausted(self) -> str | None:
         s = self._summary
+        if s.stopped is not None:
+            return s.stopped
         if self.max_calls is not None and s.calls >= self.max_calls:
-            return f"the judge's budget of {self.max_calls} calls is spent"
+            return f"the {self.what}'s budget of {self.max_calls} calls is spent"
         if self.max_cost_usd is not None and (s.cost_usd or 0.0) >= self.max_cost_usd:
             return (
-                f"the judge's cost cap of ${self.max_cost_usd:.4f} is reached "
+                f"the {self.what}'s cost cap of ${self.max_cost_usd:.4f} is reached "
                 f"(${s.cost_usd or 0.0:.4f} spent)"
             )
         return None

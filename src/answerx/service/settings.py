@@ -34,7 +34,24 @@ variable                   meaning                                      default
 ``ANSWERX_RUNS_DB``        a results store whose runs the service       none
                            shows, read-only, under ``/runs/`` (the
                            pages of ``answerx runs view``)
+``ANSWERX_JUDGE``          ``PROVIDER/MODEL`` of the LLM judge          none
+                           ``/v1/verify`` asks about the items the
+                           rules cannot decide; unset: no judge
+``ANSWERX_JUDGE_MAX_CALLS`` the judge's questions per server worker,    none
+                           at most; then it stops asking
+``ANSWERX_JUDGE_MAX_COST`` the judge's cost cap in USD per server       none
+                           worker (priced from the price table)
+``ANSWERX_JUDGE_CONCURRENCY`` judge calls in flight at once per         4
+                           server worker
+``ANSWERX_JUDGE_CACHE``    the judge's response cache (SQLite file);    $ANSWERX_HOME/
+                           ``off``: none                                cache.db
 =========================  ===========================================  =========
+
+The judge is the server's, never a request's: a client can neither name a provider
+or model for it nor raise its budget (an unauthenticated client could otherwise spend
+the server's credits on any model); it can only ask for no judging (``"judge":
+false``). Only items the rules could not decide reach it, its budget and cost cap bound
+what it spends per worker process, and its concurrency bounds the calls in flight.
 
 Why 20 s of keep-alive, not uvicorn's 5: a client reuses an idle connection until
 its own expiry (httpx: 5 s). With the server's timeout equal to it, the server
@@ -86,6 +103,11 @@ ENV_VARS: Final[Mapping[str, str]] = {
     "max_connections": "ANSWERX_MAX_CONNECTIONS",
     "allowed_hosts": "ANSWERX_ALLOWED_HOSTS",
     "runs_db": "ANSWERX_RUNS_DB",
+    "judge": "ANSWERX_JUDGE",
+    "judge_max_calls": "ANSWERX_JUDGE_MAX_CALLS",
+    "judge_max_cost_usd": "ANSWERX_JUDGE_MAX_COST",
+    "judge_concurrency": "ANSWERX_JUDGE_CONCURRENCY",
+    "judge_cache": "ANSWERX_JUDGE_CACHE",
 }
 
 
@@ -130,6 +152,25 @@ class ServiceSettings(BaseModel):
     allowed_hosts: tuple[str, ...] = Field(
         default=(),
         description="Host names accepted besides the loopback ones ('*.example.com', '*').",
+    )
+
+    judge: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_.-]+(/\S+)?$",
+        description="PROVIDER/MODEL of the judge asked about the residue (None: no judge).",
+    )
+    judge_max_calls: int | None = Field(
+        default=None, ge=0, description="The judge's questions per worker process, at most."
+    )
+    judge_max_cost_usd: float | None = Field(
+        default=None, ge=0, description="The judge's cost cap (USD) per worker process."
+    )
+    judge_concurrency: int = Field(
+        default=4, ge=1, description="Judge calls in flight at once (per worker process)."
+    )
+    judge_cache: str | None = Field(
+        default=None,
+        description="The judge's response cache file (None: $ANSWERX_HOME/cache.db; 'off': none).",
     )
 
     @field_validator("allowed_hosts", mode="before")

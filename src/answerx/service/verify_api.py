@@ -4,6 +4,9 @@ Verification may wait on math-verify's worker process (up to each item's time
 limit), so these handlers are plain ``def`` and run in FastAPI's thread pool,
 never on the event loop; :mod:`answerx.grading` is thread-safe and signal-free
 for exactly this. Verdicts are counted by reason in ``answerx_verdicts_total``.
+With a judge configured on the server (:mod:`answerx.service.judge`), ``/v1/verify``
+and ``/v1/verify/batch`` ask it about the items the rules cannot decide, and only
+those; ``/v1/reward`` stays rules-only (a trainer's reward must be fast and fixed).
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from prometheus_client import Counter
 from pydantic import ValidationError
 from starlette.responses import Response
 
+from answerx.batch.residue import Residue, judge_residue
 from answerx.errors import AnswerxError, redact
 from answerx.grading import Verdict, verify
+from answerx.grading.residue import judge_totals
 from answerx.grading.rewards import reward_logs, reward_verdicts
 from answerx.service.asgi import JSON
 from answerx.service.errors import ERROR_RESPONSES, ApiError, validation_message
+from answerx.service.judge import ServerJudge, server_judge
 from answerx.service.metrics import ServiceMetrics
 from answerx.service.openapi import example_response
 from answerx.service.schemas import ErrorDetail
@@ -61,6 +67,7 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     router = APIRouter(prefix="/v1", tags=["verification"])
     max_batch = settings.max_batch
     reward_settings = RewardSettings.from_env()
+    judge = server_judge(settings, metrics)
     verdicts = Counter(
         "answerx_verdicts",
         "Verdicts given, by reason (equivalent, different, no_answer, ...) and endpoint.",
@@ -86,8 +93,11 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     )
     def verify_one(body: VerifyRequest) -> Response:
         """The :class:`Verdict`: ``correct`` (null only for an unreadable gold), ``reason``,
-        ``how`` (the predicate that decided), ``answer`` and the extraction."""
-        verdict = _verify(body)
+        ``how`` (the predicate that decided), ``answer``, ``matched_gold`` (which accepted
+        answer matched) and the extraction. With a judge on the server (``answerx serve
+        --judge``) an item the rules cannot decide (``doubt``) is put to it: its ruling,
+        reason and cost are in ``judge``."""
+        verdict = _verify(body, judge if body.judge else None)
         count([verdict], "/v1/verify")
         return Response(verdict.model_dump_json(), media_type=JSON)
 
@@ -108,24 +118,39 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     )
     def verify_batch_(body: VerifyBatchRequest) -> Response:
         """One result per item, in order; a malformed item gets its own ``error`` and the
-        others are judged all the same. More than ``ANSWERX_MAX_BATCH`` items: 413."""
+        others are judged all the same. More than ``ANSWERX_MAX_BATCH`` items: 413. With a
+        judge on the server, the items the rules cannot decide are put to it (a few at a
+        time) and ``judge`` sums what it did and cost."""
         check_size(len(body.items))
         results: list[VerifyBatchItem] = []
+        residue: list[Residue] = []
         for item in body.items:
             try:
-                verdict = _verify(VerifyRequest.model_validate(item))
+                request = VerifyRequest.model_validate(item)
+                verdict = _verify(request, None)
             except ValidationError as exc:
                 message = validation_message(exc.errors(include_url=False))
                 results.append(_failure("validation_error", message))
             except AnswerxError as exc:
                 results.append(_failure("invalid_request", redact(str(exc))))
             else:
-                count([verdict], "/v1/verify/batch")
+                if judge is not None and request.judge and verdict.doubt is not None:
+                    residue.append(
+                        Residue(len(results), verdict=verdict, gold=request.gold,
+                                question=request.question, choices=request.choices)
+                    )  # fmt: skip
                 results.append(VerifyBatchItem.model_construct(verdict=verdict, error=None))
+        if judge is not None:
+            ruled = judge_residue(residue, judge, judge.concurrency) or []
+            for asked, ruling in zip(residue, ruled, strict=True):
+                results[asked.index] = VerifyBatchItem.model_construct(verdict=ruling, error=None)
+        verdicts = [r.verdict for r in results if r.verdict is not None]
+        count(verdicts, "/v1/verify/batch")
         failed = sum(r.error is not None for r in results)
         response = VerifyBatchResponse.model_construct(
-            results=results, succeeded=len(results) - failed, failed=failed
-        )
+            results=results, succeeded=len(results) - failed, failed=failed,
+            judge=judge_totals(verdicts) if judge is not None else None,
+        )  # fmt: skip
         return Response(response.model_dump_json(), media_type=JSON)
 
     @router.post(
@@ -181,7 +206,7 @@ def configure_reward(**options: str | None) -> RewardSettings:
     return RewardSettings.from_env()
 
 
-def _verify(body: VerifyRequest) -> Verdict:
+def _verify(body: VerifyRequest, judge: ServerJudge | None) -> Verdict:
     return verify(
         body.raw_output,
         body.gold,
@@ -189,6 +214,8 @@ def _verify(body: VerifyRequest) -> Verdict:
         choices=body.choices,
         numbers=body.numbers,
         finish_reason=body.finish_reason,
+        question=body.question,
+        judge=judge,
     )
 
 

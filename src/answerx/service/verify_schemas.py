@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError
 
 from answerx.errors import ConfigError
 from answerx.extraction.models import Task
 from answerx.grading import Verdict
+from answerx.grading.residue import JudgeTotals
 from answerx.grading.rewards import LabelFields
 from answerx.service.schemas import MAX_CHOICES, ErrorDetail, Name, Text
 
 __all__ = [
+    "MAX_GOLDS",
     "REWARD_ENV_VARS",
     "VERIFY_EXAMPLE",
     "RewardRequest",
@@ -30,6 +32,9 @@ __all__ = [
     "VerifyRequest",
 ]
 
+#: Most accepted answers one item may list (TriviaQA's longest alias lists hold ~100).
+MAX_GOLDS: Final = 256
+
 #: A request of ``POST /v1/verify`` (also the OpenAPI example).
 VERIFY_EXAMPLE: Final[dict[str, Any]] = {
     "raw_output": "Each box holds 12 eggs, so 3 boxes hold 36. The answer is 36.",
@@ -38,14 +43,43 @@ VERIFY_EXAMPLE: Final[dict[str, Any]] = {
 }
 
 
+#: An open-domain QA request: several accepted answers and the question.
+VERIFY_ALIASES_EXAMPLE: Final[dict[str, Any]] = {
+    "raw_output": "It was written by Shakespeare.",
+    "gold": ["William Shakespeare", "Shakespeare"],
+    "question": "Who wrote Hamlet?",
+}
+
+
 class VerifyRequest(BaseModel):
     """One raw output and the gold answer it should state."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [VERIFY_EXAMPLE]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [VERIFY_EXAMPLE, VERIFY_ALIASES_EXAMPLE]}
+    )
 
     raw_output: Text = Field(description="The model's output, verbatim.")
-    gold: Text | StrictInt | StrictFloat | None = Field(
-        description="The gold answer; null when there is none (the verdict is then undecided)."
+    gold: (
+        Text
+        | StrictInt
+        | StrictFloat
+        | Annotated[list[Text | StrictInt | StrictFloat], Field(max_length=MAX_GOLDS)]
+        | None
+    ) = Field(
+        description="The gold answer, or a list of accepted answers (any one is right: "
+        "the verdict's matched_gold names it; a list of short texts is graded as "
+        "short_answer under 'auto'); null when there is none (the verdict is then undecided)."
+    )
+    question: Text | None = Field(
+        default=None,
+        description="The question the output answers: a short answer is graded against it "
+        "(a surname for a person), and the judge sees it.",
+    )
+    judge: bool = Field(
+        default=True,
+        description="Ask the server's LLM judge (when it has one) about an item the rules "
+        "cannot decide; false: the rules' verdict alone. The judge and its budget are the "
+        "server's; a request cannot choose them.",
     )
     task: Task = Field(default="auto", description="The kind of answer; 'auto' reads the gold.")
     choices: list[Text] | None = Field(
@@ -92,6 +126,10 @@ class VerifyBatchResponse(BaseModel):
     results: list[VerifyBatchItem]
     succeeded: int = Field(description="Items judged (whatever the verdict).")
     failed: int = Field(description="Items that got an error instead.")
+    judge: JudgeTotals | None = Field(
+        default=None,
+        description="What the server's judge did and cost for this batch (null: no judge).",
+    )
 
 
 class RewardRequest(BaseModel):

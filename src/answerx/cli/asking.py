@@ -1,0 +1,178 @@
+"""The LLM the command line asks about what the rules cannot decide: ``verify --judge`` and
+``extract --llm``.
+
+One ``PROVIDER/MODEL``, a budget (``--judge-max-calls``/``--llm-max-calls``, a cost cap
+in USD priced from the price table), and the response cache the experiments use
+(``$ANSWERX_HOME/cache.db``, so a re-run costs nothing; ``--no-cache`` asks again). Its
+options are declared once here and the closing summary lines are printed here.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from answerx.cli._common import ExitCode, fail
+from answerx.home import answerx_home
+
+if TYPE_CHECKING:
+    from answerx.batch.summary import LLMTotals
+    from answerx.judge import JudgeCache, LLMExtractor, LLMJudge
+    from answerx.judge.budget import Price
+
+__all__ = [
+    "CacheOption",
+    "QuestionFieldOption",
+    "QuestionOption",
+    "open_extractor",
+    "open_judge",
+    "print_llm_totals",
+]
+
+_PANEL = "LLM for the residue"
+
+QuestionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--question",
+        show_default=False,
+        help="The question the output answers (single text): a short answer is graded "
+        "against what was asked, and a judge or LLM sees it.",
+    ),
+]
+QuestionFieldOption = Annotated[
+    str,
+    typer.Option(
+        "--question-field", help="Record field with the question, used when a record has it."
+    ),
+]
+CacheOption = Annotated[
+    bool,
+    typer.Option(
+        "--cache/--no-cache",
+        rich_help_panel=_PANEL,
+        help="Answer repeated LLM questions from the response cache ($ANSWERX_HOME/cache.db).",
+    ),
+]
+
+
+def llm_option(flag: str, help: str) -> Any:
+    """``--judge``/``--llm``: ``PROVIDER/MODEL``."""
+    return typer.Option(
+        flag, metavar="PROVIDER/MODEL", show_default=False, rich_help_panel=_PANEL, help=help
+    )
+
+
+def max_calls_option(flag: str) -> Any:
+    """``--judge-max-calls``/``--llm-max-calls``."""
+    return typer.Option(
+        flag, min=0, show_default=False, rich_help_panel=_PANEL,
+        help="Budget: questions sent to the LLM in the whole run, at most; then it stops "
+        "asking and says so (the rules' result stands).",
+    )  # fmt: skip
+
+
+def max_cost_option(flag: str) -> Any:
+    """``--judge-max-cost``/``--llm-max-cost``."""
+    return typer.Option(
+        flag, min=0.0, metavar="USD", show_default=False, rich_help_panel=_PANEL,
+        help="Cost cap in USD (priced from the price table; $ANSWERX_PRICES adds models).",
+    )  # fmt: skip
+
+
+def concurrency_option(flag: str) -> Any:
+    """``--judge-concurrency``/``--llm-concurrency``."""
+    return typer.Option(flag, min=1, rich_help_panel=_PANEL, help="LLM calls in flight at once.")
+
+
+def _price(provider: str, model: str, max_cost: float | None, flag: str) -> Price | None:
+    from answerx.experiments.prices import PRICES_ENV, price_of
+
+    price = price_of(provider, model)
+    if price is None and max_cost is not None:
+        fail(
+            f"{flag} needs the price of {provider}/{model}, which the price table lacks: add "
+            f"it in a YAML file named by ${PRICES_ENV} (or drop {flag})",
+            ExitCode.USAGE,
+        )
+    return price
+
+
+def _cache(use: bool, stack: ExitStack) -> JudgeCache | None:
+    if not use:
+        return None
+    from answerx.experiments.cache import ResponseCache
+
+    cache = ResponseCache(Path(answerx_home()) / "cache.db")
+    stack.callback(cache.close)
+    return cache
+
+
+def open_judge(
+    name: str,
+    *,
+    max_calls: int | None,
+    max_cost: float | None,
+    cache: bool,
+    stack: ExitStack,
+) -> LLMJudge:
+    """The judge ``name`` names, with its budget and cache (closed with ``stack``)."""
+    from answerx.judge import LLMJudge, manager_for
+
+    manager = manager_for(name)
+    price = _price(manager.provider, manager.model, max_cost, "--judge-max-cost")
+    return LLMJudge(
+        manager, max_calls=max_calls, max_cost_usd=max_cost, price=price,
+        cache=_cache(cache, stack),
+    )  # fmt: skip
+
+
+def open_extractor(
+    name: str,
+    *,
+    max_calls: int | None,
+    max_cost: float | None,
+    min_confidence: float | None,
+    cache: bool,
+    stack: ExitStack,
+) -> LLMExtractor:
+    """The LLM extractor ``name`` names, with its budget and cache (closed with ``stack``)."""
+    from answerx.judge import LLMExtractor, manager_for
+
+    manager = manager_for(name)
+    price = _price(manager.provider, manager.model, max_cost, "--llm-max-cost")
+    return LLMExtractor(
+        manager, min_confidence=min_confidence, max_calls=max_calls, max_cost_usd=max_cost,
+        price=price, cache=_cache(cache, stack),
+    )  # fmt: skip
+
+
+def print_llm_totals(totals: LLMTotals | None, console: Console, doubtful: int = 0) -> None:
+    """The closing lines on what the judge or the LLM extraction did and cost."""
+    if totals is None:
+        return
+    name = escape(totals.name)
+    if totals.kind == "judge":
+        console.print(
+            f"judge {name}: asked about {totals.asked:,} of {doubtful:,} items in doubt; "
+            f"ruled on {totals.ruled:,} (verdict changed on {totals.changed:,}), "
+            f"{totals.not_ruled:,} not ruled; {totals.cached:,} from the cache"
+        )
+    else:
+        console.print(
+            f"LLM extraction {name}: asked about {totals.asked:,} outputs the rules could not "
+            f"read; answered {totals.ruled:,} (answer changed on {totals.changed:,}), "
+            f"{totals.not_ruled:,} not answered; {totals.cached:,} from the cache"
+        )
+    cost = "unknown (no price)" if totals.cost_usd is None else f"${totals.cost_usd:.4f}"
+    console.print(
+        f"LLM calls {totals.calls:,} · tokens {totals.input_tokens:,} in, "
+        f"{totals.output_tokens:,} out · cost {cost}"
+    )
+    if totals.stopped is not None:
+        console.print(f"[yellow]stopped asking:[/] {escape(totals.stopped)}")
