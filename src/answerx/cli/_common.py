@@ -27,6 +27,7 @@ from answerx.errors import (
     InputError,
     ProviderError,
     StoreError,
+    SymlinkRefused,
     UnreadableFile,
 )
 
@@ -109,6 +110,8 @@ def command_boundary() -> Iterator[None]:
     """
     try:
         yield
+    except SymlinkRefused as exc:  # an OSError too: a file that could not be written
+        fail(str(exc), ExitCode.IO)
     except CredentialsMissing as exc:  # before ConfigError, its base: the provider is unusable
         fail(str(exc), ExitCode.PROVIDER)
     except ConfigError as exc:

@@ -11,6 +11,7 @@ reward-function file (:mod:`answerx.integrations.openrlhf`).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -63,6 +64,7 @@ from answerx.cli.options import (
     task_option,
 )
 from answerx.grading import REASONS, Verdict, verify
+from answerx.nofollow import write_output
 from answerx.recordfiles.formats import format_of
 
 __all__ = ["HELP", "reward_func_app", "verify_command"]
@@ -292,9 +294,9 @@ def write_reward_func(
     from answerx.integrations.openrlhf import reward_file
 
     with command_boundary():
-        if path.exists() and not force:
+        if os.path.lexists(path) and not force:
             fail(f"{path} exists; --force overwrites it", ExitCode.USAGE)
-        path.write_text(reward_file(path.name, task), encoding="utf-8")
+        write_output(path, reward_file(path.name, task))  # a link there is refused
         stderr().print(
             f"wrote {path}: use it with --remote_rm_url {path} --label_key <gold column>",
             markup=False,
