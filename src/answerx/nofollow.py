@@ -133,9 +133,9 @@ class OutputDir:
         return self.path / name
 
     def replace(self, source: str, target: str) -> None:
-        """Rename ``source`` to ``target`` in this folder (a link at ``target`` is refused;
-        a rename itself never follows one)."""
-        _check_name(source)
+        """Rename ``source`` to ``target`` in this folder; a link at either is refused
+        (a rename never follows one, but would move it or drop it silently)."""
+        self.refuse_link(source)
         self.refuse_link(target)
         os.replace(source, target, src_dir_fd=self.fd, dst_dir_fd=self.fd)
 

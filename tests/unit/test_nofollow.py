@@ -77,9 +77,7 @@ def test_missing_folders_are_created_and_a_link_among_them_refused(
     assert not (tmp_path / "made-by-someone-else").exists()
 
 
-def test_the_folders_above_are_followed_as_the_user_gave_them(
-    tmp_path: Path, victim: Path
-) -> None:
+def test_the_folders_above_are_followed_as_the_user_gave_them(tmp_path: Path, victim: Path) -> None:
     # A home folder or /tmp that is a link (macOS) is the user's own choice.
     (tmp_path / "mine").symlink_to(victim)
 
@@ -127,10 +125,13 @@ def test_a_whole_file_replaces_a_hard_link_instead_of_writing_through_it(
 def test_a_failed_whole_file_leaves_the_earlier_one_and_no_partial(tmp_path: Path) -> None:
     (tmp_path / "report.md").write_text("earlier\n")
 
-    with output_dir(tmp_path) as out, pytest.raises(RuntimeError):
-        with out.replacing("report.md") as stream:
-            stream.write(b"half")
-            raise RuntimeError("disk full")
+    with (
+        output_dir(tmp_path) as out,
+        pytest.raises(RuntimeError),
+        out.replacing("report.md") as stream,
+    ):
+        stream.write(b"half")
+        raise RuntimeError("disk full")
 
     assert [p.name for p in tmp_path.iterdir()] == ["report.md"]
     assert (tmp_path / "report.md").read_text() == "earlier\n"
@@ -169,8 +170,12 @@ def test_the_refusal_is_an_answerx_error_that_pickles_and_says_what_to_do(
     again = pickle.loads(pickle.dumps(refused))
 
     assert isinstance(again, AnswerxError) and isinstance(again, OSError)
-    assert str(again) == str(refused) == (
-        "/shared/out/run-1 is a symbolic link (to /home/me/.ssh): answerx does not write "
-        "through links in output paths; remove the link, or name the real file or folder"
+    assert (
+        str(again)
+        == str(refused)
+        == (
+            "/shared/out/run-1 is a symbolic link (to /home/me/.ssh): answerx does not write "
+            "through links in output paths; remove the link, or name the real file or folder"
+        )
     )
     assert again.filename == "/shared/out/run-1"
