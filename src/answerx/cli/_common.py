@@ -51,10 +51,11 @@ class ExitCode(IntEnum):
     # a command could not finish (a budget ran out without an answer; a gold that does
     # not verify for verify --self-check)
     USAGE = 2  # bad option or argument, unknown name, no such run (typer's usage code too)
-    IO = 3  # a file could not be found, read (not Parquet, cut short) or written
+    IO = 3  # a file could not be found, read (not Parquet, cut short) or written (a
+    # symbolic link where answerx writes is not written through)
     STORE = 4  # the results store (or response cache) is damaged, not a database, or locked
     PROVIDER = 5  # a provider failed (unreachable, refused, timed out) or has no API key
-    INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C: a run stopped
+    INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C: any command stopped
 
 
 EXIT_CODES_HELP = (
@@ -62,10 +63,11 @@ EXIT_CODES_HELP = (
     "some run items failed, or the command could not finish (a budget ran out; "
     "--self-check: a gold does not verify); 2 usage error (bad option, unknown name, no "
     "such run); 3 input file not found or unreadable (not Parquet, cut short) or output "
-    "not writable; 4 results store damaged, not a database or locked; 5 provider failed "
-    "(unreachable, refused the key, timed out) or its API key variable is not set; 130 "
-    "interrupted (Ctrl-C): a file run's output is valid up to a whole batch (--continue "
-    "continues it), a run resumes with --resume RUN_ID."
+    "not writable (a symbolic link where answerx writes is refused); 4 results store "
+    "damaged, not a database or locked; 5 provider failed (unreachable, refused the key, "
+    "timed out) or its API key variable is not set; 130 interrupted (Ctrl-C), any command: "
+    "extract/verify --file leave the output valid up to a whole batch (--continue continues "
+    "it), run keeps every finished item and prints the --resume RUN_ID command."
 )
 
 
@@ -126,6 +128,10 @@ def command_boundary() -> Iterator[None]:
         fail(str(exc), ExitCode.PROVIDER)
     except AnswerxError as exc:  # StepLimitReached, ServiceError: the command did not finish
         fail(str(exc), ExitCode.MALFORMED)
+    except KeyboardInterrupt:
+        # Commands that can say more (a file run, `answerx run`) catch it first.
+        stderr().print("[yellow]interrupted[/]")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
     except BrokenPipeError:
         # The reader went away (`answerx extract --file big.jsonl | head`): not an
         # error. Point stdout at devnull so the interpreter's final flush is quiet.
