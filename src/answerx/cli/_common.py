@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import IntEnum
 from typing import NoReturn
@@ -34,6 +35,7 @@ from answerx.errors import (
 __all__ = [
     "EXIT_CODES_HELP",
     "ExitCode",
+    "check_gold_option",
     "command_boundary",
     "fail",
     "parse_choices",
@@ -169,6 +171,29 @@ def parse_numbers(values: list[str] | str | None) -> list[int | float] | None:
         return [float(p) if "." in p else int(p) for p in parts] or None
     except ValueError:
         fail(f"--numbers: expected numbers like '4,9,10,13', got {text!r}", ExitCode.USAGE)
+
+
+# NaN and Infinity as a command line can only spell them (Python's and JSON's spellings).
+_NONFINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_WORD_TASKS = ("text", "short_answer")
+
+
+def check_gold_option(gold: str | Sequence[str] | None, task: str) -> None:
+    """``--gold``: refuse a value that spells NaN or Infinity (``nan``, ``-inf``,
+    ``Infinity`` …) with a usage error. No answer can equal such a number, and as text
+    it would match an answer that says "nan" (a missing value written out as text spells
+    one), as JSON's ``NaN`` gold is refused by the library. ``--task text`` or
+    ``short_answer`` asks for the word itself, which is then accepted."""
+    if gold is None or task in _WORD_TASKS:
+        return
+    for value in [gold] if isinstance(gold, str) else gold:
+        if _NONFINITE.fullmatch(value.strip()):
+            fail(
+                f"--gold {value!r} spells a number that is not finite (NaN or Infinity): no "
+                "answer can equal it. Give the real gold answer; for the word itself, "
+                "--task text; for an infinite limit in math, \\infty",
+                ExitCode.USAGE,
+            )
 
 
 def _silence_stdout() -> None:

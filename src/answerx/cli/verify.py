@@ -23,6 +23,7 @@ from answerx.batch.files import BatchSummary
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
+    check_gold_option,
     command_boundary,
     fail,
     parse_choices,
@@ -162,6 +163,7 @@ def verify_command(
         if text is not None:
             if gold is None:
                 fail("--gold is needed with a single text", ExitCode.USAGE)
+            check_gold_option(gold, task)
             raw = sys.stdin.read() if text == "-" else text
             verdict = verify(
                 raw, gold, task, choices=parse_choices(choices), numbers=parse_numbers(numbers),

@@ -25,6 +25,7 @@ from answerx.errors import InputError
 from answerx.extraction.models import Task
 from answerx.grading.batch import verify_batch
 from answerx.grading.core import Gold
+from answerx.grading.golds import check_finite_gold
 from answerx.grading.models import REASONS, Verdict
 from answerx.grading.tasks import check_task
 
@@ -215,7 +216,8 @@ def reward_verdicts(
 
     ``labels`` hold gold answers or label objects (:func:`row_from_label`); ``metas``
     (one dict per rollout, the per-sample metadata some OpenRLHF versions send) may carry
-    a row's task, options and numbers too, which its label object overrides.
+    a row's task, options and numbers too, which its label object overrides. A gold that
+    is NaN or ±Infinity raises InputError naming its ``labels[i]``.
     """
     check_task(task)
     fields = fields or LabelFields()
@@ -227,6 +229,8 @@ def reward_verdicts(
             rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), strict=True
         )
     ]
+    for i, row in enumerate(rows):  # named as the caller knows them, not as golds[i]
+        check_finite_gold(row.gold, f"labels[{i}]")
     responses = [strip_prompt(q, p or "") for q, p in zip(queries, prompts, strict=True)]
     return judge_rows(responses, rows)
 
