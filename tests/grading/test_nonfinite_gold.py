@@ -1,7 +1,7 @@
 """A gold that is NaN or ±Infinity is refused, never compared as the text "nan" (issue 30
 §10): JSON's ``NaN`` gold was compared as "nan", so an answer "nan" was right, while NaN in
 ``numbers`` was already refused. Library, command line, file runs and data sets here; the
-service in ``tests/service/test_nonfinite_gold.py``."""
+service in ``tests/service/test_service_nonfinite_gold.py``."""
 
 from __future__ import annotations
 
