@@ -11,7 +11,10 @@ moves to the service by swapping one call::
         assert extraction.answer == "42"
 
 Any non-2xx answer raises :class:`ServiceError` with the server's message;
-a service that cannot be reached raises it too (``status_code`` None). The
+a service that cannot be reached raises it too (``status_code`` None). A request
+holding NaN or Infinity (a gold answer, a number), which JSON cannot carry and the
+service refuses, raises :class:`~answerx.errors.InputError` naming it before anything
+is sent. The
 LLM endpoints' models are imported only when those methods are first called
 (they load Instructor and the provider SDKs).
 """
@@ -25,8 +28,9 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from answerx.errors import ServiceError  # defined in the one exception tree
+from answerx.errors import InputError, ServiceError  # defined in the one exception tree
 from answerx.extraction.models import Extraction
+from answerx.grading.golds import nonfinite_spelling
 from answerx.grading.models import Verdict
 from answerx.service.schemas import (
     ApproachesResponse,
@@ -158,6 +162,24 @@ def _ask_body(
     )  # fmt: skip
 
 
+def _check_finite(body: Any, where: str = "the request") -> None:
+    """Raise :class:`InputError` naming the first NaN or ±Infinity in ``body`` (httpx would
+    refuse it with a bare ``ValueError``; the service with a 422)."""
+    if isinstance(body, float):
+        spelled = nonfinite_spelling(body)
+        if spelled is not None:
+            raise InputError(
+                f"{where} is {spelled}, which JSON cannot carry: a gold answer must be text or "
+                "a finite number (a missing one is None), and numbers must be finite"
+            )
+    elif isinstance(body, Mapping):
+        for key, value in body.items():
+            _check_finite(value, f"{where}.{key}" if where != "the request" else str(key))
+    elif isinstance(body, list | tuple):
+        for i, value in enumerate(body):
+            _check_finite(value, f"{where}[{i}]")
+
+
 def _without_none(**fields: Any) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value is not None}
 
@@ -256,6 +278,7 @@ class Client:
         self._http.close()
 
     def _request(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        _check_finite(body)
         try:
             return self._http.request(method, path, json=body)
         except httpx.TransportError as exc:
@@ -408,6 +431,7 @@ class AsyncClient:
         await self._http.aclose()
 
     async def _request(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        _check_finite(body)
         try:
             return await self._http.request(method, path, json=body)
         except httpx.TransportError as exc:

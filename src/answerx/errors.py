@@ -17,6 +17,8 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     ├── InputError                a malformed input record or file (carries line number)
     │   └── UnreadableFile            an input file that cannot be read at all: not
     │                                 Parquet, truncated, a header that is not text (path)
+    ├── SymlinkRefused            answerx would write through a symbolic link planted in an
+    │                             output folder (also an OSError, ELOOP; carries path, target)
     ├── StoreError                a results store or response cache that cannot be used:
     │                             damaged, truncated, not a database, locked, disk full
     │                             (carries path; the message says how to recover)
@@ -43,6 +45,7 @@ pass through :func:`redact` before they reach an exception.
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -71,6 +74,7 @@ __all__ = [
     "StepLimitReached",
     "StoreError",
     "StructuredOutputError",
+    "SymlinkRefused",
     "UnknownName",
     "UnreadableFile",
     "redact",
@@ -160,6 +164,36 @@ class UnreadableFile(InputError):
     def __init__(self, message: str, *, path: str | None = None) -> None:
         self.path = path
         super().__init__(message)
+
+
+class SymlinkRefused(AnswerxError, OSError):
+    """A symbolic link stands where answerx was to write a file or a folder it names
+    (``--out FILE``, ``OUT_DIR/<run id>``, ``report.md``, a progress record): answerx
+    never writes through one, since a link planted in a shared folder would make it
+    overwrite what the link points to. ``path`` is the link, ``target`` where it
+    points (None when unreadable). Also an :class:`OSError` (``ELOOP``), so code that
+    handles I/O errors handles it; the command line exits 3.
+    """
+
+    def __init__(self, path: str, *, target: str | None = None) -> None:
+        self.path = path
+        self.target = target
+        where = f" (to {target})" if target is not None else ""
+        message = (
+            f"{path} is a symbolic link{where}: answerx does not write through links in "
+            "output paths; remove the link, or name the real file or folder"
+        )
+        OSError.__init__(self, errno.ELOOP, message, path)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled across processes as it was made
+        return (_symlink_refused, (self.path, self.target))
+
+
+def _symlink_refused(path: str, target: str | None) -> SymlinkRefused:
+    return SymlinkRefused(path, target=target)
 
 
 class StoreError(AnswerxError):

@@ -29,6 +29,7 @@ from answerx.errors import (
     ProviderUnavailable,
     RunNotFound,
     StoreError,
+    SymlinkRefused,
     UnknownName,
     UnreadableFile,
 )
@@ -47,13 +48,15 @@ README = Path(__file__).parents[2] / "README.md"
         (DuplicateRun("run 'x' exists", run_id="x"), ExitCode.USAGE),
         (FileNotFoundError(2, "No such file", "in.jsonl"), ExitCode.IO),
         (UnreadableFile("in.parquet: not a readable Parquet file", path="in.parquet"), ExitCode.IO),
+        (SymlinkRefused("out/run-1", target="/home/me"), ExitCode.IO),
         (StoreError("damaged", path="a.db"), ExitCode.STORE),
         (ProviderUnavailable("connection refused", provider="openai"), ExitCode.PROVIDER),
         (ProviderAuthError("401", provider="openai"), ExitCode.PROVIDER),
         (CredentialsMissing("set OPENAI_API_KEY", provider="openai"), ExitCode.PROVIDER),
+        (KeyboardInterrupt(), ExitCode.INTERRUPTED),
     ],
 )  # fmt: skip
-def test_an_error_exits_with_its_code(error: Exception, code: ExitCode) -> None:
+def test_an_error_exits_with_its_code(error: BaseException, code: ExitCode) -> None:
     with pytest.raises(typer.Exit) as exited, command_boundary():
         raise error
 
@@ -150,6 +153,12 @@ def _output_not_writable(tmp: Path) -> list[str]:
     return ["extract", "--file", str(src), "-o", str(tmp / "no" / "such" / "dir.jsonl")]
 
 
+def _link_at_out(tmp: Path) -> list[str]:
+    src = _jsonl(tmp / "in.jsonl", json.dumps({"raw_output": "#### 1"}))
+    (tmp / "out.jsonl").symlink_to(tmp / "someone-else-s.jsonl")
+    return ["extract", "--file", str(src), "-o", str(tmp / "out.jsonl")]
+
+
 def _damaged_store(tmp: Path) -> list[str]:
     db = tmp / "answerx.db"
     db.write_bytes(b"these are notes, not a database\n" * 200)
@@ -183,6 +192,7 @@ def _stop_at_once() -> Iterator[Callable[[], bool]]:
         (3, _truncated_parquet, "in.parquet: not a readable Parquet file"),
         (3, _csv_header_not_text, "the CSV header is not UTF-8 text"),
         (3, _output_not_writable, "No such file or directory"),
+        (3, _link_at_out, "out.jsonl is a symbolic link"),
         (4, _damaged_store, "not a SQLite database"),
         (5, _missing_key, "OPENAI_API_KEY"),
         (130, _interrupted_file_run, "interrupted after 0 input lines"),
@@ -203,3 +213,22 @@ def test_each_documented_exit_code_comes_from_a_real_command(
     assert "Traceback" not in result.output
     table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", README.read_text(encoding="utf-8"), re.M))
     assert str(code) in table
+
+
+def test_ctrl_c_in_a_command_without_a_run_of_its_own_exits_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `answerx run` and the file runs say what was kept; any other command stopped by
+    # Ctrl-C exits 130 too (click's "Aborted!" exited 1, the code of malformed input).
+    from answerx.experiments.store import ResultStore
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    args = _unknown_run(tmp_path)  # a store that exists
+    monkeypatch.setattr(ResultStore, "item_counts", interrupted)
+
+    result = CliRunner().invoke(app, ["runs", "list", "--db", args[-1]])
+
+    assert result.exit_code == ExitCode.INTERRUPTED, result.output
+    assert "interrupted" in result.stderr and "Aborted" not in result.output

@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
             "redactor",  # every exit's key redaction, below errors.py which uses it
             "intervals",  # wilson_interval: a file run's summary and the reports
             "workerpool",  # how many worker processes, and how they start
+            "nofollow",  # output files and folders never written through a symbolic link
         ],
         0,
     ),

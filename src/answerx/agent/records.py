@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from answerx.agent.termination import Termination
 from answerx.errors import InputError
+from answerx.nofollow import output_dir
 from answerx.structured.callinfo import Usage
 
 __all__ = [
@@ -242,9 +243,12 @@ def write_records(path: str | Path, records: Iterable[AgentRecord]) -> int:
     """Append ``records`` to the JSONL file ``path`` (created with its folder if needed);
     returns how many were written."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     count = 0
-    with path.open("a", encoding="utf-8") as handle:
+    # Never through a symbolic link planted at the file (its folder is as given).
+    with (
+        output_dir(path.parent, follow=True) as folder,
+        folder.open(path.name, "a", encoding="utf-8") as handle,
+    ):
         for record in records:
             handle.write(record.model_dump_json() + "\n")
             count += 1

@@ -5,6 +5,9 @@ stands), so that an interrupted run can be continued: JSONL, JSON and CSV are cu
 back to their last checkpoint and appended to; Parquet, which cannot be appended
 to, is rewritten from its first rows. A sink (:class:`RowSink`) takes each result
 row as it comes, in input order: the command line's table is one.
+
+A path is opened, continued, cut back or rewritten without following a symbolic
+link (:mod:`answerx.nofollow`): a link planted at ``--out`` is refused.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from answerx.batch.resume import ProgressRecord
 from answerx.batch.summary import BatchSummary
 from answerx.batch.tables import added_columns
 from answerx.errors import ConfigError
+from answerx.nofollow import OutputDir, output_dir
 from answerx.recordfiles.streams import tell
 from answerx.recordfiles.writers import ArrowWriter, RecordWriter, open_writer
 
@@ -84,15 +88,18 @@ class open_output:
         old: Iterator[pa.RecordBatch] | None = None
         if path is None:
             stream: IO[bytes] = self.dst  # type: ignore[assignment]
-        elif self.resume and self.fmt == "parquet":
-            schema, old = _reopen_parquet(path, int(state.get("rows", 0)))
-            stream = self.stack.enter_context(open(path, "wb"))
-        elif self.resume:
-            stream = self.stack.enter_context(open(path, "r+b"))
-            stream.truncate(int(state.get("offset", 0)))
-            stream.seek(0, os.SEEK_END)
         else:
-            stream = self.stack.enter_context(open(path, "wb"))
+            # The folder as the user gave it; the file itself never through a link.
+            folder = self.stack.enter_context(output_dir(path.parent, create=False, follow=True))
+            if self.resume and self.fmt == "parquet":
+                schema, old = _reopen_parquet(folder, path.name, int(state.get("rows", 0)))
+                stream = self.stack.enter_context(folder.open(path.name, "wb"))
+            elif self.resume:
+                stream = self.stack.enter_context(folder.open(path.name, "r+b"))
+                stream.truncate(int(state.get("offset", 0)))
+                stream.seek(0, os.SEEK_END)
+            else:
+                stream = self.stack.enter_context(folder.open(path.name, "wb"))
         settings = self.record.run["settings"]
         columns = added_columns(settings["mode"], bool(settings.get("judging")))
         self.writer = open_writer(
@@ -127,21 +134,26 @@ class open_output:
             self.path.unlink()
 
 
-def _reopen_parquet(path: Path, rows: int) -> tuple[pa.Schema, Iterator[pa.RecordBatch] | None]:
-    """The schema and the first ``rows`` rows of an interrupted run's Parquet output.
+def _reopen_parquet(
+    folder: OutputDir, name: str, rows: int
+) -> tuple[pa.Schema, Iterator[pa.RecordBatch] | None]:
+    """The schema and the first ``rows`` rows of an interrupted run's Parquet output
+    ``name`` in ``folder``.
 
     A Parquet file cannot be appended to: the rows are copied into a new one,
     from a side copy that is deleted as soon as it is read.
     """
-    side = path.with_name(path.name + ".resuming")
-    os.replace(path, side)
+    side = name + ".resuming"
+    folder.replace(name, side)  # refuses a link at name
+    handle = folder.open(side, "rb")
     try:
-        old = pq.ParquetFile(side)
+        old = pq.ParquetFile(handle)
     except pa.ArrowInvalid:
-        os.replace(side, path)
+        handle.close()
+        folder.replace(side, name)
         raise ConfigError(
-            f"cannot continue: {path} is not a complete Parquet file (the run was killed "
-            "before it could close it); run again without --continue"
+            f"cannot continue: {folder.path / name} is not a complete Parquet file (the run "
+            "was killed before it could close it); run again without --continue"
         ) from None
     schema = old.schema_arrow
 
@@ -155,6 +167,7 @@ def _reopen_parquet(path: Path, rows: int) -> tuple[pa.Schema, Iterator[pa.Recor
                 left -= batch.num_rows
         finally:
             old.close()
-            side.unlink(missing_ok=True)
+            handle.close()
+            folder.unlink(side)
 
     return schema, batches()

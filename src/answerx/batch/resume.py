@@ -2,7 +2,7 @@
 run asked to continue is the same run, and to continue it where it stopped.
 
 It is saved after every batch written (atomically: a kill leaves the old record
-or the new one) and deleted when the run finishes.
+or the new one), never through a symbolic link, and deleted when the run finishes.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import IO, Any
 from answerx.batch._jobs import Settings
 from answerx.batch.summary import BatchSummary
 from answerx.errors import ConfigError
+from answerx.nofollow import write_output
 from answerx.recordfiles.streams import Source, name_of
 
 __all__ = ["ProgressRecord", "progress_path"]
@@ -58,10 +59,8 @@ class ProgressRecord:
             "summary": summary.model_dump(mode="json"),
             "state": state,
         }
-        target = progress_path(path)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, target)  # atomic: a kill leaves the old record or the new one
+        # Atomic, and never through a link: a kill leaves the old record or the new one.
+        write_output(progress_path(path), json.dumps(data))
 
     def clear(self, dst: object) -> None:
         """Delete the record of a finished run writing ``dst`` (a path; streams have none)."""

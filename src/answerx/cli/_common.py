@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import IntEnum
 from typing import NoReturn
@@ -27,12 +28,14 @@ from answerx.errors import (
     InputError,
     ProviderError,
     StoreError,
+    SymlinkRefused,
     UnreadableFile,
 )
 
 __all__ = [
     "EXIT_CODES_HELP",
     "ExitCode",
+    "check_gold_option",
     "command_boundary",
     "fail",
     "parse_choices",
@@ -50,10 +53,11 @@ class ExitCode(IntEnum):
     # a command could not finish (a budget ran out without an answer; a gold that does
     # not verify for verify --self-check)
     USAGE = 2  # bad option or argument, unknown name, no such run (typer's usage code too)
-    IO = 3  # a file could not be found, read (not Parquet, cut short) or written
+    IO = 3  # a file could not be found, read (not Parquet, cut short) or written (a
+    # symbolic link where answerx writes is not written through)
     STORE = 4  # the results store (or response cache) is damaged, not a database, or locked
     PROVIDER = 5  # a provider failed (unreachable, refused, timed out) or has no API key
-    INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C: a run stopped
+    INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C: any command stopped
 
 
 EXIT_CODES_HELP = (
@@ -61,10 +65,11 @@ EXIT_CODES_HELP = (
     "some run items failed, or the command could not finish (a budget ran out; "
     "--self-check: a gold does not verify); 2 usage error (bad option, unknown name, no "
     "such run); 3 input file not found or unreadable (not Parquet, cut short) or output "
-    "not writable; 4 results store damaged, not a database or locked; 5 provider failed "
-    "(unreachable, refused the key, timed out) or its API key variable is not set; 130 "
-    "interrupted (Ctrl-C): a file run's output is valid up to a whole batch (--continue "
-    "continues it), a run resumes with --resume RUN_ID."
+    "not writable (a symbolic link where answerx writes is refused); 4 results store "
+    "damaged, not a database or locked; 5 provider failed (unreachable, refused the key, "
+    "timed out) or its API key variable is not set; 130 interrupted (Ctrl-C), any command: "
+    "extract/verify --file leave the output valid up to a whole batch (--continue continues "
+    "it), run keeps every finished item and prints the --resume RUN_ID command."
 )
 
 
@@ -109,6 +114,8 @@ def command_boundary() -> Iterator[None]:
     """
     try:
         yield
+    except SymlinkRefused as exc:  # an OSError too: a file that could not be written
+        fail(str(exc), ExitCode.IO)
     except CredentialsMissing as exc:  # before ConfigError, its base: the provider is unusable
         fail(str(exc), ExitCode.PROVIDER)
     except ConfigError as exc:
@@ -123,6 +130,10 @@ def command_boundary() -> Iterator[None]:
         fail(str(exc), ExitCode.PROVIDER)
     except AnswerxError as exc:  # StepLimitReached, ServiceError: the command did not finish
         fail(str(exc), ExitCode.MALFORMED)
+    except KeyboardInterrupt:
+        # Commands that can say more (a file run, `answerx run`) catch it first.
+        stderr().print("[yellow]interrupted[/]")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
     except BrokenPipeError:
         # The reader went away (`answerx extract --file big.jsonl | head`): not an
         # error. Point stdout at devnull so the interpreter's final flush is quiet.
@@ -160,6 +171,29 @@ def parse_numbers(values: list[str] | str | None) -> list[int | float] | None:
         return [float(p) if "." in p else int(p) for p in parts] or None
     except ValueError:
         fail(f"--numbers: expected numbers like '4,9,10,13', got {text!r}", ExitCode.USAGE)
+
+
+# NaN and Infinity as a command line can only spell them (Python's and JSON's spellings).
+_NONFINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_WORD_TASKS = ("text", "short_answer")
+
+
+def check_gold_option(gold: str | Sequence[str] | None, task: str) -> None:
+    """``--gold``: refuse a value that spells NaN or Infinity (``nan``, ``-inf``,
+    ``Infinity`` …) with a usage error. No answer can equal such a number, and as text
+    it would match an answer that says "nan" (a missing value written out as text spells
+    one), as JSON's ``NaN`` gold is refused by the library. ``--task text`` or
+    ``short_answer`` asks for the word itself, which is then accepted."""
+    if gold is None or task in _WORD_TASKS:
+        return
+    for value in [gold] if isinstance(gold, str) else gold:
+        if _NONFINITE.fullmatch(value.strip()):
+            fail(
+                f"--gold {value!r} spells a number that is not finite (NaN or Infinity): no "
+                "answer can equal it. Give the real gold answer; for the word itself, "
+                "--task text; for an infinite limit in math, \\infty",
+                ExitCode.USAGE,
+            )
 
 
 def _silence_stdout() -> None:

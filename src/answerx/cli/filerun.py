@@ -40,6 +40,7 @@ from answerx.cli._common import ExitCode, fail, stderr, stdout
 from answerx.cli.asking import print_llm_totals
 from answerx.examples import open_examples
 from answerx.extraction.files import FileSummary, MalformedLine
+from answerx.nofollow import open_output
 from answerx.recordfiles.formats import format_of
 
 if TYPE_CHECKING:
@@ -286,8 +287,8 @@ class _TableRows:
         if out is None or out == "-":
             stdout().print(table)
             return
-        # rich writes text, and a file gets a fixed width.
-        with open(out, "w", encoding="utf-8") as text:
+        # rich writes text, and a file gets a fixed width; never through a link.
+        with open_output(out, "w", encoding="utf-8") as text:
             Console(file=text, width=120, highlight=False).print(table)
 
 

@@ -23,6 +23,7 @@ from answerx.cli.options import (
     format_or_old_json,
     print_json,
 )
+from answerx.nofollow import write_output
 
 __all__ = ["survey_command"]
 
@@ -86,7 +87,7 @@ def survey_command(
             budget=Budget(max_calls=max_calls) if max_calls is not None else None, **options,
         )  # fmt: skip
         if out is not None:
-            out.write_text(result.markdown + "\n", encoding="utf-8")
+            write_output(out, result.markdown + "\n")  # never through a link
         if fmt is Format.json:
             print_json(result)
         else:

@@ -11,6 +11,7 @@ reward-function file (:mod:`answerx.integrations.openrlhf`).
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -24,6 +25,7 @@ from answerx.batch.tables import gold_value
 from answerx.cli._common import (
     EXIT_CODES_HELP,
     ExitCode,
+    check_gold_option,
     command_boundary,
     fail,
     parse_choices,
@@ -76,6 +78,7 @@ from answerx.cli.options import (
     task_option,
 )
 from answerx.grading import REASONS, Verdict, verify
+from answerx.nofollow import write_output
 from answerx.recordfiles.formats import format_of
 
 __all__ = ["HELP", "reward_func_app", "verify_command"]
@@ -220,6 +223,7 @@ def verify_command(
         if text is not None:
             if not gold:
                 fail("--gold is needed with a single text", ExitCode.USAGE)
+            check_gold_option(gold, task)
             raw = sys.stdin.read() if text == "-" else text
             verdict = verify(
                 raw, golds_of(gold), task, choices=parse_choices(choices),
@@ -389,9 +393,9 @@ def write_reward_func(
     from answerx.integrations.openrlhf import reward_file
 
     with command_boundary():
-        if path.exists() and not force:
+        if os.path.lexists(path) and not force:
             fail(f"{path} exists; --force overwrites it", ExitCode.USAGE)
-        path.write_text(reward_file(path.name, task), encoding="utf-8")
+        write_output(path, reward_file(path.name, task))  # a link there is refused
         stderr().print(
             f"wrote {path}: use it with --remote_rm_url {path} --label_key <gold column>",
             markup=False,

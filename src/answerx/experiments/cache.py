@@ -9,6 +9,10 @@ The cache is its own SQLite file (``cache.db`` beside the results database):
 results and cache have different lifetimes (deleting a run keeps the cache;
 ``--no-cache`` or deleting the file resets it).
 
+What is stored passes the key redactor first, as the results store's records do
+(:mod:`answerx.redactor`): a provider that echoes a key (or a piece of one) into its
+reply leaves ``***`` in the cache file, and a rerun served from the cache sees that.
+
 A cache file SQLite cannot use (damaged, not a database, locked) raises
 :class:`~answerx.errors.StoreError` saying to delete it or run with ``--no-cache``:
 it holds nothing a run cannot get again.
@@ -27,6 +31,7 @@ from pydantic import BaseModel
 
 from answerx.errors import StoreError
 from answerx.experiments.sqlitefile import guarded, open_sqlite, store_error
+from answerx.redactor import redact_keys, redact_keys_deep
 from answerx.structured.callinfo import CallInfo
 
 __all__ = ["CacheEntry", "ResponseCache", "cache_key"]
@@ -43,6 +48,19 @@ def cache_key(**parts: Any) -> str:
     """A stable hash of the call's identifying parts (JSON, sorted keys)."""
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _redacted(payload: str) -> str:
+    """``payload`` without a piece of a configured key. A JSON reply is redacted value by
+    value, so that it stays valid JSON whatever characters a key (a password) holds."""
+    clean = redact_keys(payload)
+    if clean == payload:
+        return payload  # the usual case: nothing of a key in it
+    try:
+        document = json.loads(payload)
+    except ValueError:
+        return clean  # a text reply
+    return json.dumps(redact_keys_deep(document), ensure_ascii=False)
 
 
 class ResponseCache:
@@ -93,11 +111,13 @@ class ResponseCache:
             raise self._error(ValueError("a cached response is unreadable")) from None
 
     def put(self, key: str, payload: str, info: CallInfo) -> None:
-        """Store (or replace) the call of ``key``."""
+        """Store (or replace) the call of ``key``; no run of 8+ characters of a configured
+        key is stored, in the reply or in its CallInfo."""
+        document = redact_keys_deep(info.model_dump(mode="json"))
         with self._guard():
             self._conn.execute(
                 "INSERT OR REPLACE INTO responses (key, payload, info) VALUES (?, ?, ?)",
-                (key, payload, info.model_dump_json()),
+                (key, _redacted(payload), json.dumps(document, ensure_ascii=False)),
             )
 
     def __len__(self) -> int:

@@ -52,6 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from answerx.errors import ConfigError, InputError, UnknownName
 from answerx.extraction.models import TASKS, Task
 from answerx.extraction.spec import AnswerSpec
+from answerx.grading.golds import nonfinite_spelling
 from answerx.recordfiles.formats import INPUT_FORMATS, SUFFIXES, InputFormatName, format_of
 from answerx.recordfiles.jsonl import json_object
 
@@ -497,6 +498,9 @@ def _text(value: Any, field: str) -> str:
     """A scalar cell as text: ``42`` → ``"42"``, ``2.0`` → ``"2"`` (gold answers and ids)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    spelled = nonfinite_spelling(value)
+    if spelled is not None:  # JSON's NaN, a float column's missing value: no answer equals it
+        raise ValueError(f"{field} is {spelled}: give text or a finite number (or leave it out)")
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, str | int | float):

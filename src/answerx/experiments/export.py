@@ -5,7 +5,9 @@ CSV, lists and objects (``verdict_detail``) are JSON, booleans ``true``/``false`
 times ISO 8601 in UTC and missing values empty; in JSONL each line is an ItemRecord
 (``ItemRecord.model_validate_json`` reads it back); Parquet keeps the types
 (lists, booleans, UTC timestamps; ``verdict_detail`` is JSON text). The files are written by
-:mod:`answerx.recordfiles`' writers, the ones ``answerx extract --file`` uses.
+:mod:`answerx.recordfiles`' writers, the ones ``answerx extract --file`` uses, into a
+hidden file renamed into place at the end, never through a symbolic link
+(:mod:`answerx.nofollow`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from answerx.errors import ConfigError
 from answerx.experiments.records import ItemRecord
+from answerx.nofollow import output_dir
 from answerx.recordfiles.formats import format_of
 
 __all__ = ["ExportFormat", "export_items", "utc_iso"]
@@ -40,7 +43,8 @@ def export_items(
     """Write ``items`` to ``path`` as CSV, JSONL or Parquet; returns the row count.
 
     The format defaults to the file's suffix (``.csv``, ``.jsonl``, ``.parquet``,
-    ``.pq``).
+    ``.pq``). The file's folder is created when missing; a symbolic link at ``path``
+    raises :class:`~answerx.errors.SymlinkRefused`, and nothing is written through it.
     """
     target = Path(path)
     fmt = format or format_of(target)
@@ -49,20 +53,13 @@ def export_items(
             f"cannot tell the export format of {str(target)!r}: "
             "use a .csv, .jsonl or .parquet file or give the format"
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target and renamed at the end: an export that fails half-way
     # (a damaged page, a full disk) leaves no half file, and an earlier export intact.
-    partial = target.with_name(f".{target.name}.partial")
-    try:
-        count = _write(items, partial, str(fmt))
-        partial.replace(target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return count
+    with output_dir(target.parent, follow=True) as folder, folder.replacing(target.name) as out:
+        return _write(items, out, str(fmt))
 
 
-def _write(items: Iterable[ItemRecord], target: Path, fmt: str) -> int:
+def _write(items: Iterable[ItemRecord], stream: IO[bytes], fmt: str) -> int:
     # pyarrow: only an export needs it, not the runs.
     import pyarrow as pa
 
@@ -72,19 +69,18 @@ def _write(items: Iterable[ItemRecord], target: Path, fmt: str) -> int:
     # CSV has no lists: the writer writes list columns as JSON text.
     columns = flat_for_csv(schema.empty_table()).schema if fmt == "csv" else schema
     count = 0
-    with target.open("wb") as stream:
-        writer = open_writer(stream, fmt, schema=columns)
-        try:
-            for page in _pages(items):
-                if fmt == "jsonl":
-                    writer.write(encode_jsonl(item.model_dump(mode="json") for item in page)[0])
-                else:
-                    rows = [_row(item, csv=fmt == "csv") for item in page]
-                    writer.write(pa.Table.from_pylist(rows, schema=schema))
-                count += len(page)
-            writer.finish()  # even an empty run: a CSV header, a Parquet file with the schema
-        finally:
-            writer.close()
+    writer = open_writer(stream, fmt, schema=columns)
+    try:
+        for page in _pages(items):
+            if fmt == "jsonl":
+                writer.write(encode_jsonl(item.model_dump(mode="json") for item in page)[0])
+            else:
+                rows = [_row(item, csv=fmt == "csv") for item in page]
+                writer.write(pa.Table.from_pylist(rows, schema=schema))
+            count += len(page)
+        writer.finish()  # even an empty run: a CSV header, a Parquet file with the schema
+    finally:
+        writer.close()
     return count
 
 

@@ -3,20 +3,32 @@
 matplotlib is imported inside the functions and used through ``Figure`` and
 the Agg canvas only, never ``pyplot``: no display is needed, no global backend
 is switched under the caller's feet, and plotting from a worker thread is safe.
+
+A figure is drawn (``accuracy_figure``), rendered (:func:`png`) and written
+(``plot_accuracy``) apart: the report writes the PNG bytes into its own folder,
+and a file is written without following a symbolic link (:mod:`answerx.nofollow`).
 """
 
 from __future__ import annotations
 
+import io
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from answerx.experiments.report import GroupStats, Report
+from answerx.nofollow import write_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_accuracy", "plot_accuracy_vs_cost"]
+__all__ = [
+    "accuracy_figure",
+    "accuracy_vs_cost_figure",
+    "plot_accuracy",
+    "plot_accuracy_vs_cost",
+    "png",
+]
 
 _LOG_X_RATIO = 100  # costs spanning more than this factor get a log axis
 
@@ -44,7 +56,25 @@ def _errors(groups: list[GroupStats]) -> list[list[float]]:
     return [below, above]
 
 
+def png(figure: Figure) -> bytes:
+    """``figure`` rendered as PNG."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
 def plot_accuracy(report: Report, path: str | Path) -> Path:
+    """Write :func:`accuracy_figure` as a PNG file at ``path`` (never through a link)."""
+    return write_output(path, png(accuracy_figure(report)))
+
+
+def plot_accuracy_vs_cost(report: Report, path: str | Path) -> Path:
+    """Write :func:`accuracy_vs_cost_figure` as a PNG file at ``path`` (never through a
+    link)."""
+    return write_output(path, png(accuracy_vs_cost_figure(report)))
+
+
+def accuracy_figure(report: Report) -> Figure:
     """Grouped bars: one group per model, one bar per approach, Wilson 95% error bars."""
     scored = [g for g in report.groups if g.accuracy is not None]
     targets = list(dict.fromkeys(g.target for g in scored))
@@ -71,12 +101,10 @@ def plot_accuracy(report: Report, path: str | Path) -> Path:
     axes.set_xlabel("error bars: Wilson 95% interval", fontsize="small")
     if arms:
         figure.legend(loc="outside lower center", ncols=min(3, len(arms)), fontsize="small")
-    out = Path(path)
-    figure.savefig(out, format="png")
-    return out
+    return figure
 
 
-def plot_accuracy_vs_cost(report: Report, path: str | Path) -> Path:
+def accuracy_vs_cost_figure(report: Report) -> Figure:
     """Accuracy against mean cost per item, one point per approach × model.
 
     Models without a price (cost unknown) are left out and named in the caption;
@@ -138,9 +166,7 @@ def plot_accuracy_vs_cost(report: Report, path: str | Path) -> Path:
         caption += " Not shown (no price, cost unknown): " + ", ".join(unpriced) + "."
     # supxlabel, not a free text: the constrained layout makes room for it.
     figure.supxlabel(textwrap.fill(caption, 100), fontsize="small")
-    out = Path(path)
-    figure.savefig(out, format="png")
-    return out
+    return figure
 
 
 def _cost_per_item(group: GroupStats) -> float:

@@ -37,6 +37,7 @@ lists them), so a count is never given for items a damaged page has lost.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
 import sqlite3
@@ -71,6 +72,7 @@ from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import VERDICT_FIELDS, ItemKey, ItemRecord, RunRecord, RunStatus
 from answerx.experiments.sqlitefile import guarded, may_write, open_sqlite, store_error
 from answerx.home import default_db
+from answerx.nofollow import output_dir
 from answerx.redactor import redact_keys_deep
 
 __all__ = [
@@ -999,17 +1001,22 @@ def salvage(source: str | Path, target: str | Path) -> Salvage:
     first page is lost, or it is not a database) raises :class:`StoreError`.
     """
     source, target = Path(source), Path(target)
-    if target.exists():
+    if os.path.lexists(target):  # a link to nowhere too: SQLite would create through it
         raise ConfigError(f"{str(target)!r} already exists: give a new file to recover into")
     if not source.is_file():
         raise ConfigError(f"no results store at {str(source)!r}")
     # Read from a copy whose header is fitted to its length: SQLite refuses a whole
-    # file whose header counts more pages than it holds (a truncated store).
+    # file whose header counts more pages than it holds (a truncated store). The copy is
+    # never written through a link planted at its name.
     copy = target.with_name(f".{target.name}.reading")
-    shutil.copyfile(source, copy)
-    for suffix in ("-wal",):  # committed items not yet folded into the file
-        if Path(f"{source}{suffix}").is_file():
-            shutil.copyfile(f"{source}{suffix}", f"{copy}{suffix}")
+    with output_dir(copy.parent, follow=True) as folder:
+        for suffix in ("", "-wal"):  # -wal: committed items not yet folded into the file
+            if suffix == "" or Path(f"{source}{suffix}").is_file():
+                with (
+                    open(f"{source}{suffix}", "rb") as src,
+                    folder.open(copy.name + suffix, "wb") as dst,
+                ):
+                    shutil.copyfileobj(src, dst)
     _fit_page_count(copy)
     try:
         db = sqlite3.connect(copy, isolation_level=None)

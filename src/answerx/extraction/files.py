@@ -39,6 +39,7 @@ from answerx.errors import AnswerxError, InputError
 from answerx.extraction.engine import extract
 from answerx.extraction.models import Extraction
 from answerx.extraction.tasks import check_task
+from answerx.nofollow import open_output
 from answerx.recordfiles.jsonl import dumps_record, finite, json_object, json_type
 
 __all__ = [
@@ -215,7 +216,8 @@ def extract_file(
     (7, '4', 'final_answer_phrase', 0.9)
 
     Raises :class:`~answerx.errors.ConfigError` for an unknown ``task`` and
-    :class:`OSError` when a file cannot be opened, read or written.
+    :class:`OSError` when a file cannot be opened, read or written
+    (:class:`~answerx.errors.SymlinkRefused` when ``dst`` is a symbolic link).
     """
     check_task(task)  # before opening anything: a bad name must not truncate the output
     summary = FileSummary()
@@ -224,7 +226,8 @@ def extract_file(
         if isinstance(src, str | os.PathLike):
             src = stack.enter_context(open(src, "rb"))
         if isinstance(dst, str | os.PathLike):
-            dst = stack.enter_context(open(dst, "w", encoding="utf-8", newline="\n"))
+            # Never through a symbolic link planted at the output's path.
+            dst = stack.enter_context(open_output(dst, "w", encoding="utf-8", newline="\n"))
         write = json_line_writer(dst, summary=summary)
         for item in iter_extract(
             src,

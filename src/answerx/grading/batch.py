@@ -20,7 +20,7 @@ from answerx.grading.core import (
     _verdict,
     verify,
 )
-from answerx.grading.golds import clean_golds
+from answerx.grading.golds import check_finite_gold, clean_golds
 from answerx.grading.judgement import Judge
 from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
@@ -62,8 +62,8 @@ def verify_batch(
     is None or not text) gets its verdict (``no_answer``), never an exception; one
     that overruns its time limit gets ``timeout``. ``workers=N`` spreads the items
     over N worker processes (each item bounded by ``time_limit_s`` there); ``None``
-    works in this process. Raises InputError when the lengths differ and ConfigError
-    for an unknown task name.
+    works in this process. Raises InputError when the lengths differ or a gold is NaN
+    or ±Infinity (``golds[i]`` named), and ConfigError for an unknown task name.
 
     ``judge`` is asked, in this process, about the items whose rules were unsure
     (``Verdict.doubt``), at most ``judge_concurrency`` at a time; the others never
@@ -76,6 +76,8 @@ def verify_batch(
     n = len(outs)
     if len(refs) != n:
         raise InputError(f"{n} outputs but {len(refs)} gold answers: one each is needed")
+    for i, gold in enumerate(refs):  # here, before any item goes to a worker process
+        check_finite_gold(gold, f"golds[{i}]")
     tasks = _per_item(task, n, "task", lambda v: isinstance(v, str))
     for t in set(tasks):
         check_task(t)

@@ -66,7 +66,8 @@ def grade(
     (``correct=None``, ``unreadable_gold``), except for ``game24`` with ``numbers``.
     ``auto`` reads the task from the gold answer (a list of short texts is
     ``short_answer``). ``question`` lets ``short_answer`` accept a surname for a
-    person. Raises ConfigError for an unknown task; never raises for any answer text.
+    person. Raises ConfigError for an unknown task and InputError for a gold that is NaN
+    or ±Infinity (or a list holding one); never raises for any answer text.
 
     >>> grade(r"\\frac{1}{2}", "0.5", "math").how
     'fraction'
@@ -111,7 +112,8 @@ def verify(
     ``judge`` (see :class:`~answerx.grading.judgement.Judge`, e.g.
     :class:`answerx.judge.LLMJudge`) is asked only where the rules are unsure
     (``Verdict.doubt``); it sees ``question`` when given. Without a judge the verdict
-    is the rules' alone.
+    is the rules' alone. A gold that is NaN or ±Infinity (JSON's ``NaN``) raises
+    InputError, as does a raw output that is not text.
 
     >>> verify("6 * 7 = 42, so the answer is 42.", 42).correct
     True

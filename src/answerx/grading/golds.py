@@ -4,10 +4,15 @@ NQ, TriviaQA and HotpotQA give several accepted answers per question (``["Paris"
 "Paris, France", "City of Light"]``); GSM8K gives one number. Grading cleans them
 here into one tuple of texts, and reads the task an ``auto`` item needs from all of
 them.
+
+A gold that is NaN or ±Infinity (JSON's ``NaN``, a float column's missing value) is
+refused with an :class:`~answerx.errors.InputError`: no answer can equal it, and as
+text ("nan") it would match an answer that says "nan". A missing gold is ``None``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Final
@@ -17,7 +22,15 @@ from answerx.extraction import clean_answer
 from answerx.extraction.models import Task
 from answerx.grading.tasks import infer_task
 
-__all__ = ["Gold", "Golds", "clean_golds", "infer_golds_task", "is_alias_list"]
+__all__ = [
+    "Gold",
+    "Golds",
+    "check_finite_gold",
+    "clean_golds",
+    "infer_golds_task",
+    "is_alias_list",
+    "nonfinite_spelling",
+]
 
 #: One gold answer: text, or a bare number (GSM8K's ``72``).
 Gold = str | int | float | None
@@ -35,10 +48,47 @@ def is_alias_list(gold: object) -> bool:
     return isinstance(gold, Sequence) and not isinstance(gold, str | bytes)
 
 
+def nonfinite_spelling(value: object) -> str | None:
+    """``NaN``, ``Infinity`` or ``-Infinity`` (as JSON writes them) when ``value`` is a
+    float that is not finite; else None."""
+    if not isinstance(value, float) or math.isfinite(value):
+        return None
+    return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+
+
+def check_finite_gold(gold: object, where: str = "the gold answer") -> None:
+    """Raise :class:`InputError` when ``gold``, or an answer of a gold list, is a float
+    that is NaN or ±Infinity; ``where`` names it in the message.
+
+    >>> try:
+    ...     check_finite_gold(["Paris", float("nan")])
+    ... except InputError as exc:
+    ...     print(str(exc)[:43])
+    the gold answer (item 1 of its list) is NaN
+    """
+    if isinstance(gold, str | int) or gold is None:  # the usual cases, at once
+        return
+    listed = is_alias_list(gold)
+    for i, value in enumerate(_answers(gold)):
+        spelled = nonfinite_spelling(value)
+        if spelled is not None:
+            item = f" (item {i} of its list)" if listed else ""
+            raise InputError(
+                f"{where}{item} is {spelled}: a gold answer must be text or a finite number "
+                "(a missing one is None, JSON null)"
+            )
+
+
+def _answers(gold: object) -> list[object]:
+    """The accepted answers of ``gold``: its items when it is a list, else itself."""
+    return list(gold) if is_alias_list(gold) else [gold]  # type: ignore[call-overload]
+
+
 def _clean_one(gold: object) -> str:
     if gold is None or isinstance(gold, bool):
         return ""
     if isinstance(gold, int | float):
+        check_finite_gold(gold)
         gold = repr(gold) if isinstance(gold, float) else str(gold)
     if not isinstance(gold, str):
         raise InputError(
@@ -56,8 +106,8 @@ def clean_golds(gold: object) -> tuple[str, ...]:
     if isinstance(gold, str):  # the usual case, without the list's bookkeeping
         one = clean_answer(gold) if gold.strip() else ""
         return (one,) if one else ()
-    values = list(gold) if is_alias_list(gold) else [gold]  # type: ignore[call-overload]
-    cleaned = (_clean_one(v) for v in values)
+    check_finite_gold(gold)  # names the list's item, which _clean_one cannot
+    cleaned = (_clean_one(v) for v in _answers(gold))
     return tuple(dict.fromkeys(c for c in cleaned if c))
 
 

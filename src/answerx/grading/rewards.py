@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from answerx.errors import InputError
 from answerx.extraction.models import Task
 from answerx.grading.batch import verify_batch
-from answerx.grading.golds import Golds
+from answerx.grading.golds import Golds, check_finite_gold
 from answerx.grading.models import REASONS, Verdict
 from answerx.grading.tasks import check_task
 
@@ -277,7 +277,8 @@ def reward_verdicts(
 
     ``labels`` hold gold answers or label objects (:func:`row_from_label`); ``metas``
     (one dict per rollout, the per-sample metadata some OpenRLHF versions send) may carry
-    a row's task, options and numbers too, which its label object overrides.
+    a row's task, options and numbers too, which its label object overrides. A gold that
+    is NaN or ±Infinity raises InputError naming its ``labels[i]``.
     """
     check_task(task)
     fields = fields or LabelFields()
@@ -292,6 +293,8 @@ def reward_verdicts(
             rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), prompts, strict=True
         )
     ]  # fmt: skip
+    for i, row in enumerate(rows):  # named as the caller knows them, not as golds[i]
+        check_finite_gold(row.gold, f"labels[{i}]")
     responses = [strip_prompt(q, p or "") for q, p in zip(queries, prompts, strict=True)]
     return judge_rows(responses, rows)
 
