@@ -124,3 +124,43 @@ def test_an_isolated_answer_scores_like_a_marked_one() -> None:
     isolated = answerx.verify("18", 18)
     assert marked.correct is isolated.correct is True
     assert isolated.extraction is not None and isolated.extraction.confidence >= 0.85
+
+
+@pytest.mark.parametrize(
+    ("raw", "answer"),
+    [
+        ("The Who", "The Who"),
+        ("The United States and Canada", "The United States and Canada"),
+        ("Utah, Nevada, Arizona, New Mexico", "Utah, Nevada, Arizona, New Mexico"),
+        ("two hundred and six", "two hundred and six"),
+        ("Skadden Arps Slate Meagher & Flom", "Skadden Arps Slate Meagher & Flom"),
+        ("24/10/1945 is my guess", "24/10/1945 is my guess"),
+    ],
+)
+def test_an_open_domain_reply_of_one_short_line_is_complete(raw: str, answer: str) -> None:
+    # Without a finish reason, the mid-sentence test once withheld these as cut off.
+    result = extract(raw, "short_answer")
+    assert (result.answer, result.method, result.unfinished) == (answer, "whole_output", False)
+
+
+@pytest.mark.parametrize(
+    "raw", ["I don't know", "Who wrote it?", "The author of the novel was:", "Paris. Or Lyon"]
+)
+def test_a_refusal_a_question_or_two_sentences_is_no_short_answer_reply(raw: str) -> None:
+    assert extract(raw, "short_answer").method != "whole_output"
+
+
+@pytest.mark.parametrize(
+    ("raw", "answer"),
+    [
+        ("roughly 300000 km per second", "300000"),
+        ("about -3.5 degrees", "-3.5"),
+        ("approximately 2,500 people", "2500"),
+        ("300000 km per second", "300000"),
+    ],
+)
+def test_a_math_reply_that_is_a_number_with_units_is_the_whole_output(
+    raw: str, answer: str
+) -> None:
+    result = extract(raw, "math")
+    assert (result.answer, result.method, result.unfinished) == (answer, "whole_output", False)

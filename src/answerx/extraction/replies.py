@@ -2,8 +2,9 @@
 
 * ``whole_output``: the whole output (after a ``<think>`` section) is one short line
   that is an answer of the task's shape — ``18``, ``$18.00``, ``x = 5``, ``three``,
-  ``roughly 15 years``, ``Mars``, ``(C) March and April``, ``\\dfrac{3}{7}``. A DSPy
-  answer field or a terse chat reply: it *is* the stated answer.
+  ``roughly 15 years``, ``Mars``, ``(C) March and April``, ``\\dfrac{3}{7}``; for
+  ``short_answer`` any short phrase (``The Who``). A DSPy answer field or a terse chat
+  reply: it *is* the stated answer, and complete.
 * ``leading_answer``: a short reply that opens with its answer — ``No, the lamp is
   shorter than the shelf.`` (options Yes/No, or a yes/no question), ``Mars, because its
   surface is rich in iron oxide.`` (an option's text), ``(B) since …`` (a letter).
@@ -115,12 +116,26 @@ def _boolean(line: str, raw: str) -> bool:
     return _YES_NO.fullmatch(line) is not None
 
 
+_MAX_SHORT_ANSWER_WORDS = 10
+
+
+def _short_answer(line: str, raw: str) -> bool:
+    # An open-domain reply is any short phrase ("The Who", "Utah, Nevada, Arizona",
+    # "roughly 300000 km per second", "24/10/1945 is my guess"); grading weighs hedges
+    # and lists. A refusal states nothing, and a question or a lead-in is no reply.
+    words = line.split()
+    if not words or len(words) > _MAX_SHORT_ANSWER_WORDS or _REFUSAL.search(line):
+        return False
+    return not raw.endswith(("?", ":")) and not any(m in line for m in (". ", "! ", "? "))
+
+
 _SHAPES: dict[str, _Shape] = {
     "auto": _auto,
     "numeric": _numeric,
     "multiple_choice": _choice,
     "boolean": _boolean,
     "text": _short_text,
+    "short_answer": _short_answer,
 }
 
 
@@ -164,7 +179,29 @@ def _whole_expression(text: str, lower: str, lo: int, hi: int, accept: Acceptor)
         got = accept_words(text[start:end], accept)  # "three"
     else:
         got = bare_expression(text, start, end, accept)
+    if got is None and end - start <= _MAX_LINE and "\n" not in text[start:end]:
+        return _number_reply(text, start, end, accept)  # "roughly 300000 km per second"
     return found(got, text, start, end, start, end) if got else None
+
+
+_REPLY_NUMBER = re.compile(
+    r"[-−]?\s*(?:\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?|\.\d+|\\[dt]?frac\{\d+\}\{\d+\})"
+)
+
+
+def _number_reply(text: str, start: int, end: int, accept: Acceptor) -> Found | None:
+    """A one-line reply that is a number with its approximation word and units: the
+    number, signed, is the stated answer."""
+    line = text[start:end]
+    if _NUMBER_REPLY.fullmatch(clean_answer(line)) is None:
+        return None
+    number = _REPLY_NUMBER.search(line)
+    if number is None:
+        return None
+    got = accept(number.group())
+    if got is None:
+        return None
+    return found(got, text, start + number.start(), start + number.end(), start, end)
 
 
 def leading_answer_rule(task: str) -> RuleFn | None:
