@@ -222,10 +222,11 @@ def _resume_hint(stderr: str) -> list[str]:
     return words
 
 
-# The interrupted runs: 24 questions x 2 approaches, 0.25 s each, two at a time: about
-# 6 s, far longer than it takes to see the first items and stop it, even on a busy
-# machine. The resumed part then runs without the delay.
-_SLOW = GoldModel(delay=0.25)
+# The interrupted runs: 24 questions x 2 approaches, 1 s each, two at a time: about
+# 24 s, far longer than it takes to see the first items and stop it, even on a machine
+# busy enough to starve the test's polling for several seconds (at 0.25 s a call, such
+# a run once finished before its Ctrl-C). The resumed part then runs without the delay.
+_SLOW = GoldModel(delay=1.0)
 _UNITS = 24 * 2
 
 
