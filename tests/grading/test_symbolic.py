@@ -124,6 +124,20 @@ def test_what_the_fast_rung_cannot_tell_goes_on_to_math_verify(answer: str, gold
     assert not grade(answer, gold, "math").how.startswith("symbolic_")
 
 
+@pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("12 cm", "12"), ("5 km", "5"), ("12 degrees", "12"), ("7 ways", "7"),
+     ("12 apples", "12"), (r"\frac{1}{2} m", r"\frac12"), ("3", "3 hours")],
+)  # fmt: skip
+def test_a_value_with_its_unit_is_left_to_math_verify_which_strips_the_unit(
+    answer: str, gold: str
+) -> None:
+    # Read by this grammar, "12 cm" would be 12 * c * m and differ from 12.
+    assert decide(answer, gold) is None
+    verdict = grade(answer, gold, "math")
+    assert (verdict.correct, verdict.how) == (True, "math_verify")
+
+
 # Each of these would keep a computer algebra system busy for minutes, or fill memory.
 HOSTILE = [
     r"9^{9^{9}}",

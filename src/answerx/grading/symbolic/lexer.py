@@ -8,10 +8,13 @@ to math-verify instead of being guessed at.
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from functools import cache
+from pathlib import Path
 from typing import Final, NamedTuple
 
-__all__ = ["MAX_CHARS", "MAX_TOKENS", "Token", "tokenize"]
+__all__ = ["MAX_CHARS", "MAX_TOKENS", "Token", "ends_in_unit", "tokenize"]
 
 #: Longer answers are left to math-verify.
 MAX_CHARS: Final = 400
@@ -87,9 +90,41 @@ _TOKEN = re.compile(
 )
 
 
+@cache
+def _units() -> re.Pattern[str]:
+    """math-verify's own pattern of a trailing unit (``latex2sympy2_extended``'s
+    ``units_regex``: ``12 cm``, ``7 ways``, ``5\\,km``), read from its module alone: the
+    package's ``__init__`` imports sympy, a quarter of a second this rung never pays."""
+    try:
+        package = importlib.util.find_spec("latex2sympy2_extended")
+        folder = Path((package.submodule_search_locations or [""])[0]) if package else None
+        spec = importlib.util.spec_from_file_location(
+            "_answerx_math_normalization", (folder or Path()) / "math_normalization.py"
+        )
+        if spec is None or spec.loader is None:
+            raise ImportError("latex2sympy2_extended.math_normalization")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        pattern = module.units_regex
+        if not isinstance(pattern, re.Pattern):
+            raise ImportError("latex2sympy2_extended.math_normalization.units_regex")
+        return pattern
+    except (ImportError, OSError, AttributeError):
+        # Without it: any word or letter after a value at the end is taken for a unit.
+        return re.compile(r"(?:\d|\}|\s)\s*[A-Za-z]+\s*$")
+
+
+def ends_in_unit(text: str) -> bool:
+    """Whether math-verify would strip a unit off the end of ``text`` (``12 apples``,
+    ``12 cm``): it then compares the bare value, where this grammar would multiply it by
+    variables; such answers are left to math-verify."""
+    return _units().search(text) is not None
+
+
 def tokenize(text: str) -> list[Token] | None:
-    """The tokens of ``text``; None when it is too long or holds anything unknown."""
-    if len(text) > MAX_CHARS:
+    """The tokens of ``text``; None when it is too long, ends in a unit or holds anything
+    unknown."""
+    if len(text) > MAX_CHARS or ends_in_unit(text):
         return None
     text = _OR_AND.sub(",", _PLAIN_WORDS.sub(r"\\\1 ", text))
     text = _ROOT_OF_DIGITS.sub(r"\\sqrt{\1}", text).translate(_UNICODE)
