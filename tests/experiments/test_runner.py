@@ -179,6 +179,12 @@ def _wait_for_items(db: Path, at_least: int, timeout: float = 60.0) -> int:
 _ENV = {"OPENAI_API_KEY": "sk-test-runner-key", "COLUMNS": "100"}
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    # A suite started in the background (`make test &`, nohup) passes SIGINT on ignored,
+    # and Python then keeps it ignored: the run would never see this test's Ctrl-C.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_run(
     config_path: Path, *options: str, cwd: Path | None = None
 ) -> subprocess.Popen[bytes]:
@@ -197,6 +203,7 @@ def _start_run(
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
 
 
