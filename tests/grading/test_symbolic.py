@@ -218,3 +218,19 @@ def test_a_factored_polynomial_equals_its_expansion(roots: list[int], scale: int
     expanded = "+".join(f"({c})x^{{{degree - i}}}" for i, c in enumerate(coefficients))
     assert decide(factored, expanded) == (True, "symbolic_fast")
     assert decide(factored, expanded + "+1") == (False, "symbolic_fast")
+
+
+def test_without_math_verifys_unit_pattern_any_trailing_word_counts_as_a_unit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    from answerx.grading.symbolic import lexer
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    lexer._units.cache_clear()
+    try:
+        assert lexer.ends_in_unit("12 widgets") and lexer.ends_in_unit("12 cm")
+        assert not lexer.ends_in_unit(r"2\sqrt{5}") and not lexer.ends_in_unit("x^2+1")
+    finally:
+        lexer._units.cache_clear()

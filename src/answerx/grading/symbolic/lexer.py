@@ -90,28 +90,30 @@ _TOKEN = re.compile(
 )
 
 
+# Without math-verify's own pattern: any word or letter after a value at the end is a unit.
+_ANY_UNIT = re.compile(r"(?:\d|\}|\s)\s*[A-Za-z]+\s*$")
+
+
 @cache
 def _units() -> re.Pattern[str]:
     """math-verify's own pattern of a trailing unit (``latex2sympy2_extended``'s
     ``units_regex``: ``12 cm``, ``7 ways``, ``5\\,km``), read from its module alone: the
     package's ``__init__`` imports sympy, a quarter of a second this rung never pays."""
+    package = importlib.util.find_spec("latex2sympy2_extended")
+    folders = package.submodule_search_locations if package is not None else None
+    if not folders:
+        return _ANY_UNIT
+    path = Path(next(iter(folders))) / "math_normalization.py"
+    spec = importlib.util.spec_from_file_location("_answerx_math_normalization", path)
+    if spec is None or spec.loader is None:
+        return _ANY_UNIT
+    module = importlib.util.module_from_spec(spec)
     try:
-        package = importlib.util.find_spec("latex2sympy2_extended")
-        folder = Path((package.submodule_search_locations or [""])[0]) if package else None
-        spec = importlib.util.spec_from_file_location(
-            "_answerx_math_normalization", (folder or Path()) / "math_normalization.py"
-        )
-        if spec is None or spec.loader is None:
-            raise ImportError("latex2sympy2_extended.math_normalization")
-        module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        pattern = module.units_regex
-        if not isinstance(pattern, re.Pattern):
-            raise ImportError("latex2sympy2_extended.math_normalization.units_regex")
-        return pattern
-    except (ImportError, OSError, AttributeError):
-        # Without it: any word or letter after a value at the end is taken for a unit.
-        return re.compile(r"(?:\d|\}|\s)\s*[A-Za-z]+\s*$")
+    except Exception:  # another release's layout: the cautious pattern still holds
+        return _ANY_UNIT
+    pattern = getattr(module, "units_regex", None)
+    return pattern if isinstance(pattern, re.Pattern) else _ANY_UNIT
 
 
 def ends_in_unit(text: str) -> bool:
