@@ -77,7 +77,8 @@ def short_answer_table(path: Path = DATA, *, show_misses: bool = True) -> bool:
     print(f"verdict agreement on the items the rules are sure of: {sure_agree:.1f} % "
           f"({len(sure)} items)")  # fmt: skip
     print(f"doubts: {dict(Counter(v.doubt for v in verdicts if v.doubt))}")
-    print(f"without finish_reason, {withheld} complete short replies are withheld as "
+    replies = "reply is" if withheld == 1 else "replies are"
+    print(f"without finish_reason, {withheld} complete short {replies} withheld as "
           "unfinished (issue 23 section 2)\n")  # fmt: skip
     print("| category | items | em % | f1 % | cover % | verdict % |")
     print("|---|---|---|---|---|---|")
