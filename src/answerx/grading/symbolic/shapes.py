@@ -34,7 +34,9 @@ _FLIP: Final = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NEG_INF: Final = ("neg", ("inf",))
 
 
-_PROSE = re.compile(r"[A-Za-z][A-Za-z'’ ,.;:()/-]*")
+# Letters and the punctuation of prose; "_" too, for a placeholder name a model left as
+# its answer ("b_solution", "final_answer"): math-verify reads a product of symbols there.
+_PROSE = re.compile(r"[A-Za-z][A-Za-z_'’ ,.;:()/-]*")
 _LONG_WORD = re.compile(r"[A-Za-z]{4,}")
 # Number words are left alone: "three" against 3 is the number-word rule's to decide.
 _NUMBER_WORDS: Final = frozenset(
@@ -86,7 +88,7 @@ _NUMBER_WORDS: Final = frozenset(
 
 def words_only(text: str) -> bool:
     """Prose with no number and no mathematics in it: ``No solution``, ``Cannot be
-    determined``, ``infinitely many``."""
+    determined``, ``infinitely many``, a placeholder such as ``b_solution``."""
     return bool(_PROSE.fullmatch(text) and _LONG_WORD.search(text)) and not has_number_word(text)
 
 
