@@ -65,6 +65,8 @@ def test_clean_answer_strips_prefixes_repeatedly_any_case(raw: str, clean: str) 
             id="minerva",
         ),
         pytest.param("  **Answer:** 42  ", "42", id="bold-answer-prefix"),
+        pytest.param('54"', "54", id="quote-closing-a-json-string"),
+        pytest.param('": "2401"', "2401", id="json-key-tail"),
     ],
 )
 def test_clean_answer_strips_wrappers(raw: str, clean: str) -> None:
@@ -86,6 +88,8 @@ def test_clean_answer_strips_wrappers(raw: str, clean: str) -> None:
         pytest.param("(B)", id="parenthesised-letter"),
         pytest.param("first line\nsecond line", id="real-newline"),
         pytest.param("name\tvalue", id="real-tab"),
+        pytest.param("5'10\"", id="feet-and-inches"),
+        pytest.param('"hello" world', id="quoted-word-in-text"),
     ],
 )
 def test_clean_answer_keeps_what_is_not_a_wrapper(kept: str) -> None:

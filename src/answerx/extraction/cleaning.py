@@ -174,6 +174,12 @@ def _clean(text: str) -> str:
                 s = s[: -len(mark)].rstrip()
             elif s.startswith(mark) and mark not in s[len(mark) :]:
                 s = s[len(mark) :].lstrip()
+        # JSON the phrase rules read past: a key's tail before its value ('": "2401"'),
+        # the quote that closes the string an answer ended ('Answer: 54"').
+        if s.startswith(('":', "':")):
+            s = s[2:].lstrip()
+        if s.count('"') == 1 and (s[0] == '"' or s[-1] == '"') and "'" not in s:
+            s = s.strip('"').strip()  # (with a "'" it may be 5'10": feet and inches)
         if s.startswith("\\"):
             unwrapped = unwrap_command(s, _TEXT_COMMANDS)
             if unwrapped is not None:
