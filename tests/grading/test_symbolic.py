@@ -42,6 +42,7 @@ SYMBOLIC = [
     (r"4 \cos^2 w", "4", False, "symbolic_fast"),  # a function of w differs at some point
     ("No solution", "5", False, "symbolic_fast"),  # prose against a number
     ("Cannot be determined", r"\frac{\sqrt3}{2}", False, "symbolic_fast"),
+    ("b_solution", "7", False, "symbolic_fast"),  # a placeholder left as the answer
     # percentages and degrees, as math-verify reads them
     (r"20\%", r"\frac15", True, "symbolic_fast"),
     (r"12.5\%", "12.5", False, "symbolic_fast"),
@@ -103,6 +104,19 @@ def test_symbolic_answers_are_decided_by_the_fast_rung_with_its_own_how(
     assert how in HOWS
 
 
+@pytest.mark.parametrize(
+    ("answer", "gold", "correct"),
+    [("1/2x", r"\frac{1}{2x}", True), ("1/2x", r"\frac{x}{2}", False),
+     (r"1/2\pi", r"\frac{1}{2\pi}", True), (r"4/3\pi r^3", r"\frac{4}{3\pi r^3}", True),
+     ("a/bc", r"\frac{a}{bc}", True), (r"1/2x \cdot 1/3y", r"\frac{1}{6xy}", True),
+     ("1+1/2x", r"1+\frac{1}{2x}", True)],
+)  # fmt: skip
+def test_a_product_after_a_slash_is_the_divisor_as_math_verify_reads_it(
+    answer: str, gold: str, correct: bool
+) -> None:
+    assert decide(answer, gold) == (correct, "symbolic_fast")
+
+
 def test_a_decimal_equal_to_an_integer_is_that_integer_and_no_other() -> None:
     assert grade("4.0", "4", "math").correct is True
     assert grade("4.0", "4.2", "math").correct is False
@@ -114,7 +128,8 @@ def test_a_decimal_equal_to_an_integer_is_that_integer_and_no_other() -> None:
      (r"\sin 30^\circ", r"\frac12"),  # math-verify reads 30 radians there
      ("x = 2", "y = 2"),  # names differ: whether that matters is math-verify's call
      (r"\sqrt{x^2}", "|x|"), (r"\{1, 3\}", "(1, 3)"),  # a pair or an open interval?
-     ("1/2x", r"\frac{x}{2}"),  # 1/(2x) or x/2?
+     ("x-1/3y", r"x-\frac{y}{3}"),  # after a minus math-verify reads 1/3y as y/3, a-b/cd not
+     (r"1/2\frac13", r"\frac16"),  # no reading at all
      (r"i^2", "-1"), (r"5\text{ cm}", "5"), (r"\begin{pmatrix}1\\2\end{pmatrix}", "1,2"),
      ("1,000", "1000"), (r"\infty", "x"), ("three", "3"),  # number words: not this rung's
      ("1", "2x + z = 1")],  # an equation as the gold: math-verify solves it
@@ -234,3 +249,13 @@ def test_without_math_verifys_unit_pattern_any_trailing_word_counts_as_a_unit(
         assert not lexer.ends_in_unit(r"2\sqrt{5}") and not lexer.ends_in_unit("x^2+1")
     finally:
         lexer._units.cache_clear()
+
+
+def test_prepare_loads_now_what_the_first_item_would_load() -> None:
+    from answerx.grading.symbolic import prepare
+    from answerx.grading.symbolic.lexer import _units
+
+    _units.cache_clear()
+    prepare()
+    assert _units.cache_info().currsize == 1  # the unit pattern: read once, before any item
+    assert decide("12 cm", "12") is None  # and still the same pattern

@@ -251,3 +251,36 @@ def test_on_every_math_item_of_the_dev_corpus_the_fast_rung_agrees_with_math_ver
                 disagreements.append((row["id"], answer, gold, fast))
     assert disagreements == []  # none to list: on the corpus math-verify is never wrong here
     assert decided >= 850
+
+
+# Divisions by a product without a sign ("1/2x"), as models write them: math-verify's
+# grammar binds the product first, except after a binary minus (left to it there).
+_DIVISIONS = [
+    "1/2x", r"1/2\pi", r"3/4\sqrt{2}", "a/bc", "1/2(x+1)", "1/2|x|", r"1/2\sin x", "1/2^3x",
+    "1/2e", r"2/3\cdot x", "x/2y", "1/-2x", "1/2x^2", r"\pi/2x", "(x+1)/2x", r"1/2 \times 3x",
+    r"1/2 \pi r^2", r"4/3\pi r^3", "a/b/c", "1/2x/3", "1+1/2x", "a+b/cd", "-1/3y",
+    r"1/2x \cdot 1/3y", r"2\cdot 1/3y", r"x^{1/2y}", r"\sqrt{1/2x}", "1/2x, 1/3y", "y=1/2x",
+    "x-(1/2x)", "(1, 1/2x)", r"[1/2\pi, \pi)", r"\{1/2x, 2\}", r"1/2\pi + 1/3\pi",
+    "x-1/3y", "2-1/2x", r"1/2\pi - 1/3\pi", r"1 \pm 1/2x",
+]  # fmt: skip
+_DIVISION_GOLDS = [
+    r"\frac{1}{2x}", r"\frac{x}{2}", r"\frac{1}{2\pi}", r"\frac{\pi}{2}", r"\frac{3\sqrt2}{4}",
+    r"\frac{3}{4\sqrt2}", r"\frac{1}{2(x+1)}", r"x - \frac{1}{3y}", r"x-\frac{y}{3}",
+    r"\frac{5\pi}{6}", r"\frac{\pi}{6}", "1",
+]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_division_by_a_product_is_read_as_math_verify_reads_it() -> None:
+    decided = 0
+    disagreements = []
+    for answer in _DIVISIONS:
+        for gold in [*_DIVISION_GOLDS, answer]:
+            fast = decide(answer, gold)
+            if fast is None:
+                continue
+            decided += 1
+            if fast[0] is not _math_verify(answer, gold):
+                disagreements.append((answer, gold, fast))
+    assert disagreements == []
+    assert decided >= 300

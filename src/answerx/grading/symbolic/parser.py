@@ -11,7 +11,7 @@ The parse is a tree of plain tuples (``Node``), the first element naming the nod
   ``("union", parts)``, ``("rel", items, ops)`` (``a < x \\le b``, ``y = 2x``),
   ``("in", var, set)``, ``("empty",)``.
 
-Anything ambiguous (``1/2x``, ``\\frac123``, ``2 3``) or unknown is not parsed
+Anything ambiguous (``1/2\\frac13``, ``\\frac123``, ``2 3``) or unknown is not parsed
 (``parse`` returns None): the fast rung then leaves the answer to math-verify.
 Hand-written because no library parses these shapes fast enough (docs/DESIGN.md).
 """
@@ -207,7 +207,7 @@ class _Parser:
         self.enter()
         if self.at("cmd", "pm"):  # \pm\sqrt{2}: both signs
             self.pos += 1
-            node: Node = ("pm", ("n", Fraction(0), False), self.term())
+            node: Node = ("pm", ("n", Fraction(0), False), self.term(after_sign=True))
         else:
             node = self.term()
         while True:
@@ -216,16 +216,16 @@ class _Parser:
                 node = ("add", node, self.term())
             elif self.at("op", "-"):
                 self.pos += 1
-                node = ("sub", node, self.term())
+                node = ("sub", node, self.term(after_sign=True))
             elif self.at("cmd", "pm"):
                 self.pos += 1
-                node = ("pm", node, self.term())
+                node = ("pm", node, self.term(after_sign=True))
             else:
                 break
         self.depth -= 1
         return node
 
-    def term(self) -> Node:
+    def term(self, after_sign: bool = False) -> Node:
         node = self.unary()
         while True:
             if self.at("op", "*"):
@@ -233,9 +233,7 @@ class _Parser:
                 node = ("mul", node, self.unary())
             elif self.at("op", "/"):
                 self.pos += 1
-                node = ("div", node, self.unary())
-                if self._starts_factor():  # "1/2x": 1/(2x) or x/2? Left to math-verify.
-                    raise _Unreadable("ambiguous division")
+                node = ("div", node, self.divisor(after_sign))
             elif self._starts_factor():
                 if self.at("num"):  # "2 3" or "x2"
                     raise _Unreadable("number after a factor")
@@ -245,6 +243,19 @@ class _Parser:
                     "mul", node, right)  # fmt: skip
             else:
                 return node
+
+    def divisor(self, after_sign: bool) -> Node:
+        """What follows a ``/``: ``1/2x`` and ``1/2\\pi`` are ``1/(2x)`` and ``1/(2\\pi)``, as
+        math-verify reads them (its grammar binds a product without a sign before ``/``).
+        After a binary minus it reads ``x-1/3y`` as ``x - y/3`` but ``a-b/cd`` as
+        ``a - b/(cd)``: such a term is left to it."""
+        node = self.unary()
+        while self._starts_factor():
+            # "1/2 3", "1/2\frac13": no reading at all
+            if after_sign or self.at("num") or self.at("cmd", "frac"):
+                raise _Unreadable("ambiguous division")
+            node = ("mul", node, self.power())
+        return node
 
     def _starts_factor(self) -> bool:
         tok = self.peek()
