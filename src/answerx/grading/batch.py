@@ -25,7 +25,7 @@ from answerx.grading.judgement import Judge
 from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
 from answerx.grading.residue import consult
-from answerx.grading.symbolic.evaluate import numeric_context
+from answerx.grading.symbolic import prepare as prepare_fast_rung
 from answerx.grading.tasks import check_task
 
 __all__ = ["verify_batch", "warm_up"]
@@ -136,8 +136,8 @@ def _consult_all(
 def warm_up(workers: int = 1) -> None:
     """Start ``workers`` grading worker processes now (a server at boot, a benchmark), so
     that no item pays for importing sympy and math-verify (a second or more), and load
-    the fast symbolic rung's 50-digit arithmetic (mpmath) in this process."""
-    numeric_context()
+    the fast symbolic rung's 50-digit arithmetic (mpmath) and unit pattern in this process."""
+    prepare_fast_rung()
     shared_pool().warm(workers)
 
 

@@ -16,11 +16,19 @@ from functools import lru_cache
 
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes
-from answerx.grading.symbolic.lexer import MAX_CHARS
+from answerx.grading.symbolic.evaluate import numeric_context
+from answerx.grading.symbolic.lexer import MAX_CHARS, ends_in_unit
 from answerx.grading.symbolic.parser import parse
 from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
-__all__ = ["decide"]
+__all__ = ["decide", "prepare"]
+
+
+def prepare() -> None:
+    """Load now what the rung loads on its first use (this thread's 50-digit arithmetic,
+    math-verify's pattern of units), a few milliseconds no item should pay."""
+    numeric_context()
+    ends_in_unit("")
 
 
 @lru_cache(maxsize=4096)  # an RL batch grades many answers against one gold
