@@ -283,4 +283,35 @@ def test_a_division_by_a_product_is_read_as_math_verify_reads_it() -> None:
             if fast[0] is not _math_verify(answer, gold):
                 disagreements.append((answer, gold, fast))
     assert disagreements == []
-    assert decided >= 300
+    assert decided >= 400
+
+
+# A function without parentheses, as models write it: math-verify's argument runs on over a
+# product (\cos 8\pi is cos(8π), \sin{x}^2 is sin(x²)), stops at another function, \sqrt and
+# e, and runs on over /, \cdot and a number too (\sin x/2 is sin(x/2)): those are left to it.
+_FUNCTIONS = [
+    rf"\sin {arg}{rest}"
+    for arg in ["x", "2x", "{x}", "(x)", "x^2", r"\pi x", r"\frac{\pi}{6}", "8", r"\theta", "|x|"]
+    for rest in ["", "/2", r"\cdot 2", " y", " e", "+1", "^2", r" \cos x", " 2", "(x+1)", r" \pi",
+                 r" \sqrt{2}", r" \frac12", " |x|", r" \infty"]
+] + [r"\log 8 2", r"\log_2 8/2", r"\ln {e}^2", r"\cos 8\pi", r"\tan^2 x y"]  # fmt: skip
+_FUNCTION_GOLDS = [
+    r"\sin x", r"\frac{\sin x}{2}", r"\sin\frac{x}{2}", r"2\sin x", r"\sin 2x", r"e\sin x",
+    r"\sin(ex)", r"\frac12", "1", "2", r"y\sin x", r"\sin(xy)", r"\sin^2 x", r"\sin x^2",
+]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_function_without_parentheses_is_read_as_math_verify_reads_it() -> None:
+    decided = 0
+    disagreements = []
+    for answer in _FUNCTIONS:
+        for gold in [*_FUNCTION_GOLDS, answer]:
+            fast = decide(answer, gold)
+            if fast is None:
+                continue
+            decided += 1
+            if fast[0] is not _math_verify(answer, gold):
+                disagreements.append((answer, gold, fast))
+    assert disagreements == []
+    assert decided >= 1500

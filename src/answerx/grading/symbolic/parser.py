@@ -440,16 +440,35 @@ class _Parser:
             self.pos += 1
             arg = self.sum()
             self.expect("op", ")")
-        elif self.at("op", "{"):
-            self.pos += 1
-            arg = self.group_rest()
         else:
-            # \sin 2x is sin(2x); \sin x \cos x is sin(x) cos(x).
-            arg = self.power()
-            while self._starts_factor() and not self.at("cmd") and not self.at("num"):
-                arg = ("mul", arg, self.power())
+            arg = self.unparenthesised_argument()
         node: Node = ("log", base, arg) if base is not None else ("fn", name, arg)
         return ("pow", node, power) if power is not None else node
+
+    def unparenthesised_argument(self) -> Node:
+        """``\\sin 2x``, ``\\cos \\pi x``, ``\\sin{x}^2``: math-verify's argument runs on over a
+        product (letters but e, groups, bars, \\pi and Greek letters) and stops at
+        another function, ``\\sqrt`` or ``e`` (``\\sin x \\cos x`` is sin(x) cos(x),
+        ``\\sin x e`` is e sin(x)); where it runs on over more (``/``, ``\\cdot``, ``\\frac``,
+        ``\\infty``, a number: ``\\sin x/2`` is sin(x/2) there) the answer is left to it."""
+        arg = self.power()
+        while True:
+            tok = self.tokens[self.pos]
+            kind, text = tok.kind, tok.text
+            if (
+                (kind == "id" and text != "e")
+                or (kind == "op" and (text in ("(", "{") or (text == "|" and not self.in_abs)))
+                or (kind == "cmd" and (text == "pi" or text in _GREEK))
+            ):
+                arg = ("mul", arg, self.power())
+            elif (
+                kind == "num"  # \sin x 2 is sin(2x) there, but \log 8 2 is log(10)
+                or (kind == "op" and text in ("/", "*"))
+                or (kind == "cmd" and text in ("frac", "infty", "binom"))
+            ):
+                raise _Unreadable("function argument")
+            else:
+                return arg
 
     def bracket(self, opening: str) -> Node:
         items = [self.sum()]
