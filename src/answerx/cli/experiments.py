@@ -422,8 +422,9 @@ def score_command(
     ] = None,
     db: DbOption = None,
 ) -> None:
-    """Re-score a stored run with the current scoring rules (no model is called, unless
-    --judge: the judge's stored rulings stand while the rules are still unsure)."""
+    """Re-score a stored run with the current scoring rules (no model called without --judge).
+
+    With --judge, the judge's stored rulings stand where the rules are still unsure."""
     from answerx.experiments.judging import stored_run_judge
     from answerx.experiments.scoring import judge_totals_of, score_run
 
