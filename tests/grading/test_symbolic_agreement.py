@@ -253,6 +253,24 @@ def test_on_every_math_item_of_the_dev_corpus_the_fast_rung_agrees_with_math_ver
     assert decided >= 850
 
 
+def _against_math_verify(
+    answers: list[str], golds: list[str]
+) -> tuple[int, list[tuple[str, str, tuple[bool, str]]]]:
+    """How many pairs (each answer against every gold and itself) the rung decides, and
+    those where math-verify says otherwise."""
+    decided = 0
+    disagreements = []
+    for answer in answers:
+        for gold in [*golds, answer]:
+            fast = decide(answer, gold)
+            if fast is None:
+                continue
+            decided += 1
+            if fast[0] is not _math_verify(answer, gold):
+                disagreements.append((answer, gold, fast))
+    return decided, disagreements
+
+
 # Divisions by a product without a sign ("1/2x"), as models write them: math-verify's
 # grammar binds the product first, except after a binary minus (left to it there).
 _DIVISIONS = [
@@ -272,16 +290,7 @@ _DIVISION_GOLDS = [
 
 @pytest.mark.slow
 def test_a_division_by_a_product_is_read_as_math_verify_reads_it() -> None:
-    decided = 0
-    disagreements = []
-    for answer in _DIVISIONS:
-        for gold in [*_DIVISION_GOLDS, answer]:
-            fast = decide(answer, gold)
-            if fast is None:
-                continue
-            decided += 1
-            if fast[0] is not _math_verify(answer, gold):
-                disagreements.append((answer, gold, fast))
+    decided, disagreements = _against_math_verify(_DIVISIONS, _DIVISION_GOLDS)
     assert disagreements == []
     assert decided >= 400
 
@@ -303,15 +312,6 @@ _FUNCTION_GOLDS = [
 
 @pytest.mark.slow
 def test_a_function_without_parentheses_is_read_as_math_verify_reads_it() -> None:
-    decided = 0
-    disagreements = []
-    for answer in _FUNCTIONS:
-        for gold in [*_FUNCTION_GOLDS, answer]:
-            fast = decide(answer, gold)
-            if fast is None:
-                continue
-            decided += 1
-            if fast[0] is not _math_verify(answer, gold):
-                disagreements.append((answer, gold, fast))
+    decided, disagreements = _against_math_verify(_FUNCTIONS, _FUNCTION_GOLDS)
     assert disagreements == []
     assert decided >= 1500
