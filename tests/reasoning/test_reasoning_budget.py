@@ -199,3 +199,14 @@ def test_aexecute_respects_the_budget_too(
 
     assert model.log == ["default", CRITIQUE, FINAL_ATTEMPT]
     assert (response.extracted_answer, response.metadata.stage) == ("4", "final_attempt")
+
+
+def test_a_budget_writes_out_only_its_limits_and_a_final_attempt_switched_off() -> None:
+    # Run parameters, experiment configs and the JSON schema hold data, not a function.
+    counted = Budget(max_calls=3, count_tokens=len)
+
+    assert counted.model_dump() == {
+        "max_calls": 3, "max_tokens": None, "max_context_tokens": None, "time_limit_s": None,
+    }  # fmt: skip
+    assert Budget(final_attempt=False).model_dump(exclude_none=True) == {"final_attempt": False}
+    assert "count_tokens" not in Budget.model_json_schema()["properties"]

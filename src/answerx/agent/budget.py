@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from answerx.agent.termination import Termination
 from answerx.structured.callinfo import CallInfo, Usage
@@ -28,7 +29,8 @@ class Budget(BaseModel):
         default=None, ge=1, description="Tokens of the next request (count_tokens counts them)."
     )
     time_limit_s: float | None = Field(default=None, gt=0, description="Wall-clock seconds.")
-    count_tokens: Callable[[Any], int] | None = Field(
+    # A Python function: not in the JSON schema (experiment configs, the service) nor dumps.
+    count_tokens: SkipJsonSchema[Callable[[Any], int] | None] = Field(
         default=None,
         exclude=True,
         description="Counts a request's tokens (its messages) for max_context_tokens, such "
