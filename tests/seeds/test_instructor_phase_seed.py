@@ -248,6 +248,7 @@ def test_the_specs_provider_names_are_answerx_provider_names() -> None:
 
 @seed_example("004", 229, "text=extraction.full_reasoning_text,",
               option="response.extraction.reasoning")  # fmt: skip
+@seed_example("004", 235, 'parameters={"structured_extraction": True},')
 @seed_example("004", 239, '"instructor_mode": self.instructor_manager.get_primary_mode(),')
 def test_a_structured_extraction_becomes_the_standard_response(
     manager: InstructorClientManager, fake_provider: FakeProviderServer
@@ -268,4 +269,6 @@ def test_a_structured_extraction_becomes_the_standard_response(
     assert (meta.reasoning_type, meta.confidence) == ("chain_of_thought", 0.9)
     # answerx records the mode that answered, in its names; the spec the primary mode.
     assert (meta.instructor_mode, manager.get_primary_mode()) == ("tools", "TOOLS")
+    # The spec's parameters={"structured_extraction": True}: answerx's name the strategy.
+    assert response.parameters["strategy"] == "structured"
     assert response.usage.total_tokens > 0 and response.generation_time > 0
