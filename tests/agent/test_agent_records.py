@@ -136,7 +136,8 @@ def test_stats_of_no_records_have_no_rate() -> None:
             Termination.TOKEN_LIMIT_ANSWER,
             "Paris",
             "<think>…</think>\n<answer> Paris </answer>",
-            ("Paris", "generate an answer as token limit reached"),
+            # DeepResearch's slice, as written (not stripped)
+            (" Paris ", "generate an answer as token limit reached"),
         ),
         (
             Termination.TOKEN_LIMIT_ANSWER,
@@ -148,7 +149,8 @@ def test_stats_of_no_records_have_no_rate() -> None:
             Termination.TOKEN_LIMIT_FORMAT_ERROR,
             "Probably Paris.",
             " Probably Paris.\n",
-            ("Probably Paris.", "format error: generate an answer as token limit reached"),
+            # the whole reply, as DeepResearch keeps it
+            (" Probably Paris.\n", "format error: generate an answer as token limit reached"),
         ),
     ],
 )

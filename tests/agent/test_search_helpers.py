@@ -41,10 +41,12 @@ def test_ircot_first_sentence_keeps_its_terminator(text: str, first: str) -> Non
     assert ircot_first_sentence(text) == first
 
 
-def test_iter_retgen_query_appends_the_previous_answer() -> None:
-    assert iter_retgen_query("Who founded it?", " Tomasz Reyl ") == "Who founded it? Tomasz Reyl"
+def test_iter_retgen_query_appends_the_previous_generation_as_given() -> None:
+    # UltraRAG's f"{q} {ans}": the generation as it is, spaces and all.
+    assert iter_retgen_query("Who founded it?", " Tomasz Reyl ") == "Who founded it?  Tomasz Reyl "
+    assert iter_retgen_query("Who founded it?", "") == "Who founded it? "
+    # None: no previous round yet, so the question alone.
     assert iter_retgen_query("Who founded it?", None) == "Who founded it?"
-    assert iter_retgen_query("Who founded it?", "  ") == "Who founded it?"
 
 
 def test_the_first_real_entry_replaces_the_pad_placeholder_and_later_ones_append() -> None:

@@ -268,6 +268,27 @@ def test_a_write_step_answered_with_an_extension_never_becomes_section_text(
     assert [(e["state"], e["action"]) for e in rejected] == [("write", "extend-plan")]
 
 
+def test_a_section_that_mentions_an_action_tag_is_written(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, index: Index
+) -> None:
+    mention = "Search-R1 models wrap each query in <search> tags, and idle agents answer <nop/>."
+
+    def model(request: RecordedRequest) -> Reply:
+        prompt = request.messages[-1]["content"]
+        if "Now write the part at" in prompt:
+            key = re.findall(r"bibkey: (\S+)", prompt)[0]
+            return Reply.text(_reply(f"{LONG}{mention} \\cite{{{key}}}"))
+        return _scripted_model(request)
+
+    fake_provider.set_default(model)
+
+    result = write_survey("A survey of Ostrand's instrument makers", manager, index, top_k=3)
+
+    assert result.termination == "answer" and all(entry["ok"] for entry in result.trace)
+    assert result.survey is not None
+    assert all(mention in s["content"] for s in result.survey["sections"])
+
+
 def test_hard_mode_is_off_by_default_as_in_surveycpms_configuration() -> None:
     defaults = {
         name: inspect.signature(fn).parameters["hard_mode"].default

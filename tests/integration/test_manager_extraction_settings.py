@@ -184,13 +184,14 @@ def test_the_primary_and_fallback_modes_of_each_provider(
 ) -> None:
     manager = make_manager(provider)
 
-    assert (manager.get_primary_mode(), manager.get_fallback_mode()) == (primary, fallback)
+    assert (manager.primary_mode, manager.fallback_mode) == (primary, fallback)
 
 
 def test_a_single_mode_chain_falls_back_to_itself(make_manager: MakeManager) -> None:
     manager = make_manager("cohere", modes=["json_schema"])
 
-    assert manager.get_primary_mode() == manager.get_fallback_mode() == "json_schema"
+    assert manager.primary_mode == manager.fallback_mode == "json_schema"
+    assert manager.get_primary_mode() == manager.get_fallback_mode() == "COHERE_JSON_SCHEMA"
 
 
 def _unsure_model(request: RecordedRequest) -> Reply:

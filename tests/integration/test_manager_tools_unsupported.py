@@ -113,7 +113,7 @@ def test_a_real_tools_refusal_falls_back_to_the_next_mode_at_once(
     result, info = manager.create(MESSAGES, ReasoningExtraction)
 
     assert result.answer_value == "4"
-    assert info.mode == manager.get_fallback_mode() != "tools"
+    assert info.mode == manager.fallback_mode != "tools"
     assert info.modes_tried[0].requests == 1  # classified at once: no transient retry of a 500
     assert wording in (info.fallback_reason or "")
     assert len(fake_provider.chat_requests) == 2

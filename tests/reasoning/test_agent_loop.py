@@ -284,7 +284,7 @@ def test_a_forced_reply_without_a_block_is_a_format_error_whose_prediction_is_th
     )
 
     assert record.termination == "format error: generate an answer as token limit reached"
-    assert record.prediction == "Most likely Frank Herbert."
+    assert record.prediction == "Most likely Frank Herbert.\n"  # the whole reply, as written
 
 
 def test_a_forced_reply_with_an_unclosed_block_is_a_format_error_for_deepresearch(

@@ -41,7 +41,10 @@ def test_a_call_budget_hit_ends_with_the_final_attempt_on_the_conversation_so_fa
     # draft, critique, then no room for the revision: the final attempt instead.
     assert model.log == ["default", CRITIQUE, FINAL_ATTEMPT]
     *steps, final = fake_provider.chat_requests
-    assert [m["role"] for m in final.messages] == ["user", "assistant", "user", "assistant", "user"]
+    # The conversation whole (the revision prompt it had no call left for included), then
+    # the final prompt: tinyAgent's messages + [prompt].
+    roles = ["user", "assistant", "user", "assistant", "user", "user"]
+    assert [m["role"] for m in final.messages] == roles
     assert final.messages[3]["content"] == "Wrong.\n<verdict>revise</verdict>"
     # The steps sample at the caller's temperature; the last word is at 0.
     assert [r.json["temperature"] for r in steps] == [0.8, 0.8]
@@ -196,3 +199,14 @@ def test_aexecute_respects_the_budget_too(
 
     assert model.log == ["default", CRITIQUE, FINAL_ATTEMPT]
     assert (response.extracted_answer, response.metadata.stage) == ("4", "final_attempt")
+
+
+def test_a_budget_writes_out_only_its_limits_and_a_final_attempt_switched_off() -> None:
+    # Run parameters, experiment configs and the JSON schema hold data, not a function.
+    counted = Budget(max_calls=3, count_tokens=len)
+
+    assert counted.model_dump() == {
+        "max_calls": 3, "max_tokens": None, "max_context_tokens": None, "time_limit_s": None,
+    }  # fmt: skip
+    assert Budget(final_attempt=False).model_dump(exclude_none=True) == {"final_attempt": False}
+    assert "count_tokens" not in Budget.model_json_schema()["properties"]

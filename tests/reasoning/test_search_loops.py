@@ -17,6 +17,7 @@ from answerx.retrieval import Index, bundled_index
 from answerx.structured import InstructorClientManager
 from answerx.testing import FakeProviderServer
 from fake_managers import MakeManager
+from seeds.seed_examples import seed_example
 
 QUESTION = "Who founded the company that operates the Tarn Valley Railway?"
 # Phrases of the bundled templates that tell the steps apart.
@@ -124,14 +125,34 @@ def test_search_r1_makes_the_final_attempt_at_the_turn_limit(
     response = get_approach("search_r1", manager, retriever=index, max_turns=2).execute(QUESTION)
 
     assert model.log == [SEARCH_R1, INFORMATION, FINAL_ATTEMPT]
-    # The final attempt follows the last reply: the unanswered information is dropped.
+    # The final attempt is appended (tinyAgent's messages + [prompt]): the last
+    # information, which the model has not answered yet, is part of it.
     final = _contents(fake_provider, 2)
-    assert final[-2] == "<search>Lumen Rail</search>" and FINAL_ATTEMPT in final[-1]
+    assert final[-3] == "<search>Lumen Rail</search>"
+    assert final[-2].startswith("<information>") and FINAL_ATTEMPT in final[-1]
     meta = response.metadata
     assert (meta.stage, meta.termination, meta.calls) == ("final_attempt", "answer", 3)
     assert meta.step_limit == "max_turns"  # type: ignore[attr-defined]
     assert response.extracted_answer == "Tomasz Reyl"
     assert response.usage == reported_usage(fake_provider)
+
+
+@seed_example(
+    "001", 47, 'messages + [{"role": "user", "content": "Return your best final answer now."}]'
+)
+def test_search_r1_answers_its_last_information_in_the_final_attempt(
+    manager: InstructorClientManager, fake_provider: FakeProviderServer, model: ScriptedModel,
+    index: Index,
+) -> None:  # fmt: skip
+    model.on(SEARCH_R1, "<search>Tarn Valley Railway</search>")
+    model.on(FINAL_ATTEMPT, "<answer>Tomasz Reyl</answer>")
+
+    response = get_approach("search_r1", manager, retriever=index, max_turns=1).execute(QUESTION)
+
+    final = fake_provider.chat_requests[1].messages
+    assert [m["role"] for m in final] == ["user", "assistant", "user", "user"]
+    assert final[2]["content"].startswith("<information>") and "Lumen Rail" in final[2]["content"]
+    assert response.extracted_answer == "Tomasz Reyl"
 
 
 def test_a_final_attempt_without_answer_raises_or_reports_the_termination(

@@ -8,11 +8,22 @@ import pytest
 
 from answerx import extract
 from answerx.extraction.game24_spec import SPEC_METHODS, extract_game24_spec, spec_method
+from seeds.seed_examples import seed_example
 
 NUMBERS = [4, 9, 10, 13]  # "Input: 4 9 10 13": (10 - 4) * (13 - 9) = 24
 SOLUTION = "(10 - 4) * (13 - 9)"
 
 
+@seed_example("003", 67, "(8-5)*(11-2)")
+@seed_example("003", 75, "Output: <expression> = 24")
+@seed_example(
+    "003", 85, "**Answer Block (`<answer>`)**: Look for content within `<answer>...</answer>`"
+)
+@seed_example("003", 86, "look for the *last* line starting with `Output:`")
+@seed_example("003", 87, "scan from bottom to top for the first valid expression line")
+@seed_example("003", 96, "If none match, return empty candidate.")
+@seed_example("003", 108, "Reject lines containing `=` or an explicit target marker like `-> 24`")
+@seed_example("003", 110, "Reject lines containing characters outside")
 @pytest.mark.parametrize(
     ("raw_output", "numbers", "answer", "spec_logs"),
     [
@@ -53,13 +64,18 @@ def test_the_specs_examples_read_the_same_in_both_orders(
 UNFINISHED = f"Let me try.\n{SOLUTION}\nCheck: 6 * 4 is"
 
 
+@seed_example("003", 94, "The first plausible line becomes `candidate`.")
 def test_the_default_withholds_the_bottom_scan_of_an_unfinished_output() -> None:
     withheld = extract(UNFINISHED, "game24", numbers=NUMBERS)
 
     assert (withheld.answer, withheld.unfinished, withheld.candidate) == (None, True, SOLUTION)
 
 
+@seed_example(
+    "003", 94, "The first plausible line becomes `candidate`.", option='fallback="always"'
+)
 def test_fallback_always_gives_the_specs_bottom_scan() -> None:
+    assert extract(UNFINISHED, "game24", numbers=NUMBERS).answer is None  # answerx's default
     spec = extract(UNFINISHED, "game24", numbers=NUMBERS, fallback="always")
 
     # The spec scans bottom-up for the first plausible line, finished or not.
@@ -73,6 +89,7 @@ def test_fallback_always_gives_the_specs_bottom_scan() -> None:
     ["Answer: (13 - 9) * (10 - 4)", "So \\boxed{(13 - 9) * (10 - 4)}",
      '{"answer": "(13 - 9) * (10 - 4)"}'],
 )  # fmt: skip
+@seed_example("003", 84, "**Extraction Priority:**", option="extract_game24_spec")
 def test_the_specs_order_puts_output_before_a_later_answer(later: str) -> None:
     reply = f"Output: {SOLUTION} = 24\nLet me double-check.\n{later}"
 
@@ -86,12 +103,16 @@ def test_the_specs_order_puts_output_before_a_later_answer(later: str) -> None:
     assert reply[start:end] == SOLUTION and spec_reading.valid
 
 
+@seed_example("003", 85, "This is the most explicit and preferred marker.")
 def test_the_answer_block_still_comes_first_in_the_specs_order() -> None:
     reply = f"<answer>(13 - 9) * (10 - 4)</answer>\nOutput: {SOLUTION}"
 
     assert extract_game24_spec(reply, NUMBERS).answer == "(13 - 9) * (10 - 4)"
 
 
+@seed_example(
+    "003", 122, "extraction method (e.g., `answer_block`, `fallback_bottom_scan`, `empty`)"
+)
 def test_every_spec_method_name_maps_to_an_answerx_method() -> None:
     assert set(SPEC_METHODS.values()) == {
         "answer_block", "output_line", "fallback_bottom_scan", "empty",

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from answerx.agent.termination import Termination
 from answerx.structured.callinfo import CallInfo, Usage
@@ -15,7 +16,8 @@ __all__ = ["Budget", "BudgetTracker", "estimate_tokens"]
 
 
 class Budget(BaseModel):
-    """Limits for one question. ``None`` means no limit of that kind."""
+    """Limits for one question, and what happens at them. ``None`` means no limit of that
+    kind."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -24,9 +26,25 @@ class Budget(BaseModel):
         default=None, ge=1, description="Provider-reported tokens, input and output, summed."
     )
     max_context_tokens: int | None = Field(
-        default=None, ge=1, description="Estimated tokens (characters/4) of the next request."
+        default=None, ge=1, description="Tokens of the next request (count_tokens counts them)."
     )
     time_limit_s: float | None = Field(default=None, gt=0, description="Wall-clock seconds.")
+    # A Python function: not in the JSON schema (experiment configs, the service) nor dumps.
+    count_tokens: SkipJsonSchema[Callable[[Any], int] | None] = Field(
+        default=None,
+        exclude=True,
+        description="Counts a request's tokens (its messages) for max_context_tokens, such "
+        "as a model's own tokenizer (DeepResearch's count_tokens); None: estimate_tokens.",
+    )
+    # Written out (run parameters, configs) only when off: a budget dumps as it did before.
+    final_attempt: bool = Field(
+        default=True,
+        exclude_if=lambda on: on is True,
+        description="At a call, token or time limit, or when the steps stop, ask once more "
+        "for the best answer (tinyAgent's ReactAgent). False stops there, as DeepResearch "
+        "does: 'answer not found' or 'exceed available llm calls'. The forced answer at "
+        "max_context_tokens is made either way.",
+    )
 
 
 def estimate_tokens(messages: str | Iterable[Mapping[str, Any]]) -> int:
@@ -93,6 +111,10 @@ class BudgetTracker:
         return None
 
     def context_exceeded(self, messages: str | Iterable[Mapping[str, Any]]) -> bool:
-        """True when the estimated size of ``messages`` passes ``max_context_tokens``."""
+        """True when the size of ``messages`` (``count_tokens``, else the characters/4
+        estimate) passes ``max_context_tokens``."""
         limit = self.budget.max_context_tokens
-        return limit is not None and estimate_tokens(messages) > limit
+        if limit is None:
+            return False
+        count = self.budget.count_tokens or estimate_tokens
+        return count(messages) > limit

@@ -30,6 +30,7 @@ API answerx has an adapter for (some join consecutive turns of one role).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,10 +92,25 @@ class FinalAnswer(BaseModel):
     )
     prompt: str = Field(default="", description="The final prompt as sent (the last message).")
     error: str | None = Field(default=None, description="The provider error, when the call failed.")
+    made: bool = Field(
+        default=True,
+        description="False: no call was made (the budget's final_attempt is off); the "
+        "termination is the limit's own.",
+    )
+
+    @classmethod
+    def skipped(cls, reason: Termination, spec: AnswerSpec) -> FinalAnswer:
+        """No final attempt (``Budget(final_attempt=False)``): no answer, for ``reason``."""
+        return cls(
+            prediction=None, text="", extraction=_extract("", spec), termination=reason,
+            info=None, made=False,
+        )  # fmt: skip
 
     def messages(self, conversation: Messages) -> list[dict[str, Any]]:
         """``conversation`` followed by the final prompt and, if the call succeeded, the reply:
         the transcript a result record keeps."""
+        if not self.made:
+            return list(conversation)
         turns = [*conversation, {"role": "user", "content": self.prompt}]
         if self.error is None:
             turns.append({"role": "assistant", "content": self.text})
@@ -111,6 +127,7 @@ def final_attempt(
     spec: AnswerSpec | None = None,
     reason: Termination = Termination.EXCEED_CALLS,
     prompt_dir: str | Path | None = None,
+    answer_field: str | None = None,
     **kw: Any,
 ) -> FinalAnswer:
     """Ask for the best final answer now (temperature 0) and read it deterministically.
@@ -120,9 +137,13 @@ def final_attempt(
     reply holds no answer. The call is one beyond the budget: that is the point.
     The item's answer shape is ``spec`` (an :class:`~answerx.extraction.AnswerSpec`) or,
     for convenience, ``task``/``choices``/``numbers``.
+
+    ``answer_field="answer"`` reads the reply as tinyAgent's ReactAgent does: a JSON
+    object with that key answers with its value as given, ``""`` and ``null`` included
+    (answerx's extraction would find no answer in them); any other reply is read as usual.
     """
     last = _LastCall.final_attempt(
-        messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
+        messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers), answer_field
     )
     try:
         text, info = manager.complete_text(last.request, **_at_temperature_zero(kw))
@@ -141,11 +162,12 @@ async def afinal_attempt(
     spec: AnswerSpec | None = None,
     reason: Termination = Termination.EXCEED_CALLS,
     prompt_dir: str | Path | None = None,
+    answer_field: str | None = None,
     **kw: Any,
 ) -> FinalAnswer:
     """Async :func:`final_attempt`."""
     last = _LastCall.final_attempt(
-        messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
+        messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers), answer_field
     )
     try:
         text, info = await manager.acomplete_text(last.request, **_at_temperature_zero(kw))
@@ -199,13 +221,19 @@ async def aforce_answer(
 
 
 def raise_if_unanswered(final: FinalAnswer) -> FinalAnswer:
-    """``final`` when it has a prediction; else :class:`StepLimitReached` with its termination."""
-    if final.prediction is not None:
+    """``final`` when it answered; else :class:`StepLimitReached` with its termination.
+
+    The message is tinyAgent's, ``Exceeded max steps without an answer.``, with the
+    reason after it when the limit was not the calls' (a timeout, a step that stopped)
+    or the final call failed."""
+    if final.prediction is not None or final.termination is Termination.ANSWER:
         return final
-    detail = f": the final call failed ({final.error})" if final.error else ""
+    notes = [] if final.termination is Termination.EXCEED_CALLS else [str(final.termination)]
+    if final.error:
+        notes.append(f"the final call failed: {final.error}")
+    detail = f" ({'; '.join(notes)})" if notes else ""
     raise StepLimitReached(
-        f"no answer ({final.termination}) and none from the final attempt either{detail}",
-        termination=final.termination,
+        f"Exceeded max steps without an answer.{detail}", termination=final.termination
     )
 
 
@@ -231,6 +259,7 @@ class _LastCall:
     request: list[dict[str, Any]]
     reason: Termination
     spec: AnswerSpec
+    answer_field: str | None = None
 
     @classmethod
     def final_attempt(
@@ -239,12 +268,13 @@ class _LastCall:
         reason: Termination,
         prompt_dir: str | Path | None,
         spec: AnswerSpec,
+        answer_field: str | None = None,
     ) -> _LastCall:
         if reason not in FINAL_ATTEMPT_REASONS:
             valid = ", ".join(repr(str(r)) for r in sorted(FINAL_ATTEMPT_REASONS))
             raise ConfigError(f"a final attempt is made for {valid}, not {str(reason)!r}")
         prompt, request = _request("final_attempt", messages, prompt_dir)
-        return cls(False, prompt, request, reason, spec)
+        return cls(False, prompt, request, reason, spec, answer_field)
 
     @classmethod
     def force_answer(
@@ -261,7 +291,10 @@ class _LastCall:
         """The answer of the reply ``text`` (every deterministic rule reads it)."""
         extraction = _extract(text, self.spec)
         prediction: str | None
-        if not self.forced:
+        field = _json_field(text, self.answer_field) if self.answer_field else None
+        if field is not None:  # tinyAgent's `if "answer" in payload: return payload["answer"]`
+            prediction, termination = field[0], Termination.ANSWER
+        elif not self.forced:
             prediction = extraction.answer
             termination = Termination.ANSWER if extraction.found else self.reason
         elif extraction.method == "answer_block":
@@ -283,6 +316,25 @@ class _LastCall:
             info=exc.call_info,
             prompt=self.prompt, error=str(exc),
         )  # fmt: skip
+
+
+def _json_field(text: str, name: str) -> tuple[str | None] | None:
+    """``(value,)`` of key ``name`` when ``text`` is (or opens with) a JSON object that
+    has it, the value as text (None for ``null``); None when it has no such key."""
+    body = text.strip()
+    start = body.find("{")
+    if start < 0:
+        return None
+    try:
+        payload, _ = json.JSONDecoder().raw_decode(body, start)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(payload, dict) or name not in payload:
+        return None
+    value = payload[name]
+    if value is None or isinstance(value, str):
+        return (value,)
+    return (json.dumps(value, ensure_ascii=False),)
 
 
 def _request(

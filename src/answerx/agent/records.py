@@ -8,8 +8,8 @@ termination, then prediction):
 - no answer, calls left: ``answer not found``, ``No answer found.``;
 - no answer, calls spent: ``exceed available llm calls``, ``No answer found.``;
 - the time limit: ``No answer found after 2h30mins``, the same string;
-- the context is full and the forced reply holds a closed ``<answer>`` block:
-  ``generate an answer as token limit reached``, the block's content;
+- the context is full and the forced reply holds both ``<answer>`` and ``</answer>``:
+  ``generate an answer as token limit reached``, the text between them;
 - … and it holds none (an unclosed block included): ``format error: generate an
   answer as token limit reached``, the whole reply.
 
@@ -27,7 +27,6 @@ evaluation does: by termination, with the success count and rate.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -46,6 +45,7 @@ __all__ = [
     "AgentRecord",
     "TerminationStats",
     "deepresearch_fields",
+    "extract_answer_from_response",
     "iter_records",
     "read_records",
     "tally_terminations",
@@ -59,8 +59,14 @@ NO_ANSWER_FOUND: Final = "No answer found."
 #: DeepResearch's own time limit (150 minutes), named in its termination string.
 DEEPRESEARCH_TIME_LIMIT_S: Final = 150 * 60
 _TIMEOUT_PREFIX: Final = "No answer found after "
-# DeepResearch's test for a forced reply's answer: both tags present (case-sensitive).
-_CLOSED_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+# DeepResearch's tags, tested with `in` and cut with str.split (case-sensitive).
+_OPEN: Final = "<answer>"
+_CLOSE: Final = "</answer>"
+
+
+def _slice(reply: str) -> str:
+    """DeepResearch's prediction: ``reply.split('<answer>')[1].split('</answer>')[0]``."""
+    return reply.split(_OPEN)[1].split(_CLOSE)[0]
 
 
 def timeout_termination(time_limit_s: float | None = None) -> str:
@@ -89,27 +95,43 @@ def deepresearch_fields(
     for ``stopped_by`` with answerx's ``answer`` (None: none found) read from its last
     reply ``final_reply``.
 
-    DeepResearch's prediction is the text between the reply's (first) ``<answer>`` and
-    ``</answer>`` as written (answerx strips its ends), where answerx's answer is cleaned
-    (``Paris.`` → ``Paris``); an answer answerx read elsewhere (``\\boxed{}``, a phrase)
-    is its prediction. After a forced answer (the context limit) DeepResearch judges the
-    forced reply itself: a closed block is an answer, anything else (an unclosed block
+    DeepResearch's prediction is its slice of the reply, as written (not stripped):
+    ``reply.split('<answer>')[1].split('</answer>')[0]`` — what follows the first
+    ``<answer>`` up to the next ``</answer>``, or to the end when the block is not
+    closed — where answerx's answer is cleaned (``Paris.`` → ``Paris``); an answer
+    answerx read elsewhere (``\\boxed{}``, a phrase) is its prediction. After a forced
+    answer (the context limit) DeepResearch judges the forced reply itself: both tags
+    anywhere in it make an answer (its slice), anything else (an unclosed block
     included) a format error whose prediction is the whole reply. ``time_limit_s`` names
     the limit in the timeout string (DeepResearch's 150 minutes by default).
     """
-    reply = (final_reply or "").strip()
-    block = _CLOSED_BLOCK.search(reply)
+    reply = final_reply or ""
     if stopped_by in (Termination.TOKEN_LIMIT_ANSWER, Termination.TOKEN_LIMIT_FORMAT_ERROR):
-        if block is None:
-            return reply, str(Termination.TOKEN_LIMIT_FORMAT_ERROR)
-        return block.group(1).strip(), str(Termination.TOKEN_LIMIT_ANSWER)
+        if _OPEN in reply and _CLOSE in reply:
+            return _slice(reply), str(Termination.TOKEN_LIMIT_ANSWER)
+        return reply, str(Termination.TOKEN_LIMIT_FORMAT_ERROR)
     if stopped_by is Termination.TIMEOUT:
         text = timeout_termination(time_limit_s)
         return text, text
     if stopped_by is Termination.ANSWER and answer is not None:
-        return (block.group(1).strip() if block else answer), str(Termination.ANSWER)
+        return (_slice(reply) if _OPEN in reply else answer), str(Termination.ANSWER)
     reason = Termination.ANSWER_NOT_FOUND if stopped_by is Termination.ANSWER else stopped_by
     return NO_ANSWER_FOUND, str(reason)
+
+
+def extract_answer_from_response(response: str) -> tuple[str, str]:
+    """DeepResearch's standalone ``extract_answer_from_response``, to the letter: with both
+    tags in ``response``, the text after the first ``<answer>`` up to the next
+    ``</answer>``, stripped, and ``answer``; else ``No answer found.`` and ``answer not
+    found``. answerx's own reading, :func:`answerx.extract`, takes the last complete
+    block (models quote drafts) and cleans it.
+
+    >>> extract_answer_from_response("<answer> Paris. </answer>")
+    ('Paris.', 'answer')
+    """
+    if _OPEN in response and _CLOSE in response:
+        return _slice(response).strip(), str(Termination.ANSWER)
+    return NO_ANSWER_FOUND, str(Termination.ANSWER_NOT_FOUND)
 
 
 def _typed_reason(termination: str) -> Termination | None:

@@ -3,7 +3,7 @@
 - :func:`ircot_first_sentence`: IRCoT retrieves with the first sentence of each
   new reasoning step;
 - :func:`iter_retgen_query`: IterRetGen retrieves with the question and the
-  previous round's answer;
+  previous round's generation;
 - :class:`RunningList` / :class:`SearchO1Lists`: Search-o1's per-question running
   lists (sub-queries, reasoning steps, final information), which start as the
   ``<PAD>`` placeholder;
@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from answerx.extraction.queries import NO_QUERY
 from answerx.retrieval.base import Passage
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "ircot_first_sentence",
     "iter_retgen_query",
     "merge_passages",
+    "search_r1_query_extract",
 ]
 
 #: The placeholder Search-o1's running lists start with.
@@ -61,12 +63,40 @@ def ircot_first_sentence(text: str) -> str:
     return stripped if end is None else stripped[: end.end()].strip()
 
 
-def iter_retgen_query(question: str, answer: str | None) -> str:
-    """IterRetGen's next retrieval query: the question, a space, the previous answer
-    (the question alone before the first round, or when the answer was empty)."""
-    if answer is None or not answer.strip():
+_SEARCH_R1_QUERY = re.compile(r"<search>([^<]*)")
+
+
+def search_r1_query_extract(text: str) -> str:
+    """UltraRAG's ``search_r1_query_extract``, to the letter: the stripped text of the
+    last ``<search>([^<]*)`` match (so a query stops at its first ``<``, an empty last
+    tag is an empty query), ``"There is no query."`` without one, and ``?`` added to a
+    query that does not end with one.
+
+    answerx's own reading is :func:`answerx.extraction.queries.extract_query`, which
+    keeps a ``<`` inside a query and skips empty tags and mentions.
+
+    >>> search_r1_query_extract("<search>rivers with length < 100 km</search>")
+    'rivers with length?'
+    """
+    found = _SEARCH_R1_QUERY.findall(text)
+    if not found:
+        return NO_QUERY
+    query = found[-1].strip()
+    return query if query.endswith("?") else f"{query}?"
+
+
+def iter_retgen_query(question: str, answer: object) -> str:
+    """IterRetGen's next retrieval query, UltraRAG's ``f"{q} {ans}"``: the question, a
+    space, the previous generation as given (any value, written as an f-string writes
+    it; an empty one leaves the trailing space). ``None`` means there is no previous
+    generation (before the first round, or no answer was read): the question alone.
+
+    >>> iter_retgen_query("Who founded it?", 42), iter_retgen_query("Who founded it?", "")
+    ('Who founded it? 42', 'Who founded it? ')
+    """
+    if answer is None:
         return question
-    return f"{question} {answer.strip()}"
+    return f"{question} {answer}"
 
 
 @dataclass(slots=True)
@@ -104,14 +134,17 @@ class SearchO1Lists:
     information: RunningList = field(default_factory=RunningList)
 
 
-def merge_passages(*lists: Iterable[Passage], limit: int | None = None) -> list[Passage]:
+def merge_passages(
+    *lists: Iterable[Passage], limit: int | None = None, dedupe: bool = True
+) -> list[Passage]:
     """The passages of ``lists`` in order, each id once (its first occurrence), at most
-    ``limit`` of them."""
+    ``limit`` of them. ``dedupe=False`` appends every list whole, repeats included, as
+    UltraRAG's ``merge_passages`` does (``ret_psg + temp_psg``)."""
     merged: list[Passage] = []
     seen: set[str] = set()
     for passages in lists:
         for passage in passages:
-            if passage.id in seen:
+            if dedupe and passage.id in seen:
                 continue
             seen.add(passage.id)
             merged.append(passage)

@@ -363,15 +363,20 @@ def parse_response(
     JSON or XML, with or without the wrapper. In the write step (``valid == ["write"]``)
     an ``<action>`` block that holds no action is the content itself, as SurveyCPM
     reads it; an action of another kind is read as what it is and rejected (only the
-    step's own actions are valid). See :func:`validate_action` for the checks."""
+    step's own actions are valid). Section text that only *mentions* an action (a
+    ``<search>`` tag, ``<nop/>``, an inline ``{"name": …}`` example) is content: a reply
+    is an action when the action is the whole of its ``<action>`` block, not a phrase
+    inside prose. See :func:`validate_action` for the checks."""
     thought_match = _THOUGHT.search(text)
     thought = thought_match.group(1).strip() if thought_match else ""
     read = _read(text)
-    action = read.action
-    if action is None and read.body and read.problem is None and list(valid) == ["write"]:
-        action = {"name": "write", "content": read.body}  # plain text: the content itself
+    action, problem = read.action, read.problem
+    quoted = not read.whole and (action is None or action.get("name") != "write")
+    if read.body and list(valid) == ["write"] and quoted:
+        # plain text, or prose quoting another action: the content itself
+        action, problem = {"name": "write", "content": read.body}, None
     if action is None:
-        missing = read.problem or ("no <action> block" if read.body is None else "no action")
+        missing = problem or ("no <action> block" if read.body is None else "no action")
         return ParsedResponse(thought=thought, action={}, ok=False, problem=missing)
     problem = validate_action(
         action, valid, survey=survey, cursor=cursor, instruction=instruction,
@@ -406,6 +411,9 @@ class _Reading(NamedTuple):
     action: dict[str, Any] | None
     body: str | None  # the <action> block's text; None without one
     problem: str | None  # why an action written as JSON could not be read
+    # The action (or the JSON that failed to read) opens the text: the reply *is* an
+    # action, rather than prose that quotes one.
+    whole: bool
 
 
 def _read(text: str) -> _Reading:
@@ -413,10 +421,19 @@ def _read(text: str) -> _Reading:
     attributes, body = (match.group(1) or "", match.group(2).strip()) if match else ("", None)
     source = body if body is not None else _THOUGHT.sub("", text).strip()
     action, problem = _json_action(source)
+    unfenced = _unfence(source)
+    whole = unfenced.startswith("{")
     if action is None and problem is None:
         named = re.search(r"""\bname\s*=\s*["']([\w-]+)["']""", attributes)
         action = _xml_action(source, named.group(1) if named else None)
-    return _Reading(action, body, problem)
+        # An XML action opens with its <name> or root element, or names itself on <action>.
+        whole = named is not None or _XML_OPENING.match(unfenced) is not None
+    return _Reading(action, body, problem, whole)
+
+
+_XML_OPENING = re.compile(
+    r"<(?:name|" + "|".join(map(re.escape, _ACTION_NAMES)) + r")(?:\s[^<>]*)?/?>", re.IGNORECASE
+)
 
 
 # A JSON action that follows some text: {"name": …

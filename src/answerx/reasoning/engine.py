@@ -25,6 +25,11 @@ attempt. A request whose messages pass ``max_context_tokens`` ends it with the
 forced answer. The final attempt itself is one call beyond ``max_calls``. Steps that
 give up get the final attempt for their reason, or for the budget's when it is spent
 too, or the forced answer when the conversation has outgrown ``max_context_tokens``.
+The final attempt's prompt is appended to the conversation as it stands (tinyAgent's
+``messages + [prompt]``: a last tool observation is part of it); the forced answer's
+takes the place of an unanswered last user turn (DeepResearch overwrites the tool
+response). ``Budget(final_attempt=False)`` makes no final attempt: the run ends with the
+limit's own reason, as DeepResearch's does (the forced answer is made either way).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from answerx.agent.budget import BudgetTracker
-from answerx.agent.final import FinalAnswer
+from answerx.agent.final import FINAL_ATTEMPT_REASONS, FinalAnswer
 from answerx.agent.records import AgentRecord
 from answerx.agent.termination import Termination
 from answerx.errors import ProviderError
@@ -203,6 +208,8 @@ def governed(run: Run, steps: Steps[Answer | GiveUp], tracker: BudgetTracker) ->
 def _last_call(run: Run, reason: Termination, tracker: BudgetTracker) -> Steps[FinalAnswer]:
     """The final attempt (or forced answer) for ``reason``; the conversation then ends
     with its prompt and reply."""
+    if not tracker.budget.final_attempt and reason in FINAL_ATTEMPT_REASONS:
+        return FinalAnswer.skipped(reason, run.spec)  # DeepResearch stops at the limit
     request = _final_call(run, reason)
     [done] = yield (request,)
     if isinstance(done, Exception):
@@ -246,9 +253,12 @@ def _stop_reason(batch: Batch, tracker: BudgetTracker) -> tuple[Termination, str
 
 def _final_call(run: Run, reason: Termination) -> FinalCall:
     messages = run.conversation
-    # A final attempt follows the last *reply*: an unanswered trailing prompt is dropped
-    # (unless it is the question itself).
-    if len(messages) > 1 and messages[-1].get("role") == "user":
+    # A forced answer takes the place of the last message, as DeepResearch overwrites the
+    # tool response that filled the context (unless it is the question itself). A final
+    # attempt is appended (tinyAgent's ``messages + [prompt]``): the last tool observation
+    # may be what the answer rests on.
+    forced = reason is Termination.TOKEN_LIMIT_ANSWER
+    if forced and len(messages) > 1 and messages[-1].get("role") == "user":
         messages = messages[:-1]
     return FinalCall(
         step="final attempt", messages=tuple(messages), reason=reason, spec=run.spec,
@@ -275,7 +285,7 @@ def agent_record(
         question=run.question, gold=gold, messages=list(run.conversation),
         stopped_by=stopped_by, extracted_answer=answer, final_reply=reply,
         time_limit_s=tracker.budget.time_limit_s, usage=tracker.usage, calls=tracker.calls,
-        latency_s=latency_s, final_attempt=final is not None,
+        latency_s=latency_s, final_attempt=final is not None and final.made,
     )  # fmt: skip
 
 

@@ -27,7 +27,7 @@ import instructor
 from instructor.core.hooks import Hooks
 from pydantic import BaseModel, ValidationError
 
-from answerx.errors import ConfigError, ProviderError, StructuredOutputError, redact
+from answerx.errors import ConfigError, ProviderError, StructuredOutputError, UnknownName, redact
 from answerx.redactor import register_secret
 from answerx.resources import prompt_template
 from answerx.structured.adapters import SdkAdapter
@@ -41,7 +41,12 @@ from answerx.structured.models import (
     extraction_prompt_fields,
     get_extraction_model,
 )
-from answerx.structured.providers import ModeName, ProviderSpec, get_provider
+from answerx.structured.providers import (
+    ModeName,
+    ProviderSpec,
+    UnsupportedProvider,
+    get_provider,
+)
 from answerx.structured.repairs import CallRepairs, repair_texts, repairs_scope
 from answerx.structured.retries import Backoff, provider_error
 
@@ -157,8 +162,11 @@ class InstructorClientManager:
     ``extraction=`` changes how :meth:`extract_structured` runs (temperature, max_tokens,
     confidence threshold, mode fallback; a preset name such as ``"ml-agents"``), over the
     provider's ``extraction:`` settings (:mod:`answerx.structured.extraction`).
-    :meth:`get_primary_mode` and :meth:`get_fallback_mode` name the chain's first two
-    modes, as the ml-agents Instructor phase's manager does.
+    :attr:`primary_mode` and :attr:`fallback_mode` name the chain's first two modes;
+    :meth:`get_primary_mode` and :meth:`get_fallback_mode` name them as the ml-agents
+    Instructor phase's manager does, by Instructor's mode (``TOOLS``, ``ANTHROPIC_TOOLS``).
+    An unknown provider raises :class:`~answerx.structured.providers.UnsupportedProvider`,
+    a ``ValueError`` whose message opens ``Unsupported provider: NAME`` as that manager's.
 
     ``async_transport="aiohttp"`` gives the async clients their SDK's own aiohttp
     transport where it has one (the ``aiohttp`` extra of the SDK), which costs less
@@ -184,8 +192,12 @@ class InstructorClientManager:
         fast_path: bool = True,
         async_transport: Literal["httpx", "aiohttp"] = "httpx",
         extraction: ExtractionLike = None,
+        fallback_on: Literal["fixable", "any"] = "fixable",
     ) -> None:
-        self.spec: ProviderSpec = get_provider(provider, config_path)
+        try:
+            self.spec: ProviderSpec = get_provider(provider, config_path)
+        except UnknownName as exc:
+            raise UnsupportedProvider(provider, exc.valid) from None
         #: The adapter of the provider's SDK: clients, Instructor wrapper, reading replies.
         self.adapter: SdkAdapter = self.spec.adapter
         self.provider = provider
@@ -206,6 +218,12 @@ class InstructorClientManager:
         self.timeout = timeout or self.spec.timeout
         self.max_tokens = max_tokens or self.spec.max_tokens
         self.fast_path = fast_path
+        if fallback_on not in ("fixable", "any"):
+            raise ConfigError(f"fallback_on must be 'fixable' or 'any', not {fallback_on!r}")
+        #: Which failures of a mode move on to the next: those another mode can fix, or
+        #: ``any`` (the ml-agents manager's ``except Exception``; a wrong key then costs a
+        #: second request).
+        self.fallback_on = fallback_on
         self.async_transport = async_transport
         #: How the extraction call runs: the provider's ``extraction:`` settings of
         #: providers.yaml, with ``extraction=`` over them (see answerx.structured.extraction).
@@ -240,20 +258,36 @@ class InstructorClientManager:
         """The longest pause before a retry, in seconds (``Retry-After`` included)."""
         return self._backoff.maximum
 
-    def get_primary_mode(self) -> str:
-        """The first structured-output mode tried (``tools`` for most providers).
-
-        answerx's mode names (``tools``, ``json``, ``json_schema``, ``json_with_schema``,
-        ``md_json``) are Instructor's ``TOOLS``, ``JSON``, ``JSON_SCHEMA``, ``JSON`` with
-        a schema, ``MD_JSON``; the SDK adapter picks the provider's variant (Anthropic's
-        ``ANTHROPIC_TOOLS``/``ANTHROPIC_JSON``, Cohere's)."""
+    @property
+    def primary_mode(self) -> str:
+        """The first structured-output mode tried, in answerx's names (``tools`` for most
+        providers): the names of :attr:`modes`, ``CallInfo.mode`` and the metadata."""
         return self.modes[0]
 
-    def get_fallback_mode(self) -> str:
-        """The mode tried after the primary one fails in a way another mode can fix; the
-        primary itself when the chain has one mode (as the ml-agents manager answers for a
-        provider without a fallback). The chain may hold more: see :attr:`modes`."""
+    @property
+    def fallback_mode(self) -> str:
+        """The mode tried after the primary one fails in a way another mode can fix (the
+        primary itself when the chain has one mode), in answerx's names. The chain may
+        hold more: see :attr:`modes`."""
         return self.modes[1] if len(self.modes) > 1 else self.modes[0]
+
+    def get_primary_mode(self) -> str:
+        """The primary mode as the ml-agents manager names it: Instructor's mode for this
+        provider (``TOOLS``; ``ANTHROPIC_TOOLS`` for Anthropic, ``COHERE_TOOLS`` for
+        Cohere). answerx's own name is :attr:`primary_mode`."""
+        return self.instructor_mode_name(self.primary_mode)
+
+    def get_fallback_mode(self) -> str:
+        """The fallback mode as the ml-agents manager names it (``JSON``,
+        ``ANTHROPIC_JSON``); the primary itself without a fallback, as that manager
+        answers. answerx's own name is :attr:`fallback_mode`."""
+        return self.instructor_mode_name(self.fallback_mode)
+
+    def instructor_mode_name(self, mode: str) -> str:
+        """Instructor's name of answerx's ``mode`` for this provider's SDK: ``tools`` →
+        ``TOOLS``, ``json_with_schema`` → ``JSON`` (with a schema), with the SDK's prefix
+        where Instructor's mode has one (``ANTHROPIC_``, ``COHERE_``)."""
+        return f"{self.adapter.instructor_mode_prefix}{_INSTRUCTOR_MODES[mode].name}"
 
     def __repr__(self) -> str:  # never shows the key
         return f"InstructorClientManager({self.provider!r}, {self.model!r}, modes={self.modes})"
@@ -708,7 +742,7 @@ class InstructorClientManager:
         # The reason ends up in CallInfo, which callers store and serve: a provider
         # message may quote the key.
         reason = redact(failure.message, self._api_key)
-        if failure.kind in FALLBACK and mode != "text":
+        if (failure.kind in FALLBACK or self.fallback_on == "any") and mode != "text":
             tally.close_mode(mode, reason)
             return None
         tally.close_mode(mode, reason)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Final, Literal
 
@@ -60,6 +60,7 @@ __all__ = [
     "ChainOfThoughtExtraction",
     "ChainOfVerificationExtraction",
     "DirectAnswerExtraction",
+    "NoneReasoningExtraction",
     "ProgramOfThoughtExtraction",
     "ReasoningAsPlanningExtraction",
     "ReasoningExtraction",
@@ -70,6 +71,7 @@ __all__ = [
     "VerificationQA",
     "extraction_prompt_fields",
     "get_extraction_model",
+    "ml_agents_clean",
 ]
 
 Approach = Literal[
@@ -416,7 +418,42 @@ class SkeletonOfThoughtExtraction(ReasoningExtraction):
 
 # --------------------------------------------------------------------------- registry
 
-REASONING_EXTRACTION_MODELS: Mapping[str, type[ReasoningExtraction]] = MappingProxyType(
+
+class _ApproachModels(Mapping[str, type[ReasoningExtraction]]):
+    """A read-only mapping of approach names to models that also finds a name written the
+    ml-agents way (``chainofthought``, ``ChainOfThought``, ``chain-of-thought``): its
+    registry keys are the lower-cased class names, answerx's are snake_case. Iterating
+    gives answerx's names only, each once."""
+
+    def __init__(self, models: Mapping[str, type[ReasoningExtraction]]) -> None:
+        self._models = MappingProxyType(dict(models))
+        self._spellings = {_squeezed(name): name for name in models}
+
+    def __getitem__(self, name: str) -> type[ReasoningExtraction]:
+        found = self._models.get(name)
+        if found is None and isinstance(name, str):
+            canonical = self._spellings.get(_squeezed(name))
+            if canonical is not None:
+                return self._models[canonical]
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._models)
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def __repr__(self) -> str:
+        return f"REASONING_EXTRACTION_MODELS({dict(self._models)!r})"
+
+
+def _squeezed(name: str) -> str:
+    return re.sub(r"[\s_-]+", "", name).lower()
+
+
+REASONING_EXTRACTION_MODELS: Mapping[str, type[ReasoningExtraction]] = _ApproachModels(
     {
         "none": DirectAnswerExtraction,
         "chain_of_thought": ChainOfThoughtExtraction,
@@ -428,6 +465,9 @@ REASONING_EXTRACTION_MODELS: Mapping[str, type[ReasoningExtraction]] = MappingPr
         "skeleton_of_thought": SkeletonOfThoughtExtraction,
     }
 )
+
+#: ml-agents' name for the model of the ``none`` approach (a direct answer).
+NoneReasoningExtraction = DirectAnswerExtraction
 
 #: Any approach's model, told apart by ``reasoning_type`` (for reading stored records).
 AnyReasoningExtraction = Annotated[
@@ -450,13 +490,21 @@ def get_extraction_model(
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
     spec: AnswerSpec | None = None,
+    cleaning: Literal["answerx", "ml-agents"] = "answerx",
 ) -> type[ReasoningExtraction]:
     """The response model for ``approach``; bound to ``task`` when one is given
-    (or to ``spec``'s task, unless it is ``auto``).
+    (or to ``spec``'s task, unless it is ``auto``). ``approach`` may be spelled the
+    ml-agents way too (``chainofthought``).
 
     A bound model is a cached subclass with the same name (so the same tool name)
     whose ``answer_value`` must have the task's shape and whose schema says so.
     An unknown approach or task raises :class:`ConfigError` listing the valid names.
+
+    ``cleaning="ml-agents"`` gives the ml-agents Phase-15 model to the letter: only its
+    seven prefixes are removed from ``answer_value`` (in its order), only an empty
+    string is rejected (``"   "`` and ``"The answer is"`` clean to ``""``),
+    ``confidence`` is a required number in [0, 1] (no ``None``, no ``"90%"``); no task
+    shapes.
     """
     model = REASONING_EXTRACTION_MODELS.get(approach)
     if model is None:
@@ -464,6 +512,12 @@ def get_extraction_model(
             "approach", approach, REASONING_EXTRACTION_MODELS,
             listed="valid approaches",
         )  # fmt: skip
+    if cleaning == "ml-agents":
+        if task is not None or choices or numbers or (spec is not None and spec.task != "auto"):
+            raise ConfigError("the ml-agents models have no task shapes: pass no task or spec")
+        return _ml_agents_model(model)
+    if cleaning != "answerx":
+        raise UnknownName("cleaning", cleaning, ("answerx", "ml-agents"))
     if spec is not None:
         if task is not None or choices or numbers:
             raise ConfigError("pass spec= or task=/choices=/numbers=, not both")
@@ -472,6 +526,63 @@ def get_extraction_model(
     else:
         spec = _spec(task, choices, numbers)
     return model if spec is None else _bound_model(model, spec)
+
+
+#: ml-agents' prefixes, in its order (each removed once, case-insensitively).
+ML_AGENTS_PREFIXES: Final = (
+    "the answer is", "answer:", "final answer:", "therefore,", "thus,", "so,", "hence,",
+)  # fmt: skip
+
+
+def ml_agents_clean(value: str) -> str:
+    """ml-agents' ``clean_answer_value``, to the letter: empty → ``ValueError("Answer
+    value cannot be empty")``; each of :data:`ML_AGENTS_PREFIXES` in turn is cut when the
+    (stripped, lower-cased) value starts with it; the rest stripped.
+
+    >>> ml_agents_clean("Therefore, the answer is 4"), ml_agents_clean("**7**")
+    ('the answer is 4', '**7**')
+    """
+    if not value:
+        raise ValueError("Answer value cannot be empty")
+    clean = value.strip().lower()
+    for prefix in ML_AGENTS_PREFIXES:
+        if clean.startswith(prefix):
+            # The spec slices the unstripped value: kept, to give its results exactly.
+            value = value[len(prefix) :].strip()
+            clean = value.lower()
+    return value.strip()
+
+
+@functools.cache
+def _ml_agents_model(base: type[ReasoningExtraction]) -> type[ReasoningExtraction]:
+    """``base`` with ml-agents' validation (see :func:`get_extraction_model`)."""
+
+    class MlAgentsModel(base):  # type: ignore[valid-type,misc]
+        confidence: float = Field(
+            ge=0.0,
+            le=1.0,
+            description="Confidence that the answer_value is correctly extracted (0.0 to 1.0)",
+        )
+
+        # Same names as the base's validators: these replace them.
+        @field_validator("answer_value")
+        @classmethod
+        def _clean_answer_value(cls, value: str, info: ValidationInfo) -> str:
+            return ml_agents_clean(value)
+
+        @field_validator("confidence", mode="before")
+        @classmethod
+        def _confidence_from_text(cls, value: object) -> object:
+            return value
+
+        @field_validator("confidence")
+        @classmethod
+        def _confidence_in_range(cls, value: float | None) -> float | None:
+            return value
+
+    MlAgentsModel.__name__ = MlAgentsModel.__qualname__ = base.__name__
+    MlAgentsModel.__doc__ = base.__doc__
+    return MlAgentsModel
 
 
 def _spec(

@@ -14,7 +14,7 @@ unknown key (did you mean 'modes'?)``.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -40,6 +40,7 @@ __all__ = [
     "PROVIDERS_ENV",
     "ModeName",
     "ProviderSpec",
+    "UnsupportedProvider",
     "get_provider",
     "load_providers",
     "provider_environment",
@@ -182,6 +183,17 @@ def load_providers(path: str | Path | None = None) -> Mapping[str, ProviderSpec]
     merged over them entry by entry."""
     override = path or os.environ.get(PROVIDERS_ENV)
     return _load(data_file("config/providers.yaml"), Path(override) if override else None)
+
+
+class UnsupportedProvider(UnknownName):
+    """An unknown provider name given to :class:`~answerx.structured.InstructorClientManager`:
+    an :class:`UnknownName` (so a ConfigError and a ValueError) whose message opens as the
+    ml-agents manager's ``ValueError`` does, ``Unsupported provider: NAME``, followed by
+    the closest valid name and the list."""
+
+    def __init__(self, name: str, valid: Iterable[str]) -> None:
+        super().__init__("provider", name, valid)
+        self.args = (f"Unsupported provider: {name}: {self.args[0]}",)
 
 
 def get_provider(name: str, path: str | Path | None = None) -> ProviderSpec:

@@ -31,6 +31,7 @@ class AnthropicAdapter(SdkAdapter):
 
     name = "anthropic"
     modes = frozenset({"tools", "json"})
+    instructor_mode_prefix = "ANTHROPIC_"
     key_env_vars = ("ANTHROPIC_API_KEY",)
     base_url_env_vars = ("ANTHROPIC_BASE_URL",)
     takes_seed = False

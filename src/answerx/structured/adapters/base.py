@@ -74,6 +74,9 @@ class SdkAdapter(ABC):
     takes_grammar: ClassVar[bool] = False
     #: The create option that takes stop sequences.
     stop_option: ClassVar[str] = "stop_sequences"
+    #: The prefix of Instructor's names for this SDK's modes (``ANTHROPIC_TOOLS``): what
+    #: ``get_primary_mode()`` reports, as the ml-agents manager does.
+    instructor_mode_prefix: ClassVar[str] = ""
 
     # ------------------------------------------------------------------ clients
     @abstractmethod

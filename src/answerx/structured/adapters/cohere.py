@@ -19,6 +19,7 @@ class CohereAdapter(SdkAdapter):
 
     name = "cohere"
     modes = frozenset({"tools", "json_schema"})
+    instructor_mode_prefix = "COHERE_"
     key_env_vars = ("CO_API_KEY", "COHERE_API_KEY")
     base_url_env_vars = ("CO_API_URL",)
     takes_seed = True
