@@ -16,15 +16,19 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 
 from answerx.experiments.store import ResultStore
-from answerx.service import ServiceSettings
+from answerx.service import ServiceSettings, create_app
+from answerx.service.protocol import GuardedH11Protocol
+from answerx.service.server import uvicorn_options
 from conftest import StartService, free_port
 
 HEAD = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -131,6 +135,40 @@ def test_keep_alive_requests_each_get_the_whole_limit(start_service: StartServic
         statuses = [http.get("/healthz").status_code for _ in range(5)]  # 15 KB over one socket
 
     assert statuses == [200] * 5
+
+
+@pytest.fixture
+def h11_service() -> Iterator[str]:
+    """The service on uvicorn's h11 protocol (where httptools is not installed), with
+    a 4 KiB and 10-field head limit."""
+    settings = ServiceSettings(max_header_bytes=4096, max_headers=10)
+    options = uvicorn_options(settings, in_process=True)
+    limits = {"max_header_bytes": 4096, "max_headers": 10}
+    options["http"] = type("H11", (GuardedH11Protocol,), limits)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(
+        create_app(settings), lifespan="off", log_config=None, timeout_graceful_shutdown=1,
+        **options,
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+def test_the_h11_protocol_has_the_same_limits(h11_service: str) -> None:
+    fields = b"".join(b"X-H%d: v\r\n" % i for i in range(10))
+
+    assert _status(_send_head(h11_service, HEAD + b"X-Big: " + b"a" * 5000 + b"\r\n\r\n")) == 431
+    assert _status(_send_head(h11_service, HEAD + fields + b"\r\n")) == 431
+    assert _status(_send_head(h11_service, HEAD + b"Connection: close\r\n\r\n")) == 200
 
 
 # --------------------------------------------------------------------------- the viewer
