@@ -162,7 +162,7 @@ def test_a_provider_error_leaves_the_rules_verdict(
     assert (first["correct"], first["how"], first["judge_verdict"]) == (
         False, "hedged_answer", None
     )  # fmt: skip
-    assert first["judge_reason"].startswith("judge failed (ProviderAuthError)")
+    assert first["judge_reason"].endswith(": ProviderAuthError (HTTP 401)")  # not quoted
     assert "1 not ruled" in result.stderr
     assert "sk-" not in result.stderr + out.read_text()  # the dummy key never shows
 

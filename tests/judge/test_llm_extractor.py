@@ -61,7 +61,7 @@ def test_a_failed_call_leaves_the_rules_reading(
     found = extract(GUESSED, "numeric")
     result = llm.extract(found)
     assert not result.used and result.extraction == found
-    assert result.reason.startswith("extraction failed (ProviderUnavailable)")
+    assert result.reason.endswith(": ProviderUnavailable (HTTP 503)")  # summarised, not quoted
     assert llm.summary.failed == 1
 
 

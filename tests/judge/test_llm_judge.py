@@ -126,7 +126,7 @@ def test_a_failed_judge_call_leaves_the_rules_verdict_standing(
     assert (verdict.correct, verdict.reason, verdict.how) == (False, "different", "hedged_answer")
     ruling = verdict.judge
     assert ruling is not None and ruling.verdict is None
-    assert ruling.reason.startswith("judge failed (")
+    assert ruling.reason.startswith("judge failed: openai/")  # summarised, never quoted
     assert DUMMY_API_KEY not in ruling.reason
     assert judge.summary.failed == 1
 

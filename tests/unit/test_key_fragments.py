@@ -2,15 +2,18 @@
 
 A provider echoing the ``Authorization`` header and pydantic cutting the echo to
 ``input_value='Bearer sk-proj-4fJ9q2LxT...W6yZ0aK5hD2gU9iO4pS7tQ1'`` showed that
-replacing whole keys is not enough: every run of 8 or more characters of a key
-(its start, its end, a piece of its middle) is replaced, wherever answerx lets
-text go. (The service's bodies and log: ``tests/service``.)
+replacing whole keys is not enough: every run of 6 or more characters of a key
+(its start, its end, a piece of its middle), and of its base64 and URL-encoded
+forms, is replaced, wherever answerx lets text go. (The service's bodies and log:
+``tests/service``.)
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import time
+import urllib.parse
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,15 +56,45 @@ def configured_key(monkeypatch: pytest.MonkeyPatch) -> str:
         (f"prefix {KEY[:8]} end", "prefix *** end"),  # the start: 8 characters
         (f"suffix ...{KEY[-23:]}'", "suffix ...***'"),  # pydantic's cut: the last 23
         (f"middle {KEY[20:31]}!", "middle ***!"),
-        (f"seven {KEY[:7]} and {KEY[30:37]}", f"seven {KEY[:7]} and {KEY[30:37]}"),
+        (f"seven {KEY[8:15]} and {KEY[30:37]}", "seven *** and ***"),  # issue 35: 7 leaked
+        (f"five {KEY[:5]} and {KEY[30:35]}", f"five {KEY[:5]} and {KEY[30:35]}"),
         (f"two {KEY[:10]}{KEY[25:40]} runs", "two *** runs"),  # adjacent pieces: one mask
         ("no key at all, a long word: internationalisation", None),
     ],
 )
-def test_every_run_of_eight_characters_of_a_key_is_replaced(
-    text: str, redacted: str | None
-) -> None:
+def test_every_run_of_six_characters_of_a_key_is_replaced(text: str, redacted: str | None) -> None:
     assert Redactor([KEY])(text) == (text if redacted is None else redacted)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2])
+def test_a_key_in_base64_is_replaced_at_every_byte_alignment(offset: int) -> None:
+    encoded = base64.b64encode(("u" * offset + f"user:{KEY}!").encode()).decode()
+    urlsafe = base64.urlsafe_b64encode(f"{KEY}?>".encode()).decode()
+
+    cleaned = Redactor([KEY])(f"Basic {encoded} and {urlsafe}")
+
+    assert cleaned.count("***") == 2
+    key_forms = [base64.b64encode(KEY.encode()).decode()[4:40], KEY]
+    assert [f for f in key_forms if f[:6] in cleaned or f[-6:] in cleaned] == []
+
+
+def test_a_url_encoded_key_is_replaced() -> None:
+    key = "ab+cd/ef=gh&ij kl"
+    quoted = urllib.parse.quote(key, safe="")
+
+    assert Redactor([key])(f"?key={quoted}&x=1") == "?key=***&x=1"
+    assert Redactor([key])(f"?key={quoted.lower()}") == "?key=***"
+    assert Redactor([key])(f"?key={urllib.parse.quote_plus(key)}") == "?key=***"
+
+
+def test_short_pieces_of_one_character_class_are_words_not_key_pieces() -> None:
+    # A key made of words must not take the words out of every text; 8 characters of
+    # it are still a piece, and so is any 6 of a generated key (KEY[8:14]: "4fJ9q2").
+    redactor = Redactor(["sk-test-judge-runner-key"])
+
+    assert redactor("openai/judge-model, runner") == "openai/judge-model, runner"
+    assert redactor("got sk-test-judge") == "got ***"
+    assert Redactor([KEY])(f"got {KEY[8:14]}.") == "got ***."
 
 
 def test_pydantics_cut_of_an_echoed_key_is_redacted_at_both_ends() -> None:
@@ -80,11 +113,11 @@ def test_pydantics_cut_of_an_echoed_key_is_redacted_at_both_ends() -> None:
 
 
 def test_secrets_shorter_than_a_fragment_are_not_cut_into_pieces() -> None:
-    redactor = Redactor(["short7!"])
+    redactor = Redactor(["shrt5"])
 
     assert not redactor
-    assert redactor("short7! stays") == "short7! stays"  # whole short secrets: the caller's
-    assert MIN_FRAGMENT == 8
+    assert redactor("shrt5 stays") == "shrt5 stays"  # whole short secrets: the caller's
+    assert MIN_FRAGMENT == 6
 
 
 def test_a_megabyte_of_text_full_of_near_misses_is_redacted_in_linear_time() -> None:

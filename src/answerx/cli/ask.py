@@ -46,6 +46,7 @@ from answerx.cli.options import (
     strategy_names,
     task_option,
 )
+from answerx.redactor import redact_keys_deep, sanitise_provider_text
 
 if TYPE_CHECKING:
     from answerx.reasoning import StandardResponse
@@ -150,7 +151,9 @@ def ask_command(
             text, choices=parse_choices(choices), numbers=parse_numbers(numbers)
         )
         if fmt is Format.json:
-            print_json(response)
+            # The model's words are provider text: a key it echoes (whole, in pieces,
+            # encoded) must not reach the terminal, a pipe or a log file.
+            print_json(redact_keys_deep(response.model_dump(mode="json")))
         else:
             _print_response(response)
 
@@ -188,12 +191,16 @@ def _print_response(response: StandardResponse) -> None:
     meta, usage = response.metadata, response.usage
     out = stdout()
     title = f"{meta.reasoning_type} · {meta.strategy} · {response.provider}/{response.model}"
-    out.print(Panel(escape(response.text.strip() or "(no text)"), title=escape(title)))
+    text = sanitise_provider_text(response.text.strip())
+    out.print(Panel(escape(text or "(no text)"), title=escape(title)))
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
     answer = response.extracted_answer
-    table.add_row("answer", escape(answer) if answer is not None else "[red](none)[/]")
+    table.add_row(
+        "answer",
+        escape(sanitise_provider_text(answer)) if answer is not None else "[red](none)[/]",
+    )
     how = f"{response.extraction.method} (stage {meta.stage}, confidence {meta.confidence:.2f})"
     table.add_row("extracted by", escape(how))
     table.add_row("mode", escape(_mode_text(meta.instructor_mode, meta.modes_tried)))

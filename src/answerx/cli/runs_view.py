@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import typer
@@ -85,9 +85,23 @@ def view_command(
         from answerx.service.settings import LOOPBACK_HOSTS
 
         app.add_middleware(AllowedHostsMiddleware, hosts=LOOPBACK_HOSTS)
-    config = uvicorn.Config(app, log_level="warning", server_header=False, access_log=False)
+    config = uvicorn.Config(
+        app, log_level="warning", server_header=False, access_log=False, **_connection_limits()
+    )
     with _stopping_is_success():
         uvicorn.Server(config).run(sockets=[listening])
+
+
+def _connection_limits() -> dict[str, Any]:
+    """The service's connection limits (``ANSWERX_HEADER_TIMEOUT_S``,
+    ``ANSWERX_MAX_CONNECTIONS``, ``ANSWERX_MAX_HEADER_BYTES``, ...): a viewer on
+    ``--host 0.0.0.0`` meets the same slow or oversized requests as a server."""
+    from answerx.service.server import uvicorn_options
+    from answerx.service.settings import ServiceSettings
+
+    with command_boundary():  # a malformed variable: a usage error naming it
+        settings = ServiceSettings.from_env()
+    return uvicorn_options(settings, in_process=True)
 
 
 def _loopback(host: str) -> bool:

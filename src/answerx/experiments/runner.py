@@ -70,6 +70,7 @@ from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
 from answerx.reasoning.registry import SEARCH_APPROACHES
 from answerx.reasoning.response import ApproachName, Strategy
+from answerx.redactor import describe_failure
 from answerx.retrieval import Bm25sIndex, Index, Retriever, bundled_index, open_index
 
 __all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment", "span_in"]
@@ -332,7 +333,7 @@ class _Run:
             except (ConfigError, StoreError):
                 raise  # a broken cache or setting fails every item alike: stop, say why
             except AnswerxError as exc:  # the judge never raises for a provider error
-                ruling = JudgeRuling(verdict=None, reason=redact(f"judge failed: {exc}"))
+                ruling = JudgeRuling(verdict=None, reason=f"judge failed: {describe_failure(exc)}")
         return apply_ruling(verdict, ruling)
 
     def _record(

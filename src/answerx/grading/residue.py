@@ -20,6 +20,7 @@ from answerx.errors import AnswerxError
 from answerx.extraction.models import Extraction
 from answerx.grading.judgement import Doubt, Judge, JudgeRequest, JudgeRuling
 from answerx.grading.models import Reason, Verdict
+from answerx.redactor import describe_failure
 
 __all__ = [
     "GUESS_CONFIDENCE",
@@ -118,7 +119,7 @@ def ask_judge(judge: Judge, request: JudgeRequest) -> JudgeRuling:
     try:
         return judge.judge(request)
     except AnswerxError as exc:
-        return JudgeRuling(verdict=None, reason=f"judge failed: {type(exc).__name__}: {exc}")
+        return JudgeRuling(verdict=None, reason=f"judge failed: {describe_failure(exc)}")
 
 
 def extraction_in_doubt(extraction: Extraction, min_confidence: float) -> bool:

@@ -272,13 +272,15 @@ def reward_verdicts(
     task: Task | str = "auto",
     fields: LabelFields | None = None,
     metas: Sequence[Any] | None = None,
+    max_golds: int | None = None,
 ) -> list[Verdict]:
     """The verdict on the response of each rollout against its label, in order.
 
     ``labels`` hold gold answers or label objects (:func:`row_from_label`); ``metas``
     (one dict per rollout, the per-sample metadata some OpenRLHF versions send) may carry
     a row's task, options and numbers too, which its label object overrides. A gold that
-    is NaN or ±Infinity raises InputError naming its ``labels[i]``.
+    is NaN or ±Infinity, or a list of more than ``max_golds`` accepted answers, raises
+    InputError naming its ``labels[i]`` (before any grading: each alias costs a match).
     """
     check_task(task)
     fields = fields or LabelFields()
@@ -295,6 +297,10 @@ def reward_verdicts(
     ]  # fmt: skip
     for i, row in enumerate(rows):  # named as the caller knows them, not as golds[i]
         check_finite_gold(row.gold, f"labels[{i}]")
+        if max_golds is not None and isinstance(row.gold, list) and len(row.gold) > max_golds:
+            raise InputError(
+                f"labels[{i}] lists {len(row.gold)} accepted answers; at most {max_golds}"
+            )
     responses = [strip_prompt(q, p or "") for q, p in zip(queries, prompts, strict=True)]
     return judge_rows(responses, rows)
 

@@ -5,8 +5,10 @@ A judge cache is anything with ``get(key)`` returning an entry with ``payload`` 
 experiments' :class:`~answerx.experiments.cache.ResponseCache`, which plugs in as it
 is (a judge question is one more call of the run). :class:`MemoryJudgeCache` keeps
 answers for the life of the process. Keys hash everything that decides the answer:
-provider, model, endpoint, modes, the messages, the verdict model's schema and the
-call's options.
+provider, model, endpoint, modes, the prompt's version, the question's parts (the
+question, the gold list, the answer, the output, the task), the verdict model's
+schema and the call's options; as canonical JSON of those parts, never of the
+rendered prompt, where a gold holding a line break could pass for two golds.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ class MemoryJudgeCache:
 
 
 def judge_cache_key(**parts: Any) -> str:
-    """A stable hash of a judge call's identifying parts (JSON with sorted keys), the same
-    recipe as the response cache's keys."""
+    """A stable hash of a judge call's identifying parts (canonical JSON: sorted keys,
+    lists kept as lists), the same recipe as the response cache's keys."""
     blob = json.dumps({"kind": "judge", **parts}, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

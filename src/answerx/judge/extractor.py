@@ -23,6 +23,7 @@ from answerx.extraction.models import Extraction
 from answerx.grading.residue import extraction_in_doubt
 from answerx.judge.budget import JudgeBudget, JudgeSummary, Price
 from answerx.judge.cache import JudgeCache, judge_cache_key
+from answerx.redactor import describe_failure
 from answerx.structured.manager import InstructorClientManager
 
 __all__ = ["LLMExtraction", "LLMExtractor"]
@@ -151,11 +152,11 @@ class LLMExtractor:
         info: CallInfo | None = error.call_info
         self.budget.note(failed=1)
         if isinstance(error, ProviderAuthError):
-            self.budget.stop(f"the provider refused the key ({error})")
+            self.budget.stop(f"the provider refused the key ({describe_failure(error)})")
         cost = self.budget.spend(info.usage, info.attempts) if info is not None else None
         return LLMExtraction(
             extraction=found, used=False,
-            reason=f"extraction failed ({type(error).__name__}): {error}", calls=1,
+            reason=f"extraction failed: {describe_failure(error)}", calls=1,
             input_tokens=info.usage.input_tokens if info is not None else 0,
             output_tokens=info.usage.output_tokens if info is not None else 0,
             cost_usd=cost,

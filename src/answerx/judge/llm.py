@@ -12,7 +12,8 @@ without a verdict, and the rules' verdict stands.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -22,6 +23,7 @@ from answerx.grading.judgement import JudgeRequest, JudgeRuling
 from answerx.judge.budget import JudgeBudget, JudgeSummary, Price
 from answerx.judge.cache import JudgeCache, judge_cache_key
 from answerx.judge.models import TASK_RULES, Judgement, judgement_model
+from answerx.redactor import describe_failure, sanitise_provider_text
 from answerx.resources import prompt_template
 from answerx.structured.manager import InstructorClientManager
 
@@ -124,7 +126,7 @@ class LLMJudge:
     def _prepare(self, request: JudgeRequest) -> tuple[type[Judgement], list[dict[str, str]], str]:
         model = judgement_model(request.task)
         messages = [{"role": "user", "content": self.prompt(request)}]
-        key = "" if self.cache is None else self._key(model, messages)
+        key = "" if self.cache is None else self._key(model, request)
         return model, messages, key
 
     def _before_call(self, model: type[Judgement], key: str) -> JudgeRuling | None:
@@ -150,7 +152,8 @@ class LLMJudge:
         if info is not None:
             cost = self.budget.spend(info.usage, info.attempts)
         verdict: Any = result.verdict
-        reason = result.reason or "(no reason given)"
+        # The model's own words reach clients and stores: no piece of a key in them.
+        reason = sanitise_provider_text(result.reason) or "(no reason given)"
         if result.confidence < self.min_confidence:
             self.budget.note(unsure=1)
             verdict = None
@@ -176,7 +179,8 @@ class LLMJudge:
         cost = self.budget.spend(info.usage, info.attempts) if info is not None else None
         return JudgeRuling(
             verdict=None,
-            reason=f"judge failed ({type(error).__name__}): {error}",
+            # Summarised, never quoted: the provider's message can hold what it was sent.
+            reason=f"judge failed: {describe_failure(error)}",
             judge=self.name,
             calls=1,
             input_tokens=info.usage.input_tokens if info is not None else 0,
@@ -210,13 +214,23 @@ class LLMJudge:
             doubt_note=_DOUBT_NOTES[request.doubt].format(answer=repr(shown)),
         )
 
-    def _key(self, model: type[Judgement], messages: Sequence[Mapping[str, str]]) -> str:
+    def _key(self, model: type[Judgement], request: JudgeRequest) -> str:
+        # From the question's parts as JSON, not from the rendered prompt: joined into
+        # text, the golds ["Paris", "Lyon\n- Nice"] read as ["Paris", "Lyon", "Nice"].
+        template = prompt_template("judge", self.prompt_dir).template
         return judge_cache_key(
             provider=self.manager.provider,
             model=self.manager.model,
             base_url=self.manager.endpoint_identity,
             modes=self.manager.modes,
-            messages=list(messages),
+            prompt_version=hashlib.sha256(template.encode("utf-8")).hexdigest(),
+            question=request.question,
+            golds=list(request.golds),
+            answer=request.answer,
+            raw_output=_shortened(request.raw_output, self.max_output_chars),
+            choices=None if request.choices is None else list(request.choices),
+            task=request.task,
+            doubt=request.doubt,
             schema=_schema_of(model),
             params=self.options,
             max_tokens=self.manager.max_tokens,

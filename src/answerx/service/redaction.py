@@ -20,7 +20,6 @@ from typing import Final
 
 from answerx.errors import redact
 from answerx.redactor import (
-    MIN_FRAGMENT,
     configured_secrets,
     credential_values,
     redact_keys,
@@ -31,8 +30,10 @@ __all__ = ["SafeLogFilter", "scrub_json", "secrets_in"]
 
 # A secret shorter than this is redacted only where it stands as a whole token (not
 # inside a word): replacing every "a" of a line for a 1-character token would make
-# the log unreadable and point at the token all the same.
-_SUBSTRING_MIN: Final = MIN_FRAGMENT
+# the log unreadable and point at the token all the same. From 8 characters on, a
+# secret is text no word holds by chance: replaced wherever it occurs (and its
+# pieces by the redactor, from MIN_FRAGMENT characters on).
+_SUBSTRING_MIN: Final = 8
 _TOKEN_CHARS: Final = r"[\w\-.~+/]"
 _ACCESS_LOGGER: Final = "uvicorn.access"
 
@@ -110,7 +111,7 @@ def scrub_json(body: str, secrets: Sequence[str]) -> str:
     String by string, so the result stays valid JSON whatever a key holds.
     """
     for secret in secrets:
-        if 0 < len(secret) < MIN_FRAGMENT:
+        if 0 < len(secret) < _SUBSTRING_MIN:
             written = json.dumps(secret)[1:-1]  # as it appears inside a JSON string
             body = body.replace(written, "***")
     if redact_keys(body, *secrets) == body:  # the usual case: nothing to redact

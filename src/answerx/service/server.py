@@ -187,8 +187,9 @@ def _raise_open_files_limit(max_connections: int) -> None:
 
 
 def uvicorn_options(settings: ServiceSettings, *, in_process: bool = False) -> dict[str, Any]:
-    """uvicorn's connection limits for ``settings``: the header deadline and the
-    connection cap (:mod:`answerx.service.protocol`), the keep-alive timeout.
+    """uvicorn's connection limits for ``settings``: the header deadline, the header
+    limits and the connection cap (:mod:`answerx.service.protocol`), the keep-alive
+    timeout.
 
     ``in_process``: for a server run in this process (tests), the protocol class
     itself, with ``settings``' limits; otherwise its import path, which worker
@@ -203,6 +204,10 @@ def uvicorn_options(settings: ServiceSettings, *, in_process: bool = False) -> d
         # closed to make room until its close completes (after the loop's I/O phase,
         # with uvloop) and answer the newcomer's request 503.
         "timeout_keep_alive": settings.keep_alive_s,
+        # h11's own bound on an unfinished head (16 KiB unless set) would answer a
+        # long head 400 before the guard's 431; above the guard's limit plus a read,
+        # it never does.
+        "h11_max_incomplete_event_size": settings.max_header_bytes + 262_144,
     }
 
 

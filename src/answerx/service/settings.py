@@ -18,6 +18,11 @@ variable                   meaning                                      default
                            worker; 0: all extraction on the loop
 ``ANSWERX_HEADER_TIMEOUT_S`` seconds a connection may take to send a    10
                            request's line and headers; then closed
+``ANSWERX_MAX_HEADER_BYTES`` largest request line and headers,     65536
+                           in bytes; beyond: 431, and the
+                           connection closed
+``ANSWERX_MAX_HEADERS``    most header fields in one request;         100
+                           beyond: 431, and the connection closed
 ``ANSWERX_KEEP_ALIVE_S``   seconds an idle keep-alive connection is     20
                            kept open between requests (longer than
                            clients keep idle connections: httpx 5,
@@ -99,6 +104,8 @@ ENV_VARS: Final[Mapping[str, str]] = {
     "retry_after_s": "ANSWERX_RETRY_AFTER_S",
     "extract_workers": "ANSWERX_EXTRACT_WORKERS",
     "header_timeout_s": "ANSWERX_HEADER_TIMEOUT_S",
+    "max_header_bytes": "ANSWERX_MAX_HEADER_BYTES",
+    "max_headers": "ANSWERX_MAX_HEADERS",
     "keep_alive_s": "ANSWERX_KEEP_ALIVE_S",
     "max_connections": "ANSWERX_MAX_CONNECTIONS",
     "allowed_hosts": "ANSWERX_ALLOWED_HOSTS",
@@ -138,6 +145,16 @@ class ServiceSettings(BaseModel):
     )
     header_timeout_s: float = Field(
         default=10.0, gt=0, description="Deadline for a request's line and headers."
+    )
+    max_header_bytes: int = Field(
+        default=65_536,
+        ge=1024,
+        description="Largest request line and headers (bytes); beyond: 431, connection closed.",
+    )
+    max_headers: int = Field(
+        default=100,
+        ge=1,
+        description="Most header fields in one request; beyond: 431, connection closed.",
     )
     keep_alive_s: int = Field(
         default=20, ge=1, description="Idle seconds before a keep-alive connection is closed."

@@ -32,6 +32,7 @@ from answerx.service.openapi import example_response
 from answerx.service.schemas import ErrorDetail
 from answerx.service.settings import ServiceSettings
 from answerx.service.verify_schemas import (
+    MAX_GOLDS,
     REWARD_ENV_VARS,
     VERIFY_EXAMPLE,
     RewardRequest,
@@ -187,6 +188,7 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
             task=body.task or reward_settings.task,
             fields=reward_settings.fields,
             metas=body.metas,
+            max_golds=MAX_GOLDS,  # as many aliases as /v1/verify takes, however nested
         )
         count(judged, "/v1/reward")
         scores = [v.reward for v in judged]
