@@ -294,7 +294,7 @@ def reward_verdicts(
         )
     ]  # fmt: skip
     for i, row in enumerate(rows):  # named as the caller knows them, not as golds[i]
-        check_finite_gold(row.gold, f"labels[{i}]")
+        check_finite_gold(row.gold, f"labels[{i}]", row.task)
     responses = [strip_prompt(q, p or "") for q, p in zip(queries, prompts, strict=True)]
     return judge_rows(responses, rows)
 
