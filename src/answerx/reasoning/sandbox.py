@@ -253,6 +253,10 @@ def run_python(
     >>> run_python("while True: pass", time_limit_s=1).termination  # doctest: +SKIP
     'timeout'
 
+    ``memory_limit_mb`` is what all the program's processes may hold together (see the
+    module docstring for how: a cgroup, else a smaller process count); with
+    ``sandbox="unsafe-local"`` it bounds each process only.
+
     Raises :class:`ConfigError` for impossible limits, and for ``sandbox="isolated"``
     where this system cannot isolate (the message says what to install).
     """
