@@ -17,8 +17,9 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     ├── InputError                a malformed input record or file (carries line number)
     │   └── UnreadableFile            an input file that cannot be read at all: not
     │                                 Parquet, truncated, a header that is not text (path)
-    ├── SymlinkRefused            answerx would write through a symbolic link planted in an
-    │                             output folder (also an OSError, ELOOP; carries path, target)
+    ├── SymlinkRefused            answerx would write through a symbolic or hard link planted
+    │                             in an output folder (also an OSError, ELOOP or EMLINK;
+    │                             carries path, target, links)
     ├── StoreError                a results store or response cache that cannot be used:
     │                             damaged, truncated, not a database, locked, disk full
     │                             (carries path; the message says how to recover)
@@ -175,25 +176,30 @@ class SymlinkRefused(AnswerxError, OSError):
     handles I/O errors handles it; the command line exits 3.
     """
 
-    def __init__(self, path: str, *, target: str | None = None) -> None:
+    def __init__(self, path: str, *, target: str | None = None, links: int = 1) -> None:
         self.path = path
         self.target = target
-        where = f" (to {target})" if target is not None else ""
+        #: Names the file has (``st_nlink``): more than one is a hard link, refused too.
+        self.links = links
+        if links > 1:
+            kind = f"a file with {links} hard links (another name shares its contents)"
+        else:
+            kind = "a symbolic link" + (f" (to {target})" if target is not None else "")
         message = (
-            f"{path} is a symbolic link{where}: answerx does not write through links in "
+            f"{path} is {kind}: answerx does not write through links in "
             "output paths; remove the link, or name the real file or folder"
         )
-        OSError.__init__(self, errno.ELOOP, message, path)
+        OSError.__init__(self, errno.EMLINK if links > 1 else errno.ELOOP, message, path)
 
     def __str__(self) -> str:
         return str(self.strerror)
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickled across processes as it was made
-        return (_symlink_refused, (self.path, self.target))
+        return (_symlink_refused, (self.path, self.target, self.links))
 
 
-def _symlink_refused(path: str, target: str | None) -> SymlinkRefused:
-    return SymlinkRefused(path, target=target)
+def _symlink_refused(path: str, target: str | None, links: int = 1) -> SymlinkRefused:
+    return SymlinkRefused(path, target=target, links=links)
 
 
 class StoreError(AnswerxError):

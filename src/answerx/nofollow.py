@@ -17,9 +17,14 @@ through a link:
   that is a link) are resolved as the operating system does: they are the
   user's own choice, and existed before answerx started.
 
+A file opened for writing that has more than one name (a **hard link**, which
+``O_NOFOLLOW`` cannot see) is refused too, checked on the open descriptor before
+anything is truncated or written: the other name would receive the output.
+
 A link where answerx would write is refused with
-:class:`~answerx.errors.SymlinkRefused` (an :class:`OSError` too, ``ELOOP``),
-which names the link and where it points; the command line exits 3. Whole files
+:class:`~answerx.errors.SymlinkRefused` (an :class:`OSError` too, ``ELOOP``, or
+``EMLINK`` for a hard link), which names the link and where it points; the command
+line exits 3. Whole files
 are written beside their place and renamed into it (:meth:`OutputDir.replacing`),
 so a failure leaves the earlier file whole and a planted hard link is replaced,
 not written through.
@@ -93,16 +98,28 @@ class OutputDir:
 
     def open(self, name: str, mode: str = "wb", **options: Any) -> IO[Any]:
         """The file ``name`` opened as ``open(path, mode, **options)`` would, but never
-        through a link. Modes: ``w``, ``a``, ``r+``, ``r``, each text or binary."""
+        through a link: a symbolic link at ``name`` is refused, and so, for writing, is a
+        file with other hard links. Modes: ``w``, ``a``, ``r+``, ``r``, each text or binary."""
         _check_name(name)
         flags = _MODES.get(mode.replace("b", "").replace("t", ""))
         if flags is None:
             raise ValueError(f"mode {mode!r}: one of {', '.join(_MODES)} (text or binary)")
         path = self.path / name
+        # Truncate only once the file is known to be ours alone: O_TRUNC would empty a
+        # hard-linked file elsewhere before the check could refuse it.
+        truncate = flags & os.O_TRUNC
         try:
-            fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC, 0o666, dir_fd=self.fd)
+            fd = os.open(name, (flags & ~os.O_TRUNC) | _NOFOLLOW | _CLOEXEC, 0o666, dir_fd=self.fd)
         except OSError as exc:
             raise _refusal(exc, self.fd, name, path) from None
+        try:
+            if flags != _MODES["r"]:
+                _refuse_hard_link(fd, path)
+            if truncate:
+                os.ftruncate(fd, 0)
+        except BaseException:
+            os.close(fd)
+            raise
         return os.fdopen(fd, mode, **options)
 
     @contextmanager
@@ -238,6 +255,16 @@ def _refusal(exc: OSError, parent: int, name: str, path: Path) -> OSError:
     if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and _is_link(parent, name):
         return _refused(parent, name, path)
     return type(exc)(exc.errno, exc.strerror, str(path))
+
+
+def _refuse_hard_link(fd: int, path: Path) -> None:
+    """Refuse to write into the open file ``fd`` when another name shares it (a hard
+    link planted where answerx writes: the file elsewhere would receive the output).
+    Checked on the descriptor, so no link made between a check and the open escapes it;
+    a device (``/dev/null``) or a pipe is not a file anyone links to."""
+    info = os.fstat(fd)
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        raise SymlinkRefused(str(path), links=info.st_nlink)
 
 
 def _is_link(parent: int | None, name: str) -> bool:

@@ -9,6 +9,7 @@ and what the link points to is untouched.
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -173,6 +174,21 @@ def test_a_file_run_refuses_a_link_at_its_out_file(
 
     assert_refused(result, out)
     assert_untouched(victim)
+
+
+@pytest.mark.parametrize("command", ["extract", "verify"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_file_run_refuses_a_hard_link_at_its_out_file(
+    tmp_path: Path, victim: Path, command: str, suffix: str
+) -> None:
+    out = tmp_path / f"answers{suffix}"
+    os.link(victim / "report.md", out)  # the linked file elsewhere would get the answers
+
+    result = invoke(command, "--file", jsonl(tmp_path / "in.jsonl"), "-o", out, "-q")
+
+    assert result.exit_code == 3, result.output
+    assert "with 2 hard links" in " ".join(result.stderr.split())
+    assert (victim / "report.md").read_text() == MINE
 
 
 @pytest.mark.parametrize("kind", LINKS)

@@ -59,3 +59,17 @@ def test_the_client_names_a_nan_it_cannot_send(service: str) -> None:
             client.verify_batch([("It is 4.", "4"), ("It is nan.", float("-inf"))])
         with pytest.raises(InputError, match=r"^labels\[0\]\.answer is NaN"):
             client.reward(["It is 4."], [{"answer": float("nan")}])
+
+
+@pytest.mark.parametrize("gold", ["(nan)", "[NaN]", "\\\\mathrm{NaN}", "-inf"])
+def test_verify_answers_422_for_a_gold_text_spelling_one_unless_the_task_takes_words(
+    http: httpx.Client, gold: str
+) -> None:
+    # issue 35 §6: the library's one check reaches the service too
+    body = f'{{"raw_output": "The answer is nan.", "gold": "{gold}", "task": "math"}}'
+    refused = post(http, "/v1/verify", body)
+    words = post(http, "/v1/verify", body.replace('"math"', '"text"'))
+
+    assert refused.status_code == 422
+    assert "for the word itself, task text or short_answer" in refused.json()["error"]["message"]
+    assert words.status_code == 200

@@ -100,6 +100,35 @@ def test_a_file_is_never_opened_through_a_link(tmp_path: Path, victim: Path, mod
     assert untouched(victim)
 
 
+@pytest.mark.parametrize("mode", ["wb", "w", "ab", "a", "r+b"])
+def test_a_file_is_never_written_through_a_hard_link(
+    tmp_path: Path, victim: Path, mode: str
+) -> None:
+    os.link(victim / "report.md", tmp_path / "out.jsonl")
+
+    with pytest.raises(SymlinkRefused, match="2 hard links") as refused:
+        open_output(tmp_path / "out.jsonl", mode)
+
+    assert refused.value.errno == errno.EMLINK and refused.value.links == 2
+    assert untouched(victim)  # not even truncated by the refused "w" open
+
+
+def test_a_hard_linked_file_may_still_be_read(tmp_path: Path, victim: Path) -> None:
+    os.link(victim / "report.md", tmp_path / "mine.md")
+
+    with open_output(tmp_path / "mine.md", "r") as stream:
+        assert stream.read() == "mine\n"
+
+
+def test_a_file_with_one_name_is_truncated_as_open_would(tmp_path: Path) -> None:
+    (tmp_path / "out.jsonl").write_text("earlier, longer contents\n")
+
+    with open_output(tmp_path / "out.jsonl", "w") as stream:
+        stream.write("new\n")
+
+    assert (tmp_path / "out.jsonl").read_text() == "new\n"
+
+
 def test_a_link_to_a_folder_at_a_file_s_place_is_refused(tmp_path: Path, victim: Path) -> None:
     (tmp_path / "out.jsonl").symlink_to(victim)
 

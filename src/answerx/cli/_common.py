@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -64,9 +63,10 @@ EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 some input records were malformed (skipped, reported on stderr), "
     "some run items failed, or the command could not finish (a budget ran out; "
     "--self-check: a gold does not verify); 2 usage error (bad option, unknown name, no "
-    "such run); 3 input file not found or unreadable (not Parquet, cut short) or output "
-    "not writable (a symbolic link where answerx writes is refused); 4 results store "
-    "damaged, not a database or locked; 5 provider failed (unreachable, refused the key, "
+    "such run, a NaN gold, Parquet through a pipe); 3 input file not found or unreadable "
+    "(not Parquet, cut short) or output not writable (a symbolic or hard link where "
+    "answerx writes is refused); 4 results store damaged, not a database or not a store, "
+    "or locked; 5 provider failed (unreachable, refused the key, "
     "timed out) or its API key variable is not set; 130 interrupted (Ctrl-C), any command: "
     "extract/verify --file leave the output valid up to a whole batch (--continue continues "
     "it), run keeps every finished item and prints the --resume RUN_ID command."
@@ -173,21 +173,19 @@ def parse_numbers(values: list[str] | str | None) -> list[int | float] | None:
         fail(f"--numbers: expected numbers like '4,9,10,13', got {text!r}", ExitCode.USAGE)
 
 
-# NaN and Infinity as a command line can only spell them (Python's and JSON's spellings).
-_NONFINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
-_WORD_TASKS = ("text", "short_answer")
-
-
 def check_gold_option(gold: str | Sequence[str] | None, task: str) -> None:
     """``--gold``: refuse a value that spells NaN or Infinity (``nan``, ``-inf``,
-    ``Infinity`` …) with a usage error. No answer can equal such a number, and as text
-    it would match an answer that says "nan" (a missing value written out as text spells
-    one), as JSON's ``NaN`` gold is refused by the library. ``--task text`` or
-    ``short_answer`` asks for the word itself, which is then accepted."""
-    if gold is None or task in _WORD_TASKS:
+    ``[NaN]``, ``\\mathrm{NaN}`` …: the library's own check,
+    :func:`~answerx.grading.golds.nonfinite_text`) with a usage error. No answer can
+    equal such a number, and as text it would match an answer that says "nan". ``--task
+    text`` or ``short_answer`` asks for the word itself, which is then accepted."""
+    # Imported here: the grading package is not needed by the commands that never grade.
+    from answerx.grading.golds import WORD_TASKS, nonfinite_text
+
+    if gold is None or task in WORD_TASKS:
         return
     for value in [gold] if isinstance(gold, str) else gold:
-        if _NONFINITE.fullmatch(value.strip()):
+        if nonfinite_text(value) is not None:
             fail(
                 f"--gold {value!r} spells a number that is not finite (NaN or Infinity): no "
                 "answer can equal it. Give the real gold answer; for the word itself, "

@@ -20,6 +20,7 @@ from answerx.cli.options import (
     RowsFormatOption,
     db_option,
     deprecated_option,
+    existing_store,
     experiment_approach_names,
     format_option,
     list_option,
@@ -40,13 +41,12 @@ __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score
 
 def _store(db: Path | None, *, reading: bool = False) -> Any:
     """The results store at ``db`` (default: $ANSWERX_HOME's); ``reading`` for the
-    commands that only read it, so they work on a store they may not write."""
+    commands that only read it: read-only, so they never write to it, and work on a
+    store they may not write."""
     from answerx.experiments.store import ResultStore
 
-    path = db or default_db()
-    if not Path(path).exists():
-        fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
-    return ResultStore.for_reading(path) if reading else ResultStore(path)
+    path = existing_store(db)
+    return ResultStore.for_reading(path) if reading else ResultStore(path, existing=True)
 
 
 RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/models.

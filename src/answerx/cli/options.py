@@ -37,6 +37,7 @@ from rich.table import Table
 from answerx.cli._common import ExitCode, fail, stderr, stdout
 from answerx.errors import ConfigError, UnknownName
 from answerx.extraction import TASKS
+from answerx.home import default_db
 from answerx.recordfiles.formats import InputFormat
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "continue_or_old_resume",
     "db_option",
     "deprecated_option",
+    "existing_store",
     "experiment_approach_names",
     "format_option",
     "format_or_old_json",
@@ -525,6 +527,19 @@ ProviderOption = Annotated[str, provider_option()]
 ModelOption = Annotated[str | None, model_option()]
 MaxCallsOption = Annotated[int | None, max_calls_option()]
 DbOption = Annotated[Path | None, db_option()]
+
+
+def existing_store(db: Path | None) -> Path:
+    """The path of the results store a ``runs`` command works on (``db``, default:
+    $ANSWERX_HOME's); a missing one exits 3 with what to do. Whatever else is wrong with
+    it (a folder, an empty or foreign file, damage) is the store's own check, raised as
+    a StoreError (exit 4) by every command alike."""
+    path = db or default_db()
+    if not Path(path).exists():
+        fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
+    return Path(path)
+
+
 _SET_HELP = (
     "Override a setting; dotted keys reach nested ones; VALUE is YAML (4, true, [a, b]). "
     "Repeatable."

@@ -13,9 +13,8 @@ from urllib.parse import urlencode
 
 import typer
 
-from answerx.cli._common import ExitCode, command_boundary, fail, stderr, stdout
-from answerx.cli.options import DbOption
-from answerx.home import default_db
+from answerx.cli._common import command_boundary, stderr, stdout
+from answerx.cli.options import DbOption, existing_store
 
 __all__ = ["VIEW_HELP", "VIEW_SHORT_HELP", "view_command"]
 
@@ -57,9 +56,7 @@ def view_command(
     ] = False,
 ) -> None:
     """Serve the run viewer until Ctrl-C."""
-    path = db or default_db()
-    if not Path(path).is_file():
-        fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
+    path = existing_store(db)  # the same check, fault and exit code as every runs command
     with command_boundary():
         shown = _resolve(path, run_ids or [])
         token = _token_for(host, allow_unauthenticated)
@@ -130,7 +127,7 @@ def _resolve(path: Path, run_ids: list[str]) -> list[str]:
     """The full ids of the runs named (ids or prefixes); RunNotFound for one not there."""
     from answerx.experiments.store import ResultStore
 
-    with ResultStore(path, read_only=True) as store:
+    with ResultStore.for_reading(path) as store:
         return list(dict.fromkeys(store.get_run(r).run_id for r in run_ids))
 
 

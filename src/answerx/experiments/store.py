@@ -26,6 +26,12 @@ resumes where it stopped.
 ``error`` texts pass through :func:`answerx.errors.redact` before they are
 written, so an API key quoted in a provider's error message never reaches the file.
 
+A command on existing runs (``runs list|show|report|export|delete``, ``score``, the
+viewer: ``for_reading`` or ``existing=True``) makes one check first,
+:func:`check_store_file`: a folder, an empty file, a file that is not SQLite and
+another program's SQLite database are refused alike, with the same
+:class:`~answerx.errors.StoreError`, before anything is written to them.
+
 A file that SQLite cannot use (damaged pages, a truncated file, another kind of
 file in its place, a lock never released, a full disk) raises
 :class:`~answerx.errors.StoreError` naming the file and what to do, from every
@@ -70,7 +76,13 @@ from answerx.experiments.browse import (
 )
 from answerx.experiments.export import ExportFormat, export_items, utc_iso
 from answerx.experiments.records import VERDICT_FIELDS, ItemKey, ItemRecord, RunRecord, RunStatus
-from answerx.experiments.sqlitefile import guarded, may_write, open_sqlite, store_error
+from answerx.experiments.sqlitefile import (
+    BUSY_TIMEOUT_MS,
+    guarded,
+    may_write,
+    open_sqlite,
+    store_error,
+)
 from answerx.home import default_db
 from answerx.nofollow import output_dir
 from answerx.redactor import redact_keys_deep
@@ -82,6 +94,7 @@ __all__ = [
     "ExportFormat",
     "ResultStore",
     "Salvage",
+    "check_store_file",
     "new_run_id",
     "salvage",
     "store_error",
@@ -301,6 +314,59 @@ def _old_schema_columns(db: sqlite3.Connection) -> str:
     return ", ".join(["*", *added])
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_store_file(path: str | Path) -> None:
+    """The one check of an existing store that every command reading it makes, so the
+    same fault gives the same :class:`StoreError` (exit 4) whichever command met it: a
+    folder, an empty file (SQLite would take it for a new store and write its schema
+    into it) and a file that is not SQLite are refused here, before SQLite opens them;
+    a missing file is SQLite's own error ("unable to open"). Reads 16 bytes at most."""
+    where = Path(path)
+    if where.is_dir():
+        fault = "it is a folder, not a store file"
+        raise store_error(where, sqlite3.DatabaseError(fault), advice=_WRONG_FILE)
+    try:
+        with where.open("rb") as f:
+            header = f.read(len(_SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise store_error(where, exc) from None
+    if not header:
+        raise store_error(where, sqlite3.DatabaseError("an empty file"), advice=_WRONG_FILE)
+    if header != _SQLITE_HEADER:
+        raise store_error(where, sqlite3.DatabaseError("file is not a database"))
+
+
+def _check_answerx_tables(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a SQLite file that holds no answerx store (another program's database): a
+    command on existing runs must not take it for an empty store, nor migrate it."""
+    tables = {row[0] for row in db.execute("SELECT name FROM main.sqlite_master")}
+    if not {"runs", "items"} <= tables:
+        fault = sqlite3.DatabaseError("a SQLite database without answerx's runs and items")
+        raise store_error(path, fault, advice=_WRONG_FILE)
+
+
+def _peek_at_tables(path: Path) -> None:
+    """:func:`_check_answerx_tables` through a plain connection, which reads without
+    switching the file to WAL (a write) and, closing last, leaves nothing beside it."""
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        _check_answerx_tables(db, path)
+    except sqlite3.DatabaseError as exc:
+        raise store_error(path, exc) from None
+    finally:
+        db.close()
+
+
+_WRONG_FILE = (
+    "it is not a results store: pass the store's file with --db, or move this one away "
+    "to start a new store there"
+)
+
+
 def new_run_id(now: datetime | None = None) -> str:
     """A short, sortable run id: UTC time and 4 random hex digits (``20261121-143012-ab12``)."""
     moment = (now or datetime.now(UTC)).astimezone(UTC)
@@ -340,15 +406,24 @@ class ResultStore:
     'running'
     """
 
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | Path | None = None, *, read_only: bool = False, existing: bool = False
+    ) -> None:
         """Open (or create) the store at ``path``. ``read_only`` opens an existing store
         without writing anything to it, migrations included: what a command that only
-        reads uses, and all a read-only file, folder or mount allows."""
+        reads uses, and all a read-only file, folder or mount allows. ``existing``: the
+        store must already be one (a command on its runs); like ``read_only`` it refuses
+        a folder, an empty file or a file that is not an answerx store
+        (:func:`check_store_file`) before anything is written to it."""
         # None: the default store in $ANSWERX_HOME, looked up now (not at import).
         path = default_db() if path is None else path
         self.path = Path(path)
         in_memory = str(path) == ":memory:"
         self.read_only = read_only and not in_memory
+        if (existing or self.read_only) and not in_memory:
+            check_store_file(self.path)
+        if existing and not in_memory and not self.read_only and may_write(self.path):
+            _peek_at_tables(self.path)  # before the WAL switch writes to another's file
         if not in_memory and not self.read_only:
             if self.path.exists() and not may_write(self.path):
                 # Refused before SQLite leaves a -shm of this user's beside the file.
@@ -360,6 +435,8 @@ class ResultStore:
             self._db.row_factory = sqlite3.Row
             self._db.execute("PRAGMA foreign_keys = ON")
             if self.read_only:
+                with self._guard():
+                    _check_answerx_tables(self._db, self.path)
                 self._read_old_schema()
             else:
                 self._migrate()
@@ -371,11 +448,13 @@ class ResultStore:
 
     @classmethod
     def for_reading(cls, path: str | Path | None = None) -> ResultStore:
-        """The store at ``path`` opened to be read: as usual where this process may write
-        it (an older schema is migrated), read-only where it may not (a read-only mount, a
-        file or folder without write permission) instead of failing."""
+        """The store at ``path`` opened to be read, by every command that only reads
+        (``runs list|show|report|export``, the viewer): read-only, so nothing is ever
+        written to it (an older schema is read as migrated, the file left as it is), and
+        a folder, an empty file or another program's file is refused with the same
+        :class:`StoreError` (:func:`check_store_file`) whichever command met it."""
         path = default_db() if path is None else path
-        return cls(path, read_only=str(path) != ":memory:" and not may_write(path))
+        return cls(path, read_only=str(path) != ":memory:" and not may_write(path), existing=True)
 
     # --- lifecycle ---------------------------------------------------------------------
 

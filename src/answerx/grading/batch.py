@@ -76,11 +76,11 @@ def verify_batch(
     n = len(outs)
     if len(refs) != n:
         raise InputError(f"{n} outputs but {len(refs)} gold answers: one each is needed")
-    for i, gold in enumerate(refs):  # here, before any item goes to a worker process
-        check_finite_gold(gold, f"golds[{i}]")
     tasks = _per_item(task, n, "task", lambda v: isinstance(v, str))
     for t in set(tasks):
         check_task(t)
+    for i, gold in enumerate(refs):  # here, before any item goes to a worker process
+        check_finite_gold(gold, f"golds[{i}]", tasks[i])
     item_choices = _per_item(choices, n, "choices", _one_list_of(str))
     item_numbers = _per_item(numbers, n, "numbers", _one_list_of(int, float))
     finishes = _per_item(finish_reasons, n, "finish_reasons", lambda v: v is None)

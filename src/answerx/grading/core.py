@@ -20,7 +20,14 @@ from answerx.extraction.models import Task
 from answerx.grading.boolean import boolean_of
 from answerx.grading.choice import choice_of
 from answerx.grading.game24 import judge_game24, numbers_of
-from answerx.grading.golds import Gold, Golds, clean_golds, infer_golds_task, is_alias_list
+from answerx.grading.golds import (
+    Gold,
+    Golds,
+    check_finite_gold,
+    clean_golds,
+    infer_golds_task,
+    is_alias_list,
+)
 from answerx.grading.judgement import Doubt, Judge
 from answerx.grading.mathverify import compare
 from answerx.grading.models import How, Reason, Verdict
@@ -67,7 +74,8 @@ def grade(
     ``auto`` reads the task from the gold answer (a list of short texts is
     ``short_answer``). ``question`` lets ``short_answer`` accept a surname for a
     person. Raises ConfigError for an unknown task and InputError for a gold that is NaN
-    or ±Infinity (or a list holding one); never raises for any answer text.
+    or ±Infinity, or spells one (``"(nan)"``) when the task is not ``text`` or
+    ``short_answer`` (or a list holding one); never raises for any answer text.
 
     >>> grade(r"\\frac{1}{2}", "0.5", "math").how
     'fraction'
@@ -78,6 +86,7 @@ def grade(
     """
     started = time.perf_counter()
     task = check_task(task)
+    check_finite_gold(gold, task=task)
     pred = clean_answer(answer) if answer else ""
     refs = clean_golds(gold)
     wanted = _task_for(task, gold, refs, choices, numbers)
@@ -112,8 +121,9 @@ def verify(
     ``judge`` (see :class:`~answerx.grading.judgement.Judge`, e.g.
     :class:`answerx.judge.LLMJudge`) is asked only where the rules are unsure
     (``Verdict.doubt``); it sees ``question`` when given. Without a judge the verdict
-    is the rules' alone. A gold that is NaN or ±Infinity (JSON's ``NaN``) raises
-    InputError, as does a raw output that is not text.
+    is the rules' alone. A gold that is NaN or ±Infinity (JSON's ``NaN``), or spells
+    one (``"[NaN]"``, ``"\\mathrm{NaN}"``) when the task is not ``text`` or
+    ``short_answer``, raises InputError, as does a raw output that is not text.
 
     >>> verify("6 * 7 = 42, so the answer is 42.", 42).correct
     True
@@ -122,6 +132,7 @@ def verify(
     if not isinstance(raw_output, str):
         raise InputError(f"raw_output must be a string, not {type(raw_output).__name__}")
     task = check_task(task)
+    check_finite_gold(gold, task=task)
     refs = clean_golds(gold)
     wanted = _task_for(task, gold, refs, choices, numbers)
     extraction = _extract(raw_output, wanted, choices, numbers, finish_reason)

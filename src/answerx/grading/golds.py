@@ -7,7 +7,11 @@ them.
 
 A gold that is NaN or ±Infinity (JSON's ``NaN``, a float column's missing value) is
 refused with an :class:`~answerx.errors.InputError`: no answer can equal it, and as
-text ("nan") it would match an answer that says "nan". A missing gold is ``None``.
+text ("nan") it would match an answer that says "nan". So is a text gold that spells
+one, in whatever markup (``nan``, ``(nan)``, ``\\{nan\\}``, ``[NaN]``,
+``\\mathrm{NaN}``, ``-inf``: :func:`nonfinite_text`), unless the task is ``text`` or
+``short_answer``, which ask for the word itself. :func:`check_finite_gold` is the one
+check every entry point makes. A missing gold is ``None``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ __all__ = [
     "infer_golds_task",
     "is_alias_list",
     "nonfinite_spelling",
+    "nonfinite_text",
 ]
 
 #: One gold answer: text, or a bare number (GSM8K's ``72``).
@@ -39,6 +44,14 @@ Golds = Gold | Sequence[Gold]
 
 # Longer than this many words, an accepted answer is a sentence, not a short answer.
 _SHORT_WORDS: Final = 12
+#: Tasks that compare words: there "nan" or "Infinity" is an answer like any other.
+WORD_TASKS: Final = ("text", "short_answer")
+# What a number can be wrapped in without changing it: math delimiters, brackets
+# (escaped or not), LaTeX commands (\mathrm{..}, \text{..}, \left( .. \right)), spacing.
+# \infty and \inf are commands too: stripped to nothing, they are never refused.
+_MARKUP = re.compile(r"\\[A-Za-z]+|\\[^A-Za-z]|[$()\[\]{}\s~]")
+# Python's float() spellings of a non-finite number (JSON's NaN/Infinity among them).
+_NONFINITE_WORD = re.compile(r"[+-]?(nan|inf|infinity)", re.IGNORECASE)
 
 
 def is_alias_list(gold: object) -> bool:
@@ -56,26 +69,49 @@ def nonfinite_spelling(value: object) -> str | None:
     return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
 
 
-def check_finite_gold(gold: object, where: str = "the gold answer") -> None:
-    """Raise :class:`InputError` when ``gold``, or an answer of a gold list, is a float
-    that is NaN or ±Infinity; ``where`` names it in the message.
+def nonfinite_text(text: str) -> str | None:
+    """``NaN``, ``Infinity`` or ``-Infinity`` when ``text``, without its markup, spells
+    a number that is not finite as Python's ``float`` reads it; else None.
+
+    >>> [nonfinite_text(t) for t in ("(nan)", r"\\{nan\\}", r"\\mathrm{NaN}", "-inf", r"\\infty")]
+    ['NaN', 'NaN', 'NaN', '-Infinity', None]
+    """
+    if len(text) > 64:  # a real answer, not a spelled number: no need to look closer
+        return None
+    core = _MARKUP.sub("", text)
+    if not _NONFINITE_WORD.fullmatch(core):
+        return None
+    return nonfinite_spelling(float(core))
+
+
+def check_finite_gold(gold: object, where: str = "the gold answer", task: str = "auto") -> None:
+    """Raise :class:`InputError` when ``gold``, or an answer of a gold list, is NaN or
+    ±Infinity: a float that is, or (unless ``task`` is ``text`` or ``short_answer``) a
+    text that spells one (:func:`nonfinite_text`). ``where`` names it in the message.
 
     >>> try:
     ...     check_finite_gold(["Paris", float("nan")])
     ... except InputError as exc:
     ...     print(str(exc)[:43])
     the gold answer (item 1 of its list) is NaN
+    >>> check_finite_gold("[NaN]", task="text")  # the word itself: accepted
     """
-    if isinstance(gold, str | int) or gold is None:  # the usual cases, at once
+    if isinstance(gold, int) or gold is None:  # the usual cases, at once
+        return
+    words = task in WORD_TASKS
+    if isinstance(gold, str) and (words or len(gold) > 64):
         return
     listed = is_alias_list(gold)
     for i, value in enumerate(_answers(gold)):
         spelled = nonfinite_spelling(value)
+        if spelled is None and isinstance(value, str) and not words:
+            spelled = nonfinite_text(value)
         if spelled is not None:
             item = f" (item {i} of its list)" if listed else ""
             raise InputError(
                 f"{where}{item} is {spelled}: a gold answer must be text or a finite number "
-                "(a missing one is None, JSON null)"
+                "(a missing one is None, JSON null); for the word itself, task text or "
+                "short_answer; for an infinite limit in math, \\infty"
             )
 
 

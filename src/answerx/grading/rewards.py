@@ -296,7 +296,7 @@ def reward_verdicts(
         )
     ]  # fmt: skip
     for i, row in enumerate(rows):  # named as the caller knows them, not as golds[i]
-        check_finite_gold(row.gold, f"labels[{i}]")
+        check_finite_gold(row.gold, f"labels[{i}]", row.task)
         if max_golds is not None and isinstance(row.gold, list) and len(row.gold) > max_golds:
             raise InputError(
                 f"labels[{i}] lists {len(row.gold)} accepted answers; at most {max_golds}"

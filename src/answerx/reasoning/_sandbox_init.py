@@ -8,16 +8,18 @@ namespaces; a new user namespace too unless answerx runs as root) as::
 ``PLAN`` is JSON: the :class:`~answerx.reasoning.sandbox_view.View` (``dirs``,
 ``files``, ``links``, ``work``) plus ``root`` (an empty host directory to build the
 new root on), ``program`` (the host file holding the code), ``uid`` (the uid the
-program runs as, or -1 to keep this one), ``pid_max`` (whether to bound the pids)
-and ``pivot_root`` (the syscall's number on this machine; glibc has no wrapper).
+program runs as, or -1 to keep this one), ``pid_max`` (whether to bound the pids),
+``pivot_root`` (the syscall's number on this machine; glibc has no wrapper) and
+``cgroup`` (the run cgroup's ``cgroup.procs`` to join first, or null).
 
-It mounts an empty tmpfs as the new root; binds the plan's directories and files
-into it read-only; recreates its links; adds a ``/dev`` of a few device nodes, the
-``/proc`` of this PID namespace and a private tmpfs work directory holding the
-program; moves into it with ``pivot_root`` and detaches the old root, so nothing
-else of the machine is left in the namespace. Then it forks the program: the child
-becomes the unprivileged ``uid`` (as root), enters a nested user namespace (no
-capability over these mounts), sets ``no_new_privs`` and execs the bootstrap.
+It joins the run's cgroup, if any; mounts an empty tmpfs as the new root; binds the
+plan's directories and files into it read-only; recreates its links; adds a ``/dev``
+of a few device nodes, a ``/proc`` of this PID namespace that shows the program its
+own processes only, and a private tmpfs work directory holding the program; moves
+into it with ``pivot_root`` and detaches the old root, so nothing else of the
+machine is left in the namespace. Then it forks the program: the child becomes the
+unprivileged ``uid`` (as root), enters a nested user namespace (no capability over
+these mounts), sets ``no_new_privs`` and execs the bootstrap.
 
 It reports the program's end on STATUS_FD ("exit N", "signal N", "timeout",
 "setup: why") and exits; the kernel then kills whatever is left in the namespace.
@@ -37,7 +39,8 @@ from types import FrameType
 from typing import Any
 
 SETUP_FAILED = 125
-_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC = 0x2, 0x4, 0x1000, 0x4000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+_MS_BIND, _MS_REC = 0x1000, 0x4000
 _MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NOSUID, _MOUNT_ATTR_NODEV = 0x1, 0x2, 0x4
 _AT_FDCWD, _AT_RECURSIVE, _MNT_DETACH = -100, 0x8000, 2
 _SYS_MOUNT_SETATTR = 442  # one number on every architecture (added after the unification)
@@ -130,8 +133,34 @@ class _Root:
                 os.chmod(self.at(path), _PASS_THROUGH)
 
 
+def join_cgroup(procs: str | None) -> None:
+    """Move this init into the run's cgroup (``procs``: its ``cgroup.procs``), so that
+    the program and every process it starts are born in it and bounded together."""
+    if procs is None:
+        return
+    with open(procs, "w") as f:
+        f.write("0")  # 0: the writer itself
+
+
+def mount_proc(root: _Root) -> None:
+    """A ``/proc`` of this PID namespace in which the program sees its own processes
+    only: ``hidepid=invisible`` hides every process it may not ptrace, and it may not
+    ptrace this init (another user namespace, or another uid as root), so the init's
+    command line, which names host paths, is out of sight. A kernel without per-mount
+    ``hidepid`` (before Linux 5.8) gets an empty, read-only ``/proc`` instead."""
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    for options in ("hidepid=invisible", "hidepid=2"):
+        try:
+            root.mount("proc", "/proc", "proc", flags, options)
+            return
+        except OSError:
+            continue
+    root.mount("tmpfs", "/proc", "tmpfs", flags | _MS_RDONLY, "size=4k,mode=0555")
+
+
 def build(plan: dict[str, Any]) -> str:
     """Build the view, pivot into it; returns the work directory."""
+    join_cgroup(plan.get("cgroup"))
     with open(plan["program"], "rb") as f:
         code = f.read()
     root = _Root(plan["root"])
@@ -148,7 +177,7 @@ def build(plan: dict[str, Any]) -> str:
     for name, target in _LINKS:
         os.symlink(target, root.at(f"/dev/{name}"))
     root.makedirs("/proc")
-    root.mount("/proc", "/proc", None, _MS_BIND | _MS_REC)  # this PID namespace's
+    mount_proc(root)
     work, uid = plan["work"], plan["uid"]
     root.makedirs(work)
     owner = f",uid={uid},gid={uid}" if uid >= 0 else ""

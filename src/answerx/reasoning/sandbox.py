@@ -18,7 +18,9 @@ by ``unshare`` (util-linux), in a filesystem built from nothing.
   (``/lib``, ``/lib64``), and ``/etc/ld.so.cache``: nothing else of ``/etc``;
 - ``/dev`` with ``null``, ``zero``, ``full``, ``random``, ``urandom`` and the
   ``fd``/``stdin``/``stdout``/``stderr`` links;
-- ``/proc`` of its own PID namespace (its processes and the namespace's init);
+- ``/proc`` of its own PID namespace, showing only the processes it started
+  (``hidepid=invisible``: not the namespace's init, whose command line names host
+  paths); before Linux 5.8, an empty ``/proc``;
 - ``/sandbox`` (its working directory): a private tmpfs of at most
   :data:`MAX_FILE_BYTES`, writable by the program alone, holding ``program.py``;
   gone when the run ends.
@@ -38,16 +40,25 @@ for it, and its process count is its own.
 **The namespaces and limits:**
 
 - a **PID namespace** with its own ``/proc``: the program sees only the processes it
-  started and the namespace's init, whose environment is empty and unreadable to
-  it; when the init ends the kernel kills every process left (``setsid`` does not
-  escape);
+  started; when the init ends the kernel kills every process left (``setsid`` does
+  not escape);
 - a **network namespace** with no interface up: no network at all, loopback included;
 - a **mount namespace** holding only the view above (``pivot_root`` into it; the
   old root is detached, so nothing is hidden *under* it to uncover);
-- a **process-count limit**: the namespace's ``pid_max`` (Linux >= 6.14) and
-  ``RLIMIT_NPROC`` (counted per user namespace): :data:`MAX_PROCESSES`;
-- address space, CPU seconds (a backstop to the wall clock), file size, no core
-  files; ``no_new_privs`` (no setuid gain).
+- **memory bounded in total**: ``memory_limit_mb`` is what all the program's
+  processes hold together. Where a cgroup v2 can be made
+  (:mod:`answerx.reasoning.sandbox_cgroup`: as root, or with the memory and pids
+  controllers delegated), the run gets one: ``memory.max`` (no swap) and
+  ``pids.max`` of :data:`MAX_PROCESSES`, each process's address space limited to
+  the budget too. Elsewhere the program may have only :func:`fallback_processes`
+  processes, threads included (1 to :data:`MAX_FALLBACK_PROCESSES`: one per
+  :data:`MIN_PROCESS_MB` of the budget), each with an equal share of the budget as
+  its address space (``RLIMIT_NPROC``, counted per user namespace, and
+  ``RLIMIT_AS``); :func:`bounded_in_total` says which applies here;
+- a **process-count limit**: the above, and the namespace's ``pid_max`` (Linux >=
+  6.14);
+- CPU seconds (a backstop to the wall clock), file size, no core files;
+  ``no_new_privs`` (no setuid gain).
 
 Whether isolation works is found out once per process by running a probe program
 (:func:`isolation_problem`). Where it does not (no ``unshare``, user namespaces
@@ -63,7 +74,7 @@ How a run ends (``SandboxResult.termination``):
 ``ok``            exit status 0; ``stdout`` holds what the program printed
 ``timeout``       the wall-clock limit (every process killed) or the CPU limit
 ``memory_limit``  a ``MemoryError`` (or "Cannot allocate memory") under the
-                  address-space limit
+                  address-space limit, or the cgroup's OOM killer ended a process
 ``error``         any other failure: ``message`` is the traceback's last line
 ================  ==============================================================
 
@@ -72,9 +83,12 @@ and tracebacks come last).
 
 What the isolation does **not** do: it shares the kernel (a kernel exploit escapes
 any namespace); the program can read the files of the interpreter's prefixes and
-library directories (a venv holding secrets would show them); it can use up to
-:data:`MAX_PROCESSES` processes of its memory limit each and its share of CPU. Run
-hostile code in a VM.
+library directories (a venv holding secrets would show them); it can use its share
+of CPU. Without a cgroup a program that starts threads or processes (OpenBLAS's
+thread pool, ``multiprocessing``) meets the small process count: a
+``BlockingIOError`` or "can't start new thread". ``sandbox="unsafe-local"`` bounds
+each process only (``RLIMIT_NPROC`` would count all of the user's). Run hostile
+code in a VM.
 
 POSIX only, and isolation needs Linux; macOS ignores ``RLIMIT_AS`` (no memory limit
 there); Windows has neither ``resource`` nor process groups (a :class:`ConfigError`).
@@ -105,17 +119,22 @@ from typing import IO, Final, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.errors import ConfigError
+from answerx.reasoning.sandbox_cgroup import RunCgroup, cgroup_base, make_run_cgroup
 from answerx.reasoning.sandbox_view import DEVICES, ViewError, host_view
 
 __all__ = [
+    "MAX_FALLBACK_PROCESSES",
     "MAX_OUTPUT_BYTES",
     "MAX_PROCESSES",
+    "MIN_PROCESS_MB",
     "SANDBOX_MODES",
     "SandboxMode",
     "SandboxResult",
     "SandboxTermination",
     "arun_python",
+    "bounded_in_total",
     "check_sandbox",
+    "fallback_processes",
     "isolation_problem",
     "run_python",
 ]
@@ -132,6 +151,10 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 #: Processes an isolated program may have at once (its own included), about: the
 #: kernel's smallest namespace ``pid_max`` is 301 (pids 1-300, the init among them).
 MAX_PROCESSES = 300
+#: Without a cgroup: the most processes an isolated program may have, and the least
+#: address space each gets (the interpreter with the usual math libraries).
+MAX_FALLBACK_PROCESSES = 4
+MIN_PROCESS_MB = 128
 _PROGRAM = "program.py"
 # The empty directory (in the parent's temporary directory) the new root is built on.
 _NEW_ROOT = "root"
@@ -140,13 +163,14 @@ _DRAIN_S = 1.0
 # Exit status of the namespace's init when setting the namespace up failed.
 _SETUP_FAILED = 125
 
-# Runs in the child (python -I -c BOOTSTRAP AS_BYTES CPU_S FSIZE_BYTES NPROC) before the
-# program. Setting the limits here rather than in a preexec_fn: preexec_fn is not
+# Runs in the child (python -I -c BOOTSTRAP AS_BYTES CPU_S FSIZE_BYTES NPROC ONE_THREAD)
+# before the program. Setting the limits here rather than in a preexec_fn: preexec_fn is not
 # safe when the parent has threads (the fake provider server, SDK pools, asyncio),
 # and hard limits equal to soft ones cannot be raised back by the program.
 _BOOTSTRAP = f"""\
 import os, resource, runpy, signal, sys
 _as, _cpu, _fsize, _nproc = (int(a) for a in sys.argv[1:5])
+_one_thread = [name for name in sys.argv[5].split(",") if name]
 for _kind, _value in ((resource.RLIMIT_AS, _as), (resource.RLIMIT_FSIZE, _fsize),
                       (resource.RLIMIT_CORE, 0)):
     resource.setrlimit(_kind, (_value, _value))
@@ -155,6 +179,7 @@ if _nproc > 0:
 resource.setrlimit(resource.RLIMIT_CPU, (_cpu, _cpu + 1))
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large file: OSError, not a kill
 os.environ.clear()  # Python's own LC_CTYPE coercion (PEP 538) would show up here
+os.environ.update(dict.fromkeys(_one_thread, "1"))
 sys.argv = [{_PROGRAM!r}]
 runpy.run_path({_PROGRAM!r}, run_name="__main__")
 """
@@ -178,6 +203,10 @@ _PIVOT_ROOT: Final = {
 }  # fmt: skip
 
 _MEMORY_MARKERS = ("MemoryError", "Cannot allocate memory", "out of memory")
+# Under the fallback's small process count the native thread pools must not start
+# threads: OpenBLAS raises SIGINT when it cannot (numpy's import would fail). Their
+# documented variables, set to 1, are the only environment the program then sees.
+_THREAD_POOLS: Final = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 _INSTALL_HINT = (
     "code execution needs an isolated sandbox: install util-linux's `unshare` "
@@ -224,16 +253,24 @@ def run_python(
     >>> run_python("while True: pass", time_limit_s=1).termination  # doctest: +SKIP
     'timeout'
 
+    ``memory_limit_mb`` is what all the program's processes may hold together (see the
+    module docstring for how: a cgroup, else a smaller process count); with
+    ``sandbox="unsafe-local"`` it bounds each process only.
+
     Raises :class:`ConfigError` for impossible limits, and for ``sandbox="isolated"``
     where this system cannot isolate (the message says what to install).
     """
     _check_limits(time_limit_s, memory_limit_mb)
     check_sandbox(sandbox)
     started = time.monotonic()
-    with _workdir(code, sandbox) as cwd, _status_pipe(sandbox) as status:
+    with (
+        _workdir(code, sandbox) as cwd,
+        _status_pipe(sandbox) as status,
+        _bounds(memory_limit_mb, sandbox) as bounds,
+    ):
         try:
             proc = subprocess.Popen(
-                _command(cwd, status, time_limit_s, memory_limit_mb, sandbox), cwd=cwd,
+                _command(cwd, status, time_limit_s, bounds, sandbox), cwd=cwd,
                 env={}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, pass_fds=status.pass_fds,
                 start_new_session=True,  # its own process group, killed as a whole
@@ -255,9 +292,11 @@ def run_python(
         for thread in readers:
             thread.join(_DRAIN_S)
         returncode, setup_error = status.outcome(returncode)
+        oom_killed = bounds.oom_killed()
     return _result(
-        out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started, setup_error
-    )
+        out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started, setup_error,
+        oom_killed,
+    )  # fmt: skip
 
 
 async def arun_python(
@@ -273,10 +312,14 @@ async def arun_python(
     _check_limits(time_limit_s, memory_limit_mb)
     check_sandbox(sandbox)
     started = time.monotonic()
-    with _workdir(code, sandbox) as cwd, _status_pipe(sandbox) as status:
+    with (
+        _workdir(code, sandbox) as cwd,
+        _status_pipe(sandbox) as status,
+        _bounds(memory_limit_mb, sandbox) as bounds,
+    ):
         try:
             proc = await asyncio.create_subprocess_exec(
-                *_command(cwd, status, time_limit_s, memory_limit_mb, sandbox), cwd=cwd,
+                *_command(cwd, status, time_limit_s, bounds, sandbox), cwd=cwd,
                 env={}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, pass_fds=status.pass_fds, start_new_session=True,
             )  # fmt: skip
@@ -299,9 +342,11 @@ async def arun_python(
                 task.cancel()
         returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
         returncode, setup_error = status.outcome(returncode)
+        oom_killed = bounds.oom_killed()
     return _result(
-        out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started, setup_error
-    )
+        out, err, returncode, timed_out, time_limit_s, memory_limit_mb, started, setup_error,
+        oom_killed,
+    )  # fmt: skip
 
 
 def check_sandbox(sandbox: str) -> None:
@@ -348,9 +393,13 @@ def isolation_problem() -> str | None:
 def _run_isolated_probe(code: str) -> SandboxResult:
     # run_python without check_sandbox (which calls this); a short, generous limit.
     started = time.monotonic()
-    with _workdir(code, "isolated") as cwd, _status_pipe("isolated") as status:
+    with (
+        _workdir(code, "isolated") as cwd,
+        _status_pipe("isolated") as status,
+        _bounds(256, "isolated") as bounds,
+    ):
         proc = subprocess.Popen(
-            _command(cwd, status, 10.0, 256, "isolated"), cwd=cwd, env={},
+            _command(cwd, status, 10.0, bounds, "isolated"), cwd=cwd, env={},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             pass_fds=status.pass_fds, start_new_session=True,
         )  # fmt: skip
@@ -386,14 +435,60 @@ def _cpu_seconds(time_limit_s: float) -> int:
     return math.ceil(2 * time_limit_s) + 1
 
 
+@dataclass(frozen=True)
+class _Bounds:
+    """How one run's memory budget is kept: a cgroup holding all its processes, or
+    (without one) a process count small enough that count x per-process limit fits."""
+
+    process_bytes: int  # RLIMIT_AS of each process
+    processes: int  # RLIMIT_NPROC (threads count too); 0: not set (unsafe-local)
+    cgroup: RunCgroup | None = None
+
+    def oom_killed(self) -> bool:
+        return self.cgroup is not None and self.cgroup.oom_killed()
+
+
+def fallback_processes(memory_limit_mb: int) -> int:
+    """Processes (threads included) an isolated program may have where no cgroup can
+    bound them together: as many as fit :data:`MIN_PROCESS_MB` each in the budget, at
+    most :data:`MAX_FALLBACK_PROCESSES`, at least one. Each then gets an equal share
+    of ``memory_limit_mb`` as its address-space limit, so all of them together stay
+    within it."""
+    return max(1, min(MAX_FALLBACK_PROCESSES, memory_limit_mb // MIN_PROCESS_MB))
+
+
+@contextlib.contextmanager
+def _bounds(memory_limit_mb: int, sandbox: str) -> Iterator[_Bounds]:
+    budget = memory_limit_mb * 1024 * 1024
+    if sandbox != "isolated":  # no namespace: RLIMIT_NPROC would count all the user's
+        yield _Bounds(budget, 0)
+        return
+    cgroup = make_run_cgroup(budget, MAX_PROCESSES)
+    if cgroup is None:
+        processes = fallback_processes(memory_limit_mb)
+        yield _Bounds(budget // processes, processes)
+        return
+    try:
+        yield _Bounds(budget, MAX_PROCESSES, cgroup)
+    finally:
+        cgroup.remove()
+
+
+def bounded_in_total() -> bool:
+    """Whether an isolated program's memory is bounded by a cgroup here (else by the
+    smaller process count of :func:`fallback_processes`)."""
+    return cgroup_base() is not None
+
+
 def _command(
-    cwd: str, status: _Status, time_limit_s: float, memory_limit_mb: int, sandbox: str
+    cwd: str, status: _Status, time_limit_s: float, bounds: _Bounds, sandbox: str
 ) -> list[str]:
     isolated = sandbox == "isolated"
     bootstrap = [
         sys.executable, "-I", "-X", "utf8", "-c", _BOOTSTRAP,
-        str(memory_limit_mb * 1024 * 1024), str(_cpu_seconds(time_limit_s)),
-        str(MAX_FILE_BYTES), str(MAX_PROCESSES if isolated else 0),
+        str(bounds.process_bytes), str(_cpu_seconds(time_limit_s)),
+        str(MAX_FILE_BYTES), str(bounds.processes),
+        ",".join(_THREAD_POOLS) if bounds.cgroup is None and bounds.processes else "",
     ]  # fmt: skip
     if not isolated:
         return bootstrap
@@ -402,12 +497,12 @@ def _command(
     init_wall_s = 2 * time_limit_s + 2  # the parent's wall clock fires first
     return [
         unshare, *(() if as_root else _USER_NAMESPACE), *_NAMESPACES,
-        sys.executable, "-I", _INIT_SCRIPT, _plan(cwd, as_root),
+        sys.executable, "-I", _INIT_SCRIPT, _plan(cwd, as_root, bounds.cgroup),
         str(status.child_fd), str(init_wall_s), "--", *bootstrap,
     ]  # fmt: skip
 
 
-def _plan(cwd: str, as_root: bool) -> str:
+def _plan(cwd: str, as_root: bool, cgroup: RunCgroup | None) -> str:
     """What the init builds (:mod:`answerx.reasoning._sandbox_init`), as JSON."""
     return json.dumps(
         {
@@ -421,6 +516,7 @@ def _plan(cwd: str, as_root: bool) -> str:
             "pid_max": not as_root or _kernel_at_least(6, 14),
             "pivot_root": _PIVOT_ROOT[platform.machine()],
             "work_bytes": MAX_FILE_BYTES,
+            "cgroup": cgroup.procs if cgroup is not None else None,
         }
     )
 
@@ -570,6 +666,7 @@ def _result(
     memory_limit_mb: int,
     started: float,
     setup_error: str | None = None,
+    oom_killed: bool = False,
 ) -> SandboxResult:
     stdout, stderr = out.text(), err.text()
     last_line = next((ln.strip() for ln in reversed(stderr.splitlines()) if ln.strip()), "")
@@ -580,7 +677,9 @@ def _result(
         termination, message = "error", setup_error
     elif returncode == -signal.SIGXCPU:  # the CPU backstop: SIGXCPU at the soft limit
         termination, message = "timeout", f"CPU time limit ({_cpu_seconds(time_limit_s)} s) reached"
-    elif returncode != 0 and any(marker in stderr for marker in _MEMORY_MARKERS):
+    elif oom_killed or (returncode != 0 and any(m in stderr for m in _MEMORY_MARKERS)):
+        # The cgroup's OOM kill may hit a child while the program goes on: the budget
+        # was still reached, whatever the program made of it.
         termination = "memory_limit"
         message = f"memory limit of {memory_limit_mb} MB reached" + (
             f": {last_line}" if last_line else ""
