@@ -39,6 +39,7 @@ Doubt = Literal[
     "low_confidence_guess",
     "cover_f1_disagree",
     "guard_fired",
+    "name_unclear",
     "comparison_timeout",
     "math_unreadable",
 ]

@@ -36,6 +36,8 @@ _DOUBT_NOTES: Final = {
     "cover_f1_disagree": "the reply shares words with an accepted answer, but not clearly.",
     "guard_fired": "an accepted answer appears in the reply, but it may be negated, hedged, "
     "or one of several candidates.",
+    "name_unclear": "the surname of an accepted name appears in the reply, but it may "
+    "name a place, a company or another person.",
     "comparison_timeout": "comparing {answer} with the accepted answers took too long.",
     "math_unreadable": "the accepted answers could not be parsed as mathematics.",
 }
