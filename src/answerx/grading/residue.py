@@ -167,10 +167,15 @@ class JudgeTotals(BaseModel):
 
     items: int = Field(description="Verdicts counted.")
     doubtful: int = Field(description="Verdicts the rules were unsure of (the residue).")
-    asked: int = Field(description="Residue items a judge was consulted about.")
+    asked: int = Field(
+        description="Residue items a judge was asked about within its budget (a call made, "
+        "or its cache answered)."
+    )
     judged: int = Field(description="Items the judge ruled on (its verdict replaced the rules').")
     overturned: int = Field(description="Judged items whose correctness the judge changed.")
-    not_judged: int = Field(description="Asked but not judged (budget spent, provider error).")
+    not_judged: int = Field(
+        description="Rulings without a verdict (budget spent, provider error, unsure)."
+    )
     cached: int = Field(description="Rulings answered from the judge's cache.")
     calls: int = Field(description="Requests paid for.")
     input_tokens: int
@@ -198,7 +203,9 @@ def judge_totals(verdicts: Iterable[Verdict]) -> JudgeTotals:
         ruling = v.judge
         if ruling is None:
             continue
-        asked += 1
+        # Asked: a call was made (failed ones too) or the cache answered; a question
+        # the budget refused was never asked.
+        asked += ruling.calls > 0 or ruling.cached or ruling.verdict is not None
         judged += ruling.verdict is not None
         not_judged += ruling.verdict is None
         overturned += ruling.verdict is not None and v.correct != ruling.rules_correct
