@@ -15,13 +15,13 @@ from answerx.experiments.scoring import rules_verdict, scoring_task
 
 
 def record(
-    raw: str, extracted: str | None, golds: list[str], method: str, **fields: object
+    raw: str, extracted: str | None, golds: list[str], method: str, question: str = "When?"
 ) -> ItemRecord:
     return ItemRecord(
         run_id="run-1", approach="none", strategy="two_stage", provider="openai",
-        model="gpt-test", item_id="q1", question=fields.pop("question", "When did it end?"),
+        model="gpt-test", item_id="q1", question=question,
         raw_output=raw, extracted_answer=extracted, gold=golds[0], answers=golds,
-        method=method, confidence=0.9, **fields,  # type: ignore[arg-type]
+        method=method, confidence=0.9,
     )  # fmt: skip
 
 
@@ -32,7 +32,7 @@ def test_a_one_element_gold_list_is_a_short_answer_in_a_run_as_in_verify(tmp_pat
     assert loaded.golds == ["1945"]
     assert scoring_task("auto", loaded.golds) == "short_answer"
     reply = "The war ended in 1945."
-    run = rules_verdict(record(reply, reply, ["1945"], "whole_output"))
+    run = rules_verdict(record(reply, reply, ["1945"], "whole_output", "When did the war end?"))
     alone = verify(reply, ["1945"], question="When did the war end?")
     assert (run.correct, run.how) == (alone.correct, alone.how) == (True, "cover_match")
 
