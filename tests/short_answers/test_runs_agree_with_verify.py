@@ -56,3 +56,25 @@ def test_an_llm_extractors_answer_to_a_plain_reply_stands() -> None:
     raw = "After a long look at the orbits, the closest planet to the Sun is Mercury."
     verdict = rules_verdict(record(raw, "Mercury", ["Mercury"], "structured_llm"))
     assert (verdict.correct, verdict.doubt) == (True, None)
+
+
+CUT = (
+    "The Treaty of Westphalia was signed in 1648. It ended the Thirty Years' War and laid "
+    "down principles of state sovereignty that historians still discuss at great length, "
+    "especially the idea that"
+)
+
+
+def test_a_reply_cut_after_a_finished_first_sentence_keeps_its_answer() -> None:
+    alone = verify(CUT, ["1648"], question="When was the treaty signed?")
+    assert (alone.correct, alone.how, alone.answer) == (
+        True, "cover_match", "The Treaty of Westphalia was signed in 1648."
+    )  # fmt: skip
+    item = record(CUT, None, ["1648"], "none", "When was the treaty signed?")
+    run = rules_verdict(item.model_copy(update={"unfinished": True, "confidence": 0.0}))
+    assert (run.correct, run.how) == (True, "cover_match")
+
+
+def test_a_reply_cut_inside_its_first_sentence_stays_unfinished() -> None:
+    cut = "The Treaty of Westphalia, which ended the Thirty Years' War and laid down the"
+    assert verify(cut, ["1648"], question="When was the treaty signed?").reason == "unfinished"

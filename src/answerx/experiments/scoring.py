@@ -40,7 +40,7 @@ from answerx.grading.residue import (
     judge_request,
     judge_totals,
 )
-from answerx.grading.short_answer import decide_short_answer
+from answerx.grading.short_answer import decide_short_answer, opening_answer
 from answerx.grading.tasks import infer_task
 
 if TYPE_CHECKING:
@@ -157,8 +157,13 @@ def rules_verdict(item: ItemRecord, *, math_timeout_s: float = MATH_TIMEOUT_S) -
     output (``low_confidence_guess``) are unsure; a failed call or a cut-off output is
     not (there is nothing more to read).
     """
+    answer = item.extracted_answer
+    short = scoring_task(item.task, item.golds, item.choices, item.numbers) == "short_answer"
+    if answer is None and item.unfinished and short:
+        # As verify does: a short answer in a finished first sentence survives a later cut.
+        answer = opening_answer(item.raw_output, clean_golds(item.golds), item.question)
     verdict = judge(
-        item.extracted_answer,
+        answer,
         item.golds,
         item.task,
         choices=item.choices,

@@ -59,7 +59,7 @@ from answerx.grading.qa_metrics import ShortAnswerScores, short_answer_scores
 from answerx.grading.text import normalize_text
 from answerx.grading.variants import variant_tokens
 
-__all__ = ["ShortDecision", "decide_short_answer", "looks_like_person_name"]
+__all__ = ["ShortDecision", "decide_short_answer", "looks_like_person_name", "opening_answer"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,6 +410,31 @@ def _cuts_a_word(answer: str, gold: str) -> bool:
         return False
     before, after = whole[at - 1 : at], whole[at + len(text) : at + len(text) + 1]
     return before == "-" or after == "-"
+
+
+def opening_answer(
+    raw_output: str, golds: Sequence[str], question: str | None = None
+) -> str | None:
+    """The complete first sentence of a reply cut off later, when it states an accepted
+    answer with no guard firing (``Mahatma Gandhi led the Salt March. He was born in``):
+    the sentence that answers was finished, so the cut does not take the answer away.
+    None when it does not (the reply stays ``unfinished``).
+
+    >>> opening_answer("Canberra is the capital. It was chosen as a compromise in", ["Canberra"])
+    'Canberra is the capital.'
+    """
+    parts = _SENTENCES.split(raw_output.strip(), maxsplit=1)
+    if len(parts) < 2 or len(parts[0]) > _OPENING_CHARS:
+        return None  # no finished first sentence before the cut
+    first = parts[0]
+    decision = decide_short_answer(first, golds, question)
+    if decision.reason != "equivalent" or decision.doubt is not None:
+        return None
+    return first + raw_output.strip()[len(first) : len(first) + 1]
+
+
+# A first sentence longer than this is no opening answer but prose.
+_OPENING_CHARS = 300
 
 
 def _partial(tokens: tuple[str, ...], golds: Sequence[str], scores: ShortAnswerScores) -> bool:
