@@ -44,3 +44,18 @@ def test_a_judge_failing_on_every_call_is_said_and_strict_exits_with_the_provide
 def test_the_judge_flags_need_a_judge() -> None:
     result = runner.invoke(app, ["verify", "Lyon", "-g", "Lyon", "--judge-strict"])
     assert result.exit_code == 2
+
+
+def test_the_server_takes_the_judges_floor_from_its_environment(
+    fake_provider_env: FakeProviderServer,
+) -> None:
+    from answerx.service.judge import server_judge
+    from answerx.service.metrics import ServiceMetrics
+    from answerx.service.settings import ServiceSettings
+
+    env = {"ANSWERX_JUDGE": JUDGE, "ANSWERX_JUDGE_CACHE": "off"}
+    default = ServiceSettings.from_env(env)
+    raised = ServiceSettings.from_env({**env, "ANSWERX_JUDGE_MIN_CONFIDENCE": "0.8"})
+    assert default.judge_min_confidence == 0.5
+    judge = server_judge(raised, ServiceMetrics())
+    assert judge is not None and judge.llm.min_confidence == 0.8

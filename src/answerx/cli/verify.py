@@ -122,7 +122,10 @@ replaces the rules' (how llm_judge; judge_verdict and judge_reason
 added to files). --judge-max-calls and --judge-max-cost cap it (it
 then stops asking and says so); answers are kept in the response
 cache, so a re-run costs nothing; the summary gives its calls, tokens
-and cost. Without --judge the verdicts are the rules' alone.
+and cost. A ruling below --judge-min-confidence (0.5) leaves the
+rules' verdict. A judge that fails on every call is said on stderr
+with the reason; --judge-strict then exits 5. Without --judge the
+verdicts are the rules' alone.
 
 --self-check DATASET (a file, a bundled sample or hf:NAME) writes
 each gold answer the way a model would (\\boxed{{gold}}, "The answer
