@@ -55,8 +55,11 @@ def test_a_surname_inside_a_place_or_a_company_is_unsure_not_a_match(reply: str,
     )
 
 
-def test_a_surname_naming_the_person_still_matches() -> None:
-    decision = decide_short_answer("President Lincoln signed it.", ["Abraham Lincoln"], WHO)
+@pytest.mark.parametrize(
+    "reply", ["President Lincoln signed it.", "It was Lincoln, who signed it."]
+)
+def test_a_surname_naming_the_person_still_matches(reply: str) -> None:
+    decision = decide_short_answer(reply, ["Abraham Lincoln"], WHO)
     assert (decision.reason, decision.how) == ("equivalent", "surname_match")
 
 

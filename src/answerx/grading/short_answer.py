@@ -17,8 +17,8 @@ order; the first that decides names itself in ``Verdict.how``:
 ``core_match``      an accepted answer without its qualifiers (``around``, ``in``,
                     ``between``) appears: ``2.45 billion years ago`` for ``around
                     2.45 billion years ago``
-``words_match``     every word of an accepted answer of two words or more appears in
-                    one sentence, in another order (``started in 1881 and finished
+``words_match``     every word of an accepted answer of two or three words appears
+                    in one sentence, in another order (``started in 1881 and finished
                     in 1885`` for ``between 1881 and 1885``)
 ``name_match``      a person's full name with a middle name, initials or a title
                     (``B. R. Ambedkar`` for ``Bhimrao Ramji Ambedkar``; never an
@@ -586,9 +586,9 @@ def _initial_of(word: str, name: str) -> bool:
 
 # What follows a surname that names no person: a place ("Lincoln, Nebraska",
 # "Washington, D.C."), a company or an institution ("the Ford Motor Company").
+_PLACE_AFTER = re.compile(r"^\s*,\s*(?:[A-Z][a-z]+|[A-Z]\.)")  # case matters: "Lincoln, who"
 _NOT_A_PERSON_AFTER = re.compile(
-    r"^\s*(?:,\s*(?:[A-Z][a-z]+|[A-Z]\.)"
-    r"|(?:motor|motors|company|corporation|corp|inc|ltd|university|college|county|city|"
+    r"^\s*(?:(?:motor|motors|company|corporation|corp|inc|ltd|university|college|county|city|"
     r"street|avenue|square|memorial|monument|bridge|airport|station|administration|family|"
     r"foundation|institute|museum|river|lake|mountains?|island|state|park|award|prize|"
     r"hall|center|centre|building|tower|school|hospital)\b)",
@@ -605,7 +605,8 @@ def _names_a_person(answer: str, surname: str) -> bool:
         return True  # spelled with accents or apart: nothing says it is no person
     for m in mentions:
         after, before = answer[m.end() :], answer[: m.start()]
-        if _NOT_A_PERSON_AFTER.match(after) or _PLACE_BEFORE.search(before[-12:]):
+        place = _PLACE_AFTER.match(after) or _PLACE_BEFORE.search(before[-12:])
+        if place or _NOT_A_PERSON_AFTER.match(after):
             continue
         if re.match(r"\s*(?:'s|’s)?\s+administration\b", after, re.IGNORECASE):
             continue
