@@ -36,7 +36,7 @@ def test_a_judge_failing_on_every_call_is_said_and_strict_exits_with_the_provide
     strict = runner.invoke(app, [*ARGS, "--judge-strict"])
     assert lenient.exit_code == 0, lenient.output
     assert "failed on every call it made (1)" in lenient.stderr
-    assert "Last failure: judge failed (" in lenient.stderr
+    assert "Last failure: judge failed" in lenient.stderr
     assert strict.exit_code == 5
     assert json.loads(strict.stdout)["how"] == "several_candidates"  # the rules' verdict
 

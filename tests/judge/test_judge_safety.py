@@ -60,7 +60,7 @@ def test_a_judge_failing_on_every_call_says_so_with_the_reason(
 
     summary = judge.summary
     assert summary.failed_on_all and summary.failed == 2
-    assert summary.failure is not None and summary.failure.startswith("judge failed (")
+    assert summary.failure is not None and summary.failure.startswith("judge failed")
 
 
 def test_a_judge_that_answered_once_has_not_failed_on_all(
