@@ -55,12 +55,13 @@ def test_a_judge_failing_on_every_call_says_so_with_the_reason(
     judge = LLMJudge(make_manager("openai", max_retries=1))
     fake_provider.set_default(Reply.unauthorized())
 
-    for output in ("Maybe Lyon.", "Perhaps Lyon?"):
-        assert _ask(judge, output).judge is not None
+    verdicts = [_ask(judge, output) for output in ("Maybe Lyon.", "Perhaps Lyon?")]
 
     summary = judge.summary
     assert summary.failed_on_all and summary.failed == 2
     assert summary.failure is not None and summary.failure.startswith("judge failed")
+    totals = judge_totals(verdicts)  # what a run's closing line reads
+    assert totals.failed_on_all and totals.failure == summary.failure
 
 
 def test_a_judge_that_answered_once_has_not_failed_on_all(
@@ -70,10 +71,10 @@ def test_a_judge_that_answered_once_has_not_failed_on_all(
     fake_provider.enqueue(Reply.tool_call(SURE))
     fake_provider.set_default(Reply.unauthorized())
 
-    _ask(judge, "Maybe Lyon.")
-    _ask(judge, "Perhaps Lyon?")
+    verdicts = [_ask(judge, "Maybe Lyon."), _ask(judge, "Perhaps Lyon?")]
 
     assert judge.summary.failed == 1 and not judge.summary.failed_on_all
+    assert not judge_totals(verdicts).failed_on_all
 
 
 def test_asked_counts_only_the_calls_the_budget_allowed(

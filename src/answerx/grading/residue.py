@@ -181,6 +181,13 @@ class JudgeTotals(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float | None = Field(description="Summed cost; None when any cost is unknown.")
+    failed: int = Field(default=0, description="Calls made that failed (no ruling came back).")
+    failure: str | None = Field(default=None, description="Why the last failed call failed.")
+
+    @property
+    def failed_on_all(self) -> bool:
+        """Every question asked failed: the judge is broken (a key, a server), not unsure."""
+        return self.failed > 0 and self.failed == self.asked
 
     @property
     def residue_share(self) -> float:
@@ -197,6 +204,8 @@ def judge_totals(verdicts: Iterable[Verdict]) -> JudgeTotals:
     items = doubtful = asked = judged = overturned = not_judged = cached = calls = 0
     tokens_in = tokens_out = 0
     cost: float | None = 0.0
+    failed = 0
+    failure: str | None = None
     for v in verdicts:
         items += 1
         doubtful += v.doubt is not None
@@ -211,6 +220,9 @@ def judge_totals(verdicts: Iterable[Verdict]) -> JudgeTotals:
         overturned += ruling.verdict is not None and v.correct != ruling.rules_correct
         cached += ruling.cached
         calls += ruling.calls
+        if ruling.calls and ruling.verdict is None and ruling.confidence is None:
+            failed += 1  # a call made, and no ruling came back: it failed
+            failure = ruling.reason
         tokens_in += ruling.input_tokens
         tokens_out += ruling.output_tokens
         if ruling.calls and ruling.cost_usd is None:
@@ -220,5 +232,5 @@ def judge_totals(verdicts: Iterable[Verdict]) -> JudgeTotals:
     return JudgeTotals(
         items=items, doubtful=doubtful, asked=asked, judged=judged, overturned=overturned,
         not_judged=not_judged, cached=cached, calls=calls, input_tokens=tokens_in,
-        output_tokens=tokens_out, cost_usd=cost,
+        output_tokens=tokens_out, cost_usd=cost, failed=failed, failure=failure,
     )  # fmt: skip
