@@ -171,10 +171,13 @@ def test_several_accepted_answers_are_read_from_any_format(tmp_path: Path, write
     assert (item.gold, item.answers, item.golds) == ("Paris", ALIASES, ALIASES)
 
 
-def test_one_accepted_answer_leaves_answers_unset(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "one.jsonl", [{"question": "Capital?", "answers": ["Paris", ""]}])
-    [item] = load_dataset(path)
-    assert (item.gold, item.answers, item.golds) == ("Paris", None, "Paris")
+def test_a_list_of_one_accepted_answer_stays_a_list(tmp_path: Path) -> None:
+    # verify(output, ["Paris"]) grades a list as aliases; a run must see the same list.
+    rows = [{"question": "Capital?", "answers": ["Paris", ""]}, {"question": "Year?", "gold": 1945}]
+    path = write_jsonl(tmp_path / "one.jsonl", rows)
+    listed, single = load_dataset(path)
+    assert (listed.gold, listed.answers, listed.golds) == ("Paris", ["Paris"], ["Paris"])
+    assert (single.gold, single.answers, single.golds) == ("1945", None, "1945")
 
 
 def test_a_mapped_answers_column_is_read_and_a_bad_alias_names_its_line(tmp_path: Path) -> None:

@@ -282,7 +282,8 @@ def test_answerx_run_prints_the_judges_line_and_why_it_stopped(
     result = CliRunner().invoke(app, ["run", str(path), "-q", "--no-report"])
 
     assert result.exit_code == 0, result.output
-    assert "judge: 2 of 4 items unsure, 2 asked, 1 judged" in result.stderr
+    # asked: the questions the budget allowed, not those it refused
+    assert "judge: 2 of 4 items unsure, 1 asked, 1 judged" in result.stderr
     assert "the judge stopped asking: the judge's budget of 1 calls is spent" in result.stderr
 
 

@@ -21,7 +21,7 @@ def test_verdict_spellings_are_read(written: object, verdict: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("written", "confidence"), [("85%", 0.85), (85, 0.85), ("0.7", 0.7), ("high", 0.9), (1, 1.0)]
+    ("written", "confidence"), [("85%", 0.85), ("0.7", 0.7), ("high", 0.9), (1, 1.0)]
 )
 def test_confidence_spellings_are_read(written: object, confidence: float) -> None:
     ruling = judgement_model("math").model_validate(
@@ -31,7 +31,14 @@ def test_confidence_spellings_are_read(written: object, confidence: float) -> No
 
 
 @pytest.mark.parametrize(
-    "bad", [{"verdict": "probably"}, {"confidence": 250}, {"confidence": -0.1}, {"reason": 3}]
+    "bad",
+    [
+        {"verdict": "probably"},
+        {"confidence": 250},
+        {"confidence": 85},
+        {"confidence": -0.1},
+        {"reason": 3},
+    ],
 )
 def test_what_cannot_be_read_is_rejected_so_the_manager_re_asks(bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):

@@ -92,13 +92,19 @@ def test_a_guard_that_fires_leaves_the_item_in_doubt() -> None:
 def test_cover_and_f1_disagreeing_leaves_the_item_in_doubt() -> None:
     # shares most words without containing the answer
     assert decide_short_answer("New York", ["New York City"]).doubt == "cover_f1_disagree"
-    # contains the answer inside a long reply
+    # contains the answer deep inside a long reply, not in its main claim
     long_reply = (
-        "The city that hosted the first modern games, after a long debate among the "
-        "delegates of many nations about a suitable venue, was Athens in the end"
+        "The first modern games followed a long debate among the delegates of many "
+        "nations about a suitable venue and about the sports to hold. Several cities "
+        "offered, and in the end the games were held in Athens"
     )
     decision = decide_short_answer(long_reply, ["Athens"])
     assert (decision.reason, decision.doubt) == ("equivalent", "cover_f1_disagree")
+    # the same answer in the sentence that answers is sure
+    answering = long_reply.replace(
+        "The first modern games followed", "Athens hosted the games after"
+    )
+    assert decide_short_answer(answering, ["Athens"]).doubt is None
     # plainly wrong: no doubt
     assert decide_short_answer("Berlin", ["Paris"]).doubt is None
 

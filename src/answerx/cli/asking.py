@@ -120,15 +120,20 @@ def open_judge(
     max_cost: float | None,
     cache: bool,
     stack: ExitStack,
+    min_confidence: float | None = None,
 ) -> LLMJudge:
-    """The judge ``name`` names, with its budget and cache (closed with ``stack``)."""
+    """The judge ``name`` names, with its budget and cache (closed with ``stack``);
+    ``min_confidence`` None keeps the judge's default."""
     from answerx.judge import LLMJudge, manager_for
 
     manager = manager_for(name)
     price = _price(manager.provider, manager.model, max_cost, "--judge-max-cost")
+    from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
+
+    floor = DEFAULT_JUDGE_MIN_CONFIDENCE if min_confidence is None else min_confidence
     return LLMJudge(
         manager, max_calls=max_calls, max_cost_usd=max_cost, price=price,
-        cache=_cache(cache, stack),
+        cache=_cache(cache, stack), min_confidence=floor,
     )  # fmt: skip
 
 

@@ -300,6 +300,8 @@ def _judge_line(totals: Any, stopped: str | None) -> str:
     )
     if stopped:
         line += f"\n[yellow]the judge stopped asking:[/] {escape(stopped)}"
+    if totals.failed_on_all:  # a broken judge, not an unsure one: say why
+        line += f"\n[red]the judge failed on every call it made:[/] {escape(totals.failure or '')}"
     return line
 
 

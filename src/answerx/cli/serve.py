@@ -90,6 +90,15 @@ def serve_command(
         int | None,
         typer.Option(min=1, show_default=False, help="Judge calls in flight per worker (4)."),
     ] = None,
+    judge_min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            show_default=False,
+            help="A judge's ruling below this confidence leaves the rules' verdict (0.5).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the answerx HTTP API until SIGTERM or Ctrl-C."""
     with command_boundary():
@@ -99,7 +108,9 @@ def serve_command(
         configure_reward(
             task=reward_task, choices_field=reward_choices_field, numbers_field=reward_numbers_field
         )
-        _configure_judge(judge, judge_max_calls, judge_max_cost, judge_concurrency)
+        _configure_judge(
+            judge, judge_max_calls, judge_max_cost, judge_concurrency, judge_min_confidence
+        )
         from answerx.service.server import serve
 
         serve(
@@ -113,7 +124,11 @@ def serve_command(
 
 
 def _configure_judge(
-    judge: str | None, max_calls: int | None, max_cost: float | None, concurrency: int | None
+    judge: str | None,
+    max_calls: int | None,
+    max_cost: float | None,
+    concurrency: int | None,
+    min_confidence: float | None = None,
 ) -> None:
     """Set the judge's ``ANSWERX_JUDGE*`` variables for every worker, and build it once here:
     a provider without a key, or a cost cap without a price, fails before the server starts."""
@@ -125,14 +140,16 @@ def _configure_judge(
 
     given = {
         "judge": judge, "judge_max_calls": max_calls, "judge_max_cost_usd": max_cost,
-        "judge_concurrency": concurrency,
+        "judge_concurrency": concurrency, "judge_min_confidence": min_confidence,
     }  # fmt: skip
     for name, value in given.items():
         if value is not None:
             os.environ[ENV_VARS[name]] = str(value)
     settings = ServiceSettings.from_env()
-    if settings.judge is None and (max_calls, max_cost, concurrency) != (None, None, None):
+    limits = (max_calls, max_cost, concurrency, min_confidence)
+    if settings.judge is None and limits != (None, None, None, None):
         from answerx.cli._common import ExitCode, fail
 
-        fail("--judge-max-calls/--judge-max-cost/--judge-concurrency need --judge", ExitCode.USAGE)
+        fail("--judge-max-calls/--judge-max-cost/--judge-concurrency/--judge-min-confidence "
+             "need --judge", ExitCode.USAGE)  # fmt: skip
     server_judge(settings, ServiceMetrics())

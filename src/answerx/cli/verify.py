@@ -15,7 +15,7 @@ import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -44,6 +44,9 @@ from answerx.cli.asking import (
     open_judge,
     print_llm_totals,
 )
+
+if TYPE_CHECKING:
+    from answerx.judge import LLMJudge
 from answerx.cli.filerun import (
     FileRun,
     note_replaced_and_nulled,
@@ -119,7 +122,10 @@ replaces the rules' (how llm_judge; judge_verdict and judge_reason
 added to files). --judge-max-calls and --judge-max-cost cap it (it
 then stops asking and says so); answers are kept in the response
 cache, so a re-run costs nothing; the summary gives its calls, tokens
-and cost. Without --judge the verdicts are the rules' alone.
+and cost. A ruling below --judge-min-confidence (0.5) leaves the
+rules' verdict. A judge that fails on every call is said on stderr
+with the reason; --judge-strict then exits 5. Without --judge the
+verdicts are the rules' alone.
 
 --self-check DATASET (a file, a bundled sample or hf:NAME) writes
 each gold answer the way a model would (\\boxed{{gold}}, "The answer
@@ -196,6 +202,23 @@ def verify_command(
     judge_max_calls: Annotated[int | None, max_calls_option("--judge-max-calls")] = None,
     judge_max_cost: Annotated[float | None, max_cost_option("--judge-max-cost")] = None,
     judge_concurrency: Annotated[int, concurrency_option("--judge-concurrency")] = 4,
+    judge_min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            "--judge-min-confidence",
+            min=0.0,
+            max=1.0,
+            show_default=False,
+            help="A ruling below this confidence leaves the rules' verdict (default 0.5).",
+        ),
+    ] = None,
+    judge_strict: Annotated[
+        bool,
+        typer.Option(
+            "--judge-strict",
+            help="Exit with the provider code (5) when the judge failed on every call.",
+        ),
+    ] = False,
     cache: CacheOption = True,
 ) -> None:
     """Check answers against gold answers (the full help is :data:`HELP`)."""  # fmt: skip
@@ -206,8 +229,10 @@ def verify_command(
         if sum((text is not None, file is not None, self_check is not None)) != 1:
             fail("give exactly one of: TEXT, '-' (stdin), --file PATH, --self-check DATASET",
                  ExitCode.USAGE)  # fmt: skip
-        if judge_name is None and (judge_max_calls is not None or judge_max_cost is not None):
-            fail("--judge-max-calls/--judge-max-cost need --judge PROVIDER/MODEL", ExitCode.USAGE)
+        limits = (judge_max_calls, judge_max_cost, judge_min_confidence)
+        if judge_name is None and (any(v is not None for v in limits) or judge_strict):
+            fail("--judge-max-calls/--judge-max-cost/--judge-min-confidence/--judge-strict "
+                 "need --judge PROVIDER/MODEL", ExitCode.USAGE)  # fmt: skip
         if judge_name is not None and (self_check is not None or engine is Engine.ray):
             fail("--judge is for a single text or a local --file run", ExitCode.USAGE)
         if self_check is not None:
@@ -218,8 +243,9 @@ def verify_command(
         if judge_name is not None:
             judge = open_judge(
                 judge_name, max_calls=judge_max_calls, max_cost=judge_max_cost, cache=cache,
-                stack=stack,
+                stack=stack, min_confidence=judge_min_confidence,
             )  # fmt: skip
+            stack.callback(_judge_failures, judge, judge_strict)
         if text is not None:
             if not gold:
                 fail("--gold is needed with a single text", ExitCode.USAGE)
@@ -261,6 +287,22 @@ def verify_command(
             report_interrupted(summary, run)
     if summary.malformed_count:
         raise typer.Exit(int(ExitCode.MALFORMED))
+
+
+def _judge_failures(judge: LLMJudge, strict: bool) -> None:
+    """Say so when the judge failed on every call it made (a wrong key, a dead server:
+    no verdict of it was used), and under ``--judge-strict`` exit with the provider code."""
+    summary = judge.summary
+    if not summary.failed_on_all:
+        return
+    why = summary.failure or "no reason given"
+    stderr().print(
+        f"judge {judge.name} failed on every call it made ({summary.failed:,}); the rules' "
+        f"verdicts stand. Last failure: {why}",
+        markup=False,
+    )
+    if strict:
+        raise typer.Exit(int(ExitCode.PROVIDER))
 
 
 # --------------------------------------------------------------------------- single text

@@ -56,6 +56,7 @@ from answerx.agent.budget import Budget
 from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
+from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
 from answerx.home import default_db, default_report_dir
 from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
@@ -178,7 +179,10 @@ class JudgeConfig(TargetSpec):
         default=None, ge=0, description="What its calls may cost, in USD (needs a price)."
     )
     min_confidence: float = Field(
-        default=0.0, ge=0.0, le=1.0, description="Rulings below this leave the rules' verdict."
+        default=DEFAULT_JUDGE_MIN_CONFIDENCE,
+        ge=0.0,
+        le=1.0,
+        description="Rulings below this leave the rules' verdict.",
     )
     concurrency: int = Field(default=4, ge=1, description="Judge calls in flight at once.")
     max_tokens: int | None = Field(

@@ -482,11 +482,14 @@ def _make_item(
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
     answers = _answers(values.get("gold"), values.get("answers"))
+    # A list of one accepted answer stays a list: verify(output, ["1945"]) grades it as
+    # a short answer, and a run must grade it the same way (issue 38).
+    listed = isinstance(values.get("gold"), list) or values.get("answers") is not None
     return DatasetItem(
         id=_text(values["id"], "id") if "id" in values else str(index),
         question=question,
         gold=answers[0] if answers else None,
-        answers=answers if len(answers) > 1 else None,
+        answers=answers if len(answers) > 1 or (listed and answers) else None,
         choices=_choices(values["choices"]) if "choices" in values else None,
         numbers=_numbers(values["numbers"]) if "numbers" in values else None,
         task=cast(Task, task),

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from answerx.experiments.records import ItemRecord
+from answerx.extraction import extract
 from answerx.grading import DEFAULT_TOLERANCE, Judge, JudgeRequest, JudgeRuling, Verdict, grade
 from answerx.grading.golds import Golds, clean_golds, infer_golds_task, is_alias_list
 from answerx.grading.judgement import Doubt
@@ -39,6 +40,7 @@ from answerx.grading.residue import (
     judge_request,
     judge_totals,
 )
+from answerx.grading.short_answer import decide_short_answer, opening_answer
 from answerx.grading.tasks import infer_task
 
 if TYPE_CHECKING:
@@ -155,8 +157,13 @@ def rules_verdict(item: ItemRecord, *, math_timeout_s: float = MATH_TIMEOUT_S) -
     output (``low_confidence_guess``) are unsure; a failed call or a cut-off output is
     not (there is nothing more to read).
     """
+    answer = item.extracted_answer
+    short = scoring_task(item.task, item.golds, item.choices, item.numbers) == "short_answer"
+    if answer is None and item.unfinished and short:
+        # As verify does: a short answer in a finished first sentence survives a later cut.
+        answer = opening_answer(item.raw_output, clean_golds(item.golds), item.question)
     verdict = judge(
-        item.extracted_answer,
+        answer,
         item.golds,
         item.task,
         choices=item.choices,
@@ -166,11 +173,34 @@ def rules_verdict(item: ItemRecord, *, math_timeout_s: float = MATH_TIMEOUT_S) -
         math_timeout_s=math_timeout_s,
         question=item.question,
     )
+    verdict = _raw_reply_guard(item, verdict)
     if verdict.doubt is None and verdict.reason != "unreadable_gold":
         doubt = _output_doubt(item)
         if doubt is not None:
             verdict = verdict.model_copy(update={"doubt": doubt})
     return verdict
+
+
+# The short-answer guards that overturn a match (see answerx.grading.short_answer).
+_GUARDS: Final = frozenset({"alias_negated", "several_candidates", "hedged_answer"})
+
+
+def _raw_reply_guard(item: ItemRecord, verdict: Verdict) -> Verdict:
+    """An LLM extractor's answer (``two_stage``) judged right, checked against the raw
+    reply's guards: the extractor reads one answer out of "It could be Mercury, Venus,
+    or Mars", but the reply offered three candidates, as ``verify`` on the reply says."""
+    if verdict.correct is not True or item.method != "structured_llm":
+        return verdict
+    if scoring_task(item.task, item.golds, item.choices, item.numbers) != "short_answer":
+        return verdict
+    read = extract(item.raw_output, "short_answer").answer or item.raw_output
+    raw = decide_short_answer(read, clean_golds(item.golds), item.question)
+    if raw.how not in _GUARDS:
+        return verdict
+    return verdict.model_copy(
+        update={"correct": False, "reason": "different", "how": raw.how, "matched_gold": None,
+                "doubt": "guard_fired"}
+    )  # fmt: skip
 
 
 def _output_doubt(item: ItemRecord) -> Doubt | None:

@@ -70,6 +70,7 @@ _CALC_TAIL = re.compile(r"=\s*(-?[\d.,]+)>>\s*(-?[\d.,]*)$")
 _PROSE_WORD = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"([A-Za-z']+)\W*$")
 _SENTENCE_END = frozenset(".!?")
+_INITIAL = re.compile(r"[A-Z]\.(?:[A-Z]\.)*")
 
 
 def unfinished_reason(
@@ -214,7 +215,9 @@ def _cut_ending(text: str, choices: Sequence[str] | None = None) -> str | None:
         if "\n" in text[:end] or end >= _MIN_CUT_CHARS:
             cut = len(_PROSE_WORD.findall(line)) >= 2
         else:  # a one-line sentence of reasoning, not a terse answer
-            cut = len(line.split()) > 3 and len(_PROSE_WORD.findall(line)) >= 2
+            # A name's initials are not words: "J. R. R. Tolkien" is a name, not prose.
+            words = [w for w in line.split() if not _INITIAL.fullmatch(w)]
+            cut = len(words) > 3 and len(_PROSE_WORD.findall(line)) >= 2
         # Checked last (it is the dearest): a line that ends on an option is a reply.
         if cut and not _ends_with_a_choice(line, text, choices):
             return "cut mid-sentence"

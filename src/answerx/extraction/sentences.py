@@ -20,6 +20,10 @@ _SENTENCE_BREAK = re.compile(
 _WHOLE_SENTENCE_TOKEN = re.compile(
     r"(\(?[A-Za-z0-9]{1,12}\)?|-?\d{1,12}(?:\.\d{1,12})?)(?:[.!?;]?(?:\s*$|\n)|[.!?;]\s)"
 )
+# A capital letter after a name's capitalised word or another initial, then a stop and
+# the next name word: the stop of an initial ("John F. Kennedy"), not a sentence's end.
+_INITIAL = re.compile(r"(?:\b[A-Z][a-z]+|\b[A-Z]\.)\s[A-Z]\.\s[A-Z]$")
+_INITIALS = re.compile(r"\b[A-Z]\.\s?[A-Z]\.")  # "J. R. R. Tolkien" from its first stop
 _SPECIAL = re.compile(r"[$\\{}()\[\]\n.!?;。！？；]")
 
 
@@ -37,7 +41,7 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
         pos += 1
     # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
     simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
-    if simple:
+    if simple and not _INITIALS.match(text, pos):
         return pos, simple.end(1)
     start = end = pos
     depth = 0
@@ -85,6 +89,10 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
             nxt = text[i + 1 : i + 2]
             if c == "." and nxt.isdigit() and text[i - 1 : i].isdigit():
                 pass  # a decimal point
+            elif c == "." and (
+                _INITIAL.search(text, max(start, i - 40), i + 3) or _INITIALS.match(text, i - 1)
+            ):
+                pass  # a name's initial: "Harry S. Truman", "J. R. R. Tolkien"
             elif nxt == "" or nxt.isspace() or nxt in "*_\"'":
                 break
         i += 1

@@ -34,7 +34,7 @@ from answerx.grading.models import How, Reason, Verdict
 from answerx.grading.numeric import as_fraction, exact_number, numbers_close
 from answerx.grading.qa_metrics import ShortAnswerScores
 from answerx.grading.residue import consult, guess_doubt
-from answerx.grading.short_answer import decide_short_answer
+from answerx.grading.short_answer import decide_short_answer, opening_answer
 from answerx.grading.symbolic import decide
 from answerx.grading.tasks import check_task, infer_task
 from answerx.grading.text import same_text
@@ -142,7 +142,18 @@ def verify(
             return _verdict("unreadable_gold", _NOTHING, None, (), extraction, started)
         reason: Reason = "unfinished" if extraction.unfinished else "no_answer"
         doubt: Doubt | None = None if extraction.unfinished else "nothing_extracted"
-        verdict = _verdict(reason, _NOTHING, None, refs, extraction, started, doubt=doubt)
+        # A short answer stated in a finished first sentence survives a later cut.
+        opening = None
+        if wanted == "short_answer" and extraction.unfinished:
+            opening = opening_answer(raw_output, refs, question)
+        if opening is not None:
+            decided = _decide_golds(
+                opening, refs, wanted, choices, numbers, tolerance, time_limit_s, question
+            )
+            verdict = _verdict(decided.reason, decided.how, opening, refs, extraction, started,
+                               decided)  # fmt: skip
+        else:
+            verdict = _verdict(reason, _NOTHING, None, refs, extraction, started, doubt=doubt)
     else:
         decided = _decide_golds(
             extraction.answer, refs, wanted, choices, numbers, tolerance, time_limit_s, question

@@ -9,11 +9,12 @@ here), a human-labelled lookup, or a test double.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, get_args, runtime_checkable
+from typing import Final, Literal, Protocol, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "DEFAULT_JUDGE_MIN_CONFIDENCE",
     "DOUBTS",
     "JUDGE_VERDICTS",
     "Doubt",
@@ -39,10 +40,15 @@ Doubt = Literal[
     "low_confidence_guess",
     "cover_f1_disagree",
     "guard_fired",
+    "name_unclear",
     "comparison_timeout",
     "math_unreadable",
 ]
 DOUBTS: tuple[str, ...] = get_args(Doubt)
+
+#: A judge's ruling below this confidence is not used: the rules' verdict stands. A
+#: judge's "low" (0.3) is a guess no better than the rules' own; "medium" (0.6) is used.
+DEFAULT_JUDGE_MIN_CONFIDENCE: Final = 0.5
 
 #: A judge's verdict: the reply gives an accepted answer, gives another one, or gives none.
 JudgeVerdict = Literal["correct", "incorrect", "no_answer"]

@@ -64,10 +64,10 @@ REASONS: tuple[str, ...] = get_args(Reason)
 #: - ``normalised_text``: SQuAD-style text match (case, punctuation, articles, spacing);
 #: - ``game24``: the expression uses each given number once and makes 24 (evaluated exactly
 #:   on fractions, never with ``eval``);
-#: - ``exact_match``, ``variant_match``, ``item_set``, ``cover_match``, ``name_match``,
-#:   ``surname_match`` (equivalent) and ``refusal``, ``alias_negated``,
-#:   ``several_candidates``, ``hedged_answer``, ``no_match`` (not): the ``short_answer``
-#:   rules, in that order (see :mod:`answerx.grading.short_answer`);
+#: - ``exact_match``, ``variant_match``, ``item_set``, ``cover_match``, ``core_match``,
+#:   ``words_match``, ``name_match``, ``surname_match``, ``part_match`` (equivalent) and
+#:   ``refusal``, ``alias_negated``, ``several_candidates``, ``hedged_answer``, ``no_match``
+#:   (not): the ``short_answer`` rules, in that order (see :mod:`answerx.grading.short_answer`);
 #: - ``llm_judge``: the rules were unsure (``Verdict.doubt``) and a judge decided
 #:   (``Verdict.judge`` holds its reason and what it cost);
 #: - ``none``: nothing was compared (no answer, unfinished output, unreadable gold).
@@ -91,8 +91,11 @@ How = Literal[
     "variant_match",
     "item_set",
     "cover_match",
+    "core_match",
+    "words_match",
     "name_match",
     "surname_match",
+    "part_match",
     "refusal",
     "alias_negated",
     "several_candidates",

@@ -168,15 +168,27 @@ class JudgeTotals(BaseModel):
 
     items: int = Field(description="Verdicts counted.")
     doubtful: int = Field(description="Verdicts the rules were unsure of (the residue).")
-    asked: int = Field(description="Residue items a judge was consulted about.")
+    asked: int = Field(
+        description="Residue items a judge was asked about within its budget (a call made, "
+        "or its cache answered)."
+    )
     judged: int = Field(description="Items the judge ruled on (its verdict replaced the rules').")
     overturned: int = Field(description="Judged items whose correctness the judge changed.")
-    not_judged: int = Field(description="Asked but not judged (budget spent, provider error).")
+    not_judged: int = Field(
+        description="Rulings without a verdict (budget spent, provider error, unsure)."
+    )
     cached: int = Field(description="Rulings answered from the judge's cache.")
     calls: int = Field(description="Requests paid for.")
     input_tokens: int
     output_tokens: int
     cost_usd: float | None = Field(description="Summed cost; None when any cost is unknown.")
+    failed: int = Field(default=0, description="Calls made that failed (no ruling came back).")
+    failure: str | None = Field(default=None, description="Why the last failed call failed.")
+
+    @property
+    def failed_on_all(self) -> bool:
+        """Every question asked failed: the judge is broken (a key, a server), not unsure."""
+        return self.failed > 0 and self.failed == self.asked
 
     @property
     def residue_share(self) -> float:
@@ -193,18 +205,25 @@ def judge_totals(verdicts: Iterable[Verdict]) -> JudgeTotals:
     items = doubtful = asked = judged = overturned = not_judged = cached = calls = 0
     tokens_in = tokens_out = 0
     cost: float | None = 0.0
+    failed = 0
+    failure: str | None = None
     for v in verdicts:
         items += 1
         doubtful += v.doubt is not None
         ruling = v.judge
         if ruling is None:
             continue
-        asked += 1
+        # Asked: a call was made (failed ones too) or the cache answered; a question
+        # the budget refused was never asked.
+        asked += ruling.calls > 0 or ruling.cached or ruling.verdict is not None
         judged += ruling.verdict is not None
         not_judged += ruling.verdict is None
         overturned += ruling.verdict is not None and v.correct != ruling.rules_correct
         cached += ruling.cached
         calls += ruling.calls
+        if ruling.calls and ruling.verdict is None and ruling.confidence is None:
+            failed += 1  # a call made, and no ruling came back: it failed
+            failure = ruling.reason
         tokens_in += ruling.input_tokens
         tokens_out += ruling.output_tokens
         if ruling.calls and ruling.cost_usd is None:
@@ -214,5 +233,5 @@ def judge_totals(verdicts: Iterable[Verdict]) -> JudgeTotals:
     return JudgeTotals(
         items=items, doubtful=doubtful, asked=asked, judged=judged, overturned=overturned,
         not_judged=not_judged, cached=cached, calls=calls, input_tokens=tokens_in,
-        output_tokens=tokens_out, cost_usd=cost,
+        output_tokens=tokens_out, cost_usd=cost, failed=failed, failure=failure,
     )  # fmt: skip

@@ -37,7 +37,11 @@ class JudgeSummary(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    asked: int = Field(default=0, description="Rulings requested.")
+    asked: int = Field(
+        default=0,
+        description="Rulings the judge gave within its budget: calls made (failed ones too) "
+        "and answers from the cache; a question the budget refused is not asked.",
+    )
     judged: int = Field(default=0, description="Rulings with a verdict.")
     cache_hits: int = Field(default=0, description="Rulings answered from the cache.")
     skipped_budget: int = Field(default=0, description="Not asked: the budget was spent.")
@@ -49,6 +53,12 @@ class JudgeSummary(BaseModel):
     output_tokens: int = 0
     cost_usd: float | None = Field(default=0.0, description="None when no price is known.")
     stopped: str | None = Field(default=None, description="Why the judge stopped asking.")
+    failure: str | None = Field(default=None, description="Why the last failed call failed.")
+
+    @property
+    def failed_on_all(self) -> bool:
+        """Every call made failed (none answered): the judge is broken, not unsure."""
+        return self.failed > 0 and self.failed >= self.calls and self.cache_hits == 0
 
 
 class JudgeBudget:
@@ -91,6 +101,11 @@ class JudgeBudget:
         """Add to the summary's counters (``asked=1``, ``cache_hits=1``, ...)."""
         with self._lock:
             self._add(**counts)
+
+    def note_failure(self, why: str) -> None:
+        """Record why a call failed (the summary says it when every call failed)."""
+        with self._lock:
+            self._summary = self._summary.model_copy(update={"failure": why})
 
     def reserve(self) -> str | None:
         """Count one more question if the budget allows it (None); else why not."""

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from answerx.callinfo import CallInfo
 from answerx.errors import ConfigError, ProviderError
-from answerx.grading.judgement import JudgeRequest, JudgeRuling
+from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE, JudgeRequest, JudgeRuling
 from answerx.judge.budget import JudgeBudget, JudgeSummary, Price
 from answerx.judge.cache import JudgeCache, judge_cache_key
 from answerx.judge.models import TASK_RULES, Judgement, judgement_model
@@ -38,6 +38,8 @@ _DOUBT_NOTES: Final = {
     "cover_f1_disagree": "the reply shares words with an accepted answer, but not clearly.",
     "guard_fired": "an accepted answer appears in the reply, but it may be negated, hedged, "
     "or one of several candidates.",
+    "name_unclear": "the surname of an accepted name appears in the reply, but it may "
+    "name a place, a company or another person.",
     "comparison_timeout": "comparing {answer} with the accepted answers took too long.",
     "math_unreadable": "the accepted answers could not be parsed as mathematics.",
 }
@@ -54,8 +56,12 @@ class LLMJudge:
     ``price``, e.g. ``answerx.experiments.prices.price_of(provider, model)``);
     ``cache`` (a :class:`~answerx.judge.cache.JudgeCache`, such as the experiments'
     ``ResponseCache``) answers a repeated question for free; a ruling whose
-    confidence is below ``min_confidence`` is not used. ``options`` go to the provider
-    with every call (default ``temperature=0``). Thread-safe.
+    confidence is below ``min_confidence`` (default
+    :data:`~answerx.grading.judgement.DEFAULT_JUDGE_MIN_CONFIDENCE`) is not used.
+    ``options`` go to the provider with every call (default ``temperature=0``). A
+    provider that refuses the first mode of the manager's chain (tools) is asked in the
+    mode that worked from then on: one request per question, not a refusal each time.
+    Thread-safe.
     """
 
     def __init__(
@@ -66,7 +72,7 @@ class LLMJudge:
         max_cost_usd: float | None = None,
         price: Price | None = None,
         cache: JudgeCache | None = None,
-        min_confidence: float = 0.0,
+        min_confidence: float = DEFAULT_JUDGE_MIN_CONFIDENCE,
         options: Mapping[str, Any] | None = None,
         prompt_dir: str | Path | None = None,
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
@@ -82,6 +88,8 @@ class LLMJudge:
         self.options: dict[str, Any] = {"temperature": 0, **(options or {})}
         self.prompt_dir = prompt_dir
         self.max_output_chars = max_output_chars
+        # The modes a call tries: the whole chain until a mode is refused (remembered).
+        self._modes: tuple[str, ...] | None = None
         prompt_template("judge", prompt_dir)  # a missing or broken prompt fails here
 
     @property
@@ -105,9 +113,9 @@ class LLMJudge:
         if ready is not None:
             return ready
         try:
-            result, info = self.manager.create(messages, model, **self.options)
+            result, info = self.manager.create(messages, model, **self._call_options())
         except ProviderError as exc:
-            return self._failed(exc)
+            return self._noted(self._failed(exc))
         return self._after_call(result, info, key)
 
     async def ajudge(self, request: JudgeRequest) -> JudgeRuling:
@@ -117,10 +125,25 @@ class LLMJudge:
         if ready is not None:
             return ready
         try:
-            result, info = await self.manager.acreate(messages, model, **self.options)
+            result, info = await self.manager.acreate(messages, model, **self._call_options())
         except ProviderError as exc:
-            return self._failed(exc)
+            return self._noted(self._failed(exc))
         return self._after_call(result, info, key)
+
+    def _noted(self, failed: JudgeRuling) -> JudgeRuling:
+        """``failed``, its reason kept for the summary (said when every call fails)."""
+        self.budget.note_failure(failed.reason)
+        return failed
+
+    def _call_options(self) -> dict[str, Any]:
+        modes = self._modes
+        return self.options if modes is None else {**self.options, "modes": modes}
+
+    def _remember_modes(self, info: CallInfo) -> None:
+        """After a call that fell back past refused modes, ask in the mode that worked."""
+        if info.mode is None or not info.fell_back or info.mode not in self.manager.modes:
+            return
+        self._modes = tuple(self.manager.modes[self.manager.modes.index(info.mode) :])
 
     # ------------------------------------------------------------------ steps
     def _prepare(self, request: JudgeRequest) -> tuple[type[Judgement], list[dict[str, str]], str]:
@@ -131,18 +154,19 @@ class LLMJudge:
 
     def _before_call(self, model: type[Judgement], key: str) -> JudgeRuling | None:
         """A ruling without a call (from the cache, or refused by the budget), or None."""
-        self.budget.note(asked=1)
         if key and self.cache is not None:
             entry = self.cache.get(key)
             if entry is not None:
-                self.budget.note(cache_hits=1)
+                self.budget.note(asked=1, cache_hits=1)
                 return self._ruling(model.model_validate_json(entry.payload), None, cached=True)
         why = self.budget.reserve()
         if why is not None:
             return JudgeRuling(verdict=None, reason=f"not asked: {why}", judge=self.name)
+        self.budget.note(asked=1)  # only a question the budget allowed is asked
         return None
 
     def _after_call(self, result: Judgement, info: CallInfo, key: str) -> JudgeRuling:
+        self._remember_modes(info)
         if key and self.cache is not None:
             self.cache.put(key, result.model_dump_json(), info)
         return self._ruling(result, info, cached=False)

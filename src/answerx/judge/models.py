@@ -5,7 +5,8 @@ Every model has the same four fields (``stated_answer``, ``reason``, ``verdict``
 what differs per task is the rule that makes a reply correct, written into the
 schema the provider sees. The validators take what small models write
 (``"Correct."``, ``"wrong"``, ``"80%"``, ``null``) and turn it into the field's
-value, or reject it so that the manager re-asks with the reason.
+value, or reject it so that the manager re-asks with the reason (a bare confidence
+outside [0, 1], such as ``85``, is re-asked, never rescaled).
 """
 
 from __future__ import annotations
@@ -100,8 +101,8 @@ class Judgement(BaseModel):
                 return _CONFIDENCE_WORDS[text]
             percent = _PERCENT.match(text)
             value = float(percent.group(1)) / 100 if percent else text
-        if isinstance(value, int | float) and not isinstance(value, bool) and 1 < value <= 100:
-            return value / 100  # a percentage written without its sign
+        # A bare number outside [0, 1] ("85", "-1") fails the field's bounds, so the judge
+        # is asked again: rescaling it would guess what the judge meant.
         return value
 
     @field_validator("reason", "stated_answer", mode="before")

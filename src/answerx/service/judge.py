@@ -73,6 +73,6 @@ def server_judge(settings: ServiceSettings, metrics: ServiceMetrics) -> ServerJu
         cache = ResponseCache(Path(where) if where else answerx_home() / "cache.db")
     judge = LLMJudge(
         manager, max_calls=settings.judge_max_calls, max_cost_usd=settings.judge_max_cost_usd,
-        price=price, cache=cache,
+        price=price, cache=cache, min_confidence=settings.judge_min_confidence,
     )  # fmt: skip
     return ServerJudge(judge, settings.judge_concurrency, metrics)

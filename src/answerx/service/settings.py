@@ -50,6 +50,8 @@ variable                   meaning                                      default
                            server worker
 ``ANSWERX_JUDGE_CACHE``    the judge's response cache (SQLite file);    $ANSWERX_HOME/
                            ``off``: none                                cache.db
+``ANSWERX_JUDGE_MIN_CONFIDENCE`` a ruling below this leaves the rules'  0.5
+                           verdict
 =========================  ===========================================  =========
 
 The judge is the server's, never a request's: a client can neither name a provider
@@ -88,6 +90,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from answerx.errors import ConfigError
+from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
 
 __all__ = ["ENV_VARS", "LOOPBACK_HOSTS", "ServiceSettings"]
 
@@ -115,6 +118,7 @@ ENV_VARS: Final[Mapping[str, str]] = {
     "judge_max_cost_usd": "ANSWERX_JUDGE_MAX_COST",
     "judge_concurrency": "ANSWERX_JUDGE_CONCURRENCY",
     "judge_cache": "ANSWERX_JUDGE_CACHE",
+    "judge_min_confidence": "ANSWERX_JUDGE_MIN_CONFIDENCE",
 }
 
 
@@ -188,6 +192,12 @@ class ServiceSettings(BaseModel):
     judge_cache: str | None = Field(
         default=None,
         description="The judge's response cache file (None: $ANSWERX_HOME/cache.db; 'off': none).",
+    )
+    judge_min_confidence: float = Field(
+        default=DEFAULT_JUDGE_MIN_CONFIDENCE,
+        ge=0.0,
+        le=1.0,
+        description="A judge's ruling below this confidence leaves the rules' verdict.",
     )
 
     @field_validator("allowed_hosts", mode="before")
