@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from answerx.batch._jobs import Settings
@@ -125,3 +126,18 @@ def test_a_forked_grading_worker_that_overruns_is_killed_and_replaced() -> None:
         assert pool.run([["math", "2", "2"]], 60) == ["equal"]
     finally:
         pool.close()
+
+
+def test_the_ray_reader_gives_a_line_over_the_maximum_a_row_of_its_own_with_its_error() -> None:
+    from answerx.integrations.ray import _annotate_file_batch, line_tables
+
+    data = b'{"raw_output": "#### 1"}\n' + b"x" * 5000 + b'\n\n{"raw_output": "#### 3"}\n'
+
+    lines = pa.concat_tables(line_tables(io.BytesIO(data), "in.jsonl", max_line=1000))
+    out = _annotate_file_batch(lines, Settings())
+
+    assert lines.column("__answerx_line").to_pylist() == [1, 2, 4]
+    assert out.column("answer").to_pylist() == ["1", None, "3"]
+    errors = out.column("error").to_pylist()
+    assert errors[0] is None and errors[2] is None
+    assert errors[1].startswith("in.jsonl, line 2: line longer than the maximum")

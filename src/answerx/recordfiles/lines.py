@@ -7,7 +7,7 @@ it hold the whole input. Here no line is held beyond :data:`MAX_LINE_BYTES` (64
 MiB by default, configurable): a longer line is reported as such (its number, so
 its reader can name it a malformed record) and read past in blocks of
 :data:`READ_BYTES`. An input whose line goes on for :data:`GIVE_UP` times the
-maximum (256 MiB more by default) is taken for what it must be, not lines of text,
+maximum (128 MiB more by default) is taken for what it must be, not lines of text,
 and refused (:class:`~answerx.errors.UnreadableFile`): a device such as
 ``/dev/zero`` never ends, so reading past it would not either.
 """
@@ -38,7 +38,7 @@ READ_BYTES = 1 << 20
 """How much of a line over the maximum is read at a time, on the way past it."""
 BLOCK_BYTES = 16 << 20
 """A block of lines ends once it holds this many bytes, however few its lines."""
-GIVE_UP = 4
+GIVE_UP = 2
 """A line still going after this many times the maximum: the input is not text lines."""
 
 
