@@ -141,3 +141,31 @@ def test_the_ray_reader_gives_a_line_over_the_maximum_a_row_of_its_own_with_its_
     errors = out.column("error").to_pylist()
     assert errors[0] is None and errors[2] is None
     assert errors[1].startswith("in.jsonl, line 2: line longer than the maximum")
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_a_pools_workers_are_forked_from_one_warm_template_not_started_afresh() -> None:
+    pool = WorkerPool(capacity=3)
+    try:
+        assert pool.warm(3) == 3
+        parents = {_parent_of(worker.proc.pid) for worker in pool._idle}
+        assert len(parents) == 1 and parents != {os.getpid()}  # one template, not this process
+        assert pool.run([["math", "\\frac{1}{2}", "0.5"]], 60) == ["equal"]
+    finally:
+        pool.close()
+
+
+def test_verify_batch_on_workers_gives_the_verdicts_of_this_process() -> None:
+    from answerx.grading import verify_batch
+
+    outputs, golds = zip(*(MATH * 4), strict=True)
+
+    here = verify_batch(list(outputs), list(golds), task="math")
+    there = verify_batch(list(outputs), list(golds), task="math", workers=3)
+
+    assert [v.model_dump(exclude={"elapsed_s"}) for v in there] == [
+        v.model_dump(exclude={"elapsed_s"}) for v in here
+    ]
