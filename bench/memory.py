@@ -10,8 +10,14 @@ inflate the other's figures:
 
 Streaming means both stay flat: the 100k/10k ratio should be about 1.
 
+Then an input with no line end at all: ``answerx extract --file /dev/zero`` (each
+worker count of ``--zero-workers``), as a user would run it, must end with a clear
+error (exit 3) within 10 s and under 200 MB (the peak RSS of the command and of
+each of its processes; the line reader holds at most the maximum line, 64 MiB).
+
     .venv/bin/python bench/memory.py            # 10,000 vs 100,000 lines
     .venv/bin/python bench/memory.py --lines 1000000
+    .venv/bin/python bench/memory.py --zero-only
 """
 
 from __future__ import annotations
@@ -181,6 +187,58 @@ def _child(path: Path, mode: str) -> dict[str, float]:
     return result
 
 
+def dev_zero(workers: int) -> dict[str, object]:
+    """``answerx extract --file /dev/zero -w workers``: its exit code, first line of
+    error, seconds, and the largest peak RSS of any of its processes (MiB)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "answerx", "extract", "--file", "/dev/zero",
+         "-w", str(workers), "--out", os.devnull],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, stderr = proc.communicate()
+    seconds = time.perf_counter() - started
+    # The children's peak (the largest of any process it waited for, itself included).
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    return {
+        "workers": workers,
+        "exit": proc.returncode,
+        "seconds": round(seconds, 2),
+        "peak_rss_mib": round(peak, 1),
+        "error": lines[-1] if lines else "",
+    }
+
+
+def _dev_zero_child(workers: int) -> dict[str, object]:
+    # A fresh process per measurement: RUSAGE_CHILDREN's peak is the largest so far.
+    out = subprocess.run(
+        [sys.executable, __file__, "--zero-child", str(workers)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, object] = json.loads(out.stdout)
+    return result
+
+
+def print_dev_zero(workers: list[int]) -> None:
+    """Measure and print ``extract --file /dev/zero`` at each worker count."""
+    print("answerx extract --file /dev/zero (must end, exit 3, within 10 s and 200 MB)")
+    for n in workers:
+        r = _dev_zero_child(n)
+        ok = r["exit"] == 3 and float(r["seconds"]) < 10 and float(r["peak_rss_mib"]) < 200  # type: ignore[arg-type]
+        print(
+            f"-w {n}: exit {r['exit']}, {r['seconds']} s, peak RSS {r['peak_rss_mib']} MiB "
+            f"[{'ok' if ok else 'FAILS'}]: {r['error']}"
+        )
+
+
 def main() -> None:
     """Generate the files, measure each in a child process, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -188,9 +246,19 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=10_000, help="lines in the small file")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=("rss", "trace"), help=argparse.SUPPRESS)
+    parser.add_argument("--zero-workers", default="1,2", help="worker counts for /dev/zero")
+    parser.add_argument("--zero-only", action="store_true", help="only the /dev/zero check")
+    parser.add_argument("--zero-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(args.child, args.mode)))
+        return
+    if args.zero_child is not None:
+        print(json.dumps(dev_zero(args.zero_child)))
+        return
+    zero_workers = [int(n) for n in args.zero_workers.split(",")]
+    if args.zero_only:
+        print_dev_zero(zero_workers)
         return
 
     with tempfile.TemporaryDirectory(prefix="answerx-memory-") as tmp:
@@ -232,6 +300,8 @@ def main() -> None:
         f"tracemalloc peak {tr_b['trace_peak_kib'] / tr_s['trace_peak_kib']:.2f}x, "
         f"peak RSS {rss_b['rss_peak_mib'] / rss_s['rss_peak_mib']:.2f}x"
     )
+    print()
+    print_dev_zero(zero_workers)
 
 
 if __name__ == "__main__":

@@ -161,8 +161,8 @@ def test_a_quote_that_never_closes_in_a_long_file_keeps_memory_bounded(
     seen: list[int] = []
     real = csvfile._record_blocks
 
-    def measured(stream: object, rest: bytes) -> object:
-        for block in real(stream, rest):  # type: ignore[arg-type]
+    def measured(stream: object, rest: bytes, *more: object) -> object:
+        for block in real(stream, rest, *more):  # type: ignore[arg-type]
             seen.append(len(block))
             yield block
 

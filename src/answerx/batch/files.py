@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, wait
 from contextlib import ExitStack
 from typing import IO, TYPE_CHECKING, Literal
@@ -56,6 +56,7 @@ from answerx.errors import ConfigError
 from answerx.extraction.files import MAX_REPORTED, MalformedLine
 from answerx.extraction.tasks import check_task
 from answerx.recordfiles.formats import INPUT_FORMATS, OUTPUT_FORMATS, format_of
+from answerx.recordfiles.lines import MAX_LINE_BYTES, check_max_line
 from answerx.recordfiles.streams import Source, name_of
 from answerx.workerpool import default_workers
 
@@ -98,6 +99,7 @@ def run_file(
     judge: Judge | None = None,
     llm: LLMExtractor | None = None,
     llm_concurrency: int = 4,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> BatchSummary:
     """Extract (or verify) every record of ``src`` into ``dst`` on ``workers`` processes.
 
@@ -115,6 +117,10 @@ def run_file(
     rules could not read; both in this process, ``llm_concurrency`` calls at a time, a
     batch's records written once they are answered. ``BatchSummary.llm`` says what
     they did and cost.
+
+    ``max_line_bytes`` bounds a JSONL or CSV line (64 MiB by default): a longer one is
+    a malformed record, read past without being held; a line with no end for 16 times
+    that (``/dev/zero``) makes the input unreadable.
 
     Raises :class:`~answerx.errors.ConfigError` for a bad option, a missing
     column or an unusable progress record,
@@ -151,7 +157,9 @@ def run_file(
     asker = judge if judge is not None else llm
     with ExitStack() as stack:
         # Input first: a missing input must not create or truncate the output.
-        reader = stack.enter_context(open_reader(src, fin, batch_size, settings))
+        reader = stack.enter_context(
+            open_reader(src, fin, batch_size, settings, check_max_line(max_line_bytes))
+        )
         if resume:
             summary, resume = record.resume_from(dst, summary)
             reader.skip(summary.consumed)
@@ -210,7 +218,7 @@ def _pump(
 ) -> BatchSummary:
     stopped = stop or (lambda: False)
     in_flight: deque[tuple[Future[Done], Piece, pa.RecordBatch | None]] = deque()
-    pieces = iter(reader)
+    pieces = _Lookahead(iter(reader))
     starter: PoolStarter | None = None
     pool: Executor | None = None
     spooling: str | None = None
@@ -245,12 +253,16 @@ def _pump(
                     in_flight.append((nothing, piece, None))
                     continue
                 job = piece.job
-                if starter is None and workers > 1 and (in_flight or summary.consumed):
+                if starter is None and workers > 1 and (in_flight or pieces.more()):
                     # Started only once a second batch exists: a small file needs no pool.
-                    starter = PoolStarter(workers)
+                    starter = PoolStarter(workers, grading=settings.mode == "verify")
                     spooling = spool_dir()
                 if pool is None and starter is not None:
-                    pool = starter.ready()
+                    # This process only hands out and writes once there are workers: the
+                    # batches it would run while they start would be its CPU, added to
+                    # the one process every row passes through (and, verifying, its own
+                    # math-verify start on top of theirs).
+                    pool = starter.wait()
                 executor = pool or INLINE
                 kept = None
                 if settings.payload == "columns" and isinstance(job.batch, pa.RecordBatch):
@@ -288,6 +300,31 @@ def _pump(
             shutil.rmtree(spooling, ignore_errors=True)  # what stopped or failed jobs left
     summary.interrupted = bool(in_flight) or not exhausted
     return summary
+
+
+class _Lookahead:
+    """An iterator of pieces that can tell whether another piece follows."""
+
+    def __init__(self, pieces: Iterator[Piece]) -> None:
+        self.pieces = pieces
+        self.peeked: list[Piece] = []
+
+    def __iter__(self) -> _Lookahead:
+        return self
+
+    def __next__(self) -> Piece:
+        if self.peeked:
+            return self.peeked.pop()
+        return next(self.pieces)
+
+    def more(self) -> bool:
+        """Whether a next piece exists (read ahead, and kept for :meth:`__next__`)."""
+        if not self.peeked:
+            piece = next(self.pieces, None)
+            if piece is None:
+                return False
+            self.peeked.append(piece)
+        return True
 
 
 def _count(

@@ -23,6 +23,7 @@ from answerx.batch._jobs import Job, Settings
 from answerx.errors import ConfigError
 from answerx.extraction.files import MalformedLine
 from answerx.recordfiles.csvfile import CsvReader
+from answerx.recordfiles.lines import MAX_LINE_BYTES, READ_BYTES, line_blocks, skip_line, too_long
 from answerx.recordfiles.parquetfile import open_parquet, parquet_batches
 from answerx.recordfiles.streams import Source, name_of, size_of, tell
 
@@ -59,32 +60,40 @@ class Reader(ABC):
 
 
 class _LinesReader(Reader):
-    def __init__(self, stream: IO[bytes], batch_size: int) -> None:
+    """JSONL as blocks of raw lines (parsed in the workers); a line over the maximum
+    is a malformed record of its own, read past (:mod:`answerx.recordfiles.lines`)."""
+
+    def __init__(self, stream: IO[bytes], batch_size: int, max_line: int, where: str) -> None:
         self.stream = stream
         self.batch_size = batch_size
+        self.max_line = max_line
+        self.where = where
         self.line = 0
         self.total = size_of(stream)
 
     def skip(self, n: int) -> None:
         for _ in range(n):
-            if not self.stream.readline():
+            start = self.stream.readline(READ_BYTES)  # bounded, as every read here
+            if not start:
                 raise ConfigError(f"cannot continue: the input has fewer than {n:,} lines")
-        self.line = n
+            self.line += 1
+            if not start.endswith(b"\n"):
+                skip_line(self.stream, self.max_line, self.where, self.line)
 
     def __iter__(self) -> Iterator[Piece]:
-        lines: list[bytes] = []
-        for raw in self.stream:  # one buffered line at a time, never the whole file
-            lines.append(raw)
-            if len(lines) == self.batch_size:
-                yield self._job(lines)
-                lines = []
-        if lines:
-            yield self._job(lines)
-
-    def _job(self, lines: list[bytes]) -> Piece:
-        job = Job(first=self.line + 1, lines=b"".join(lines))
-        self.line += len(lines)
-        return Piece(job, len(lines), tell(self.stream))
+        blocks = line_blocks(
+            self.stream, max_lines=self.batch_size, max_line_bytes=self.max_line,
+            where=self.where, first_line=self.line + 1,
+        )  # fmt: skip
+        for block in blocks:
+            first = self.line + 1
+            self.line += block.lines
+            position = tell(self.stream)
+            if block.too_long:
+                bad = MalformedLine(line=first, reason=too_long(self.max_line))
+                yield Piece(None, 1, position, (bad,))
+            else:
+                yield Piece(Job(first=first, lines=block.data), block.lines, position)
 
 
 class _ArrowReader(Reader):
@@ -136,15 +145,26 @@ class _CsvPieces(Reader):
 
 class open_reader:
     """``with open_reader(src, fmt, batch_size, settings) as reader``: the pieces of
-    ``src`` (a path, opened here exactly once, or a binary stream, left open)."""
+    ``src`` (a path, opened here exactly once, or a binary stream, left open);
+    ``max_line``: the longest line (bytes) of JSONL or CSV held, longer ones malformed."""
 
-    def __init__(self, src: Source, fmt: str, batch_size: int, settings: Settings) -> None:
+    def __init__(
+        self,
+        src: Source,
+        fmt: str,
+        batch_size: int,
+        settings: Settings,
+        max_line: int = MAX_LINE_BYTES,
+    ) -> None:
         self.src, self.fmt, self.batch_size, self.settings = src, fmt, batch_size, settings
+        self.max_line = max_line
         self.stack = ExitStack()
 
     def __enter__(self) -> Reader:
         if isinstance(self.src, str | os.PathLike):
-            stream: IO[bytes] = self.stack.enter_context(open(self.src, "rb"))
+            # Reads of a megabyte: a line read past (see recordfiles.lines) takes one
+            # system call per megabyte, not one per 8 KiB.
+            stream: IO[bytes] = self.stack.enter_context(open(self.src, "rb", buffering=READ_BYTES))
         else:
             stream = self.src
         where = name_of(self.src) or "stdin"
@@ -161,10 +181,12 @@ class open_reader:
             batches = parquet_batches(parquet, where, self.batch_size)
             return _ArrowReader(batches, parquet.metadata.num_rows)
         if self.fmt == "csv":
-            reader = CsvReader(stream, where=where, batch_size=self.batch_size)
+            reader = CsvReader(
+                stream, where=where, batch_size=self.batch_size, max_line=self.max_line
+            )
             _check_columns(reader.names, self.settings, where)
             return _CsvPieces(reader)
-        return _LinesReader(stream, self.batch_size)
+        return _LinesReader(stream, self.batch_size, self.max_line, where)
 
     def __exit__(self, *exc: object) -> None:
         self.stack.close()

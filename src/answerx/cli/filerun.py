@@ -42,6 +42,7 @@ from answerx.examples import open_examples
 from answerx.extraction.files import FileSummary, MalformedLine
 from answerx.nofollow import open_output
 from answerx.recordfiles.formats import format_of
+from answerx.recordfiles.lines import MAX_LINE_BYTES
 
 if TYPE_CHECKING:
     from answerx.integrations.ray import RayRunResult
@@ -87,6 +88,8 @@ class FileRun:
     llm: Any = None
     """Extract: the LLM extractor reading what the rules could not (None: none)."""
     llm_concurrency: int = 4
+    max_line_bytes: int = MAX_LINE_BYTES
+    """The longest JSONL or CSV line held; a longer one is a malformed record."""
 
     @property
     def in_format(self) -> str:
@@ -149,6 +152,7 @@ def run_records(run: FileRun) -> BatchSummary:
                 judge=run.judge,
                 llm=run.llm,
                 llm_concurrency=run.llm_concurrency,
+                max_line_bytes=run.max_line_bytes,
             )
         except KeyboardInterrupt:
             err.print(

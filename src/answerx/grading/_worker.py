@@ -8,7 +8,7 @@ from typing import Any
 
 from answerx.grading.pool import REPLY
 
-__all__ = ["serve"]
+__all__ = ["serve", "template"]
 
 # Comparisons that load sympy's lazily imported parts (sets, intervals, equations,
 # matrices, roots) at startup: a fresh worker's first items would otherwise pay a
@@ -39,12 +39,15 @@ def _answer(request: list[Any]) -> Any:
     raise ValueError(f"unknown request {op!r}")
 
 
-def serve() -> None:
-    """Answer one JSON request per stdin line with one JSON reply per stdout line."""
+def serve(*, warm: bool = True) -> None:
+    """Answer one JSON request per stdin line with one JSON reply per stdout line.
+
+    ``warm=False``: a worker forked from a process that ran the warm-up already.
+    """
     from answerx.grading.mathverify import enter_worker, math_equal
 
     enter_worker()
-    for answer, gold in _WARM_UP:  # startup is no part of any item's time limit
+    for answer, gold in _WARM_UP if warm else ():  # startup is no part of any item's limit
         math_equal(answer, gold)
     out = sys.stdout
     out.write(REPLY + json.dumps("ready") + "\n")
@@ -56,3 +59,61 @@ def serve() -> None:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         out.write(REPLY + json.dumps(reply, ensure_ascii=False) + "\n")
         out.flush()
+
+
+def template(channel: int) -> None:
+    """A warm worker that forks the others (see :class:`answerx.grading.pool.WorkerPool`).
+
+    It imports and warms math-verify once, then for each request on ``channel`` (a Unix
+    socket from the pool) takes the two pipe ends sent with it, forks a worker that
+    serves on them, and replies with the worker's pid: N workers cost one start.
+    """
+    import gc
+    import os
+    import signal
+    import socket
+
+    from answerx.grading.mathverify import enter_worker, math_equal
+    from answerx.grading.pool import serve_copy
+
+    enter_worker()
+    try:
+        for answer, gold in _WARM_UP:
+            math_equal(answer, gold)
+    except Exception:  # a warm-up only: each worker reports what fails, per item
+        pass
+    # Reaped here, not left to the kernel: their CPU is then counted in this process's
+    # children, as a started worker's is in its caller's.
+    signal.signal(signal.SIGCHLD, lambda *_: _reap(block=False))
+    gc.freeze()  # what the workers share is never collected (and so never copied)
+    pool = socket.socket(fileno=channel)
+    pool.sendall(b"ready\n")
+    while True:
+        try:
+            _, fds, _, _ = socket.recv_fds(pool, 16, 2)
+        except OSError:
+            fds = []
+        if len(fds) != 2:  # the pool closed its end: no more workers to make
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _reap(block=True)
+            return
+        pid = os.fork()
+        if pid == 0:
+            pool.close()
+            serve_copy(fds[0], fds[1], warm=False)
+        for fd in fds:
+            os.close(fd)
+        pool.sendall(b"%d\n" % pid)
+
+
+def _reap(*, block: bool) -> None:
+    """Collect the template's ended workers (all of them, waiting, with ``block``)."""
+    import os
+
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return

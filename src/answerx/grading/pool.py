@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import logging
 import os
 import queue
+import select
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -32,22 +36,190 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["WorkerPool", "shared_pool"]
+__all__ = ["WorkerPool", "fork_workers", "serve_copy", "shared_pool"]
 
 log = logging.getLogger(__name__)
 
 REPLY = "answerx-grading:"
 _STARTUP_S = 120.0  # importing sympy and math-verify in a fresh process, on a slow machine
 _CHILD = "from answerx.grading._worker import serve; serve()"
+_CHILD_WARM = "from answerx.grading._worker import serve; serve(warm=False)"
+_TEMPLATE = "import sys; from answerx.grading._worker import template; template(int(sys.argv[1]))"
+#: Where workers can be forked from a template: a pidfd names each one safely.
+_TEMPLATES = hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
 #: Requests sent to a worker at once: small enough for the pipe's buffer, so that a
 #: write never blocks behind a worker stuck on an earlier item.
 CHUNK_BYTES = 32_768
 
 
+class _Forked:
+    """A grading worker forked from this process: the part of ``subprocess.Popen`` that
+    :class:`_Worker` uses (``stdin``, ``stdout``, ``poll``, ``kill``, ``wait``)."""
+
+    def __init__(self) -> None:
+        requests_r, requests_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; it never returns
+            serve_copy(requests_r, replies_w, warm=_RUN_WARM_UP)
+        os.close(requests_r)
+        os.close(replies_w)
+        self.pid = pid
+        self.returncode: int | None = None
+        self.stdin: IO[str] | None = open(requests_w, "w", encoding="utf-8")  # noqa: SIM115
+        self.stdout: IO[str] | None = open(replies_r, encoding="utf-8")  # noqa: SIM115
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            _, status = os.waitpid(self.pid, 0)
+            self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+
+def serve_copy(requests: int, replies: int, *, warm: bool) -> None:  # pragma: no cover
+    """In a forked child: the worker's main loop on the two pipes (``warm``: run the
+    warm-up first), then exit at once (the parent's ``atexit`` handlers and open files
+    are not the child's to run or flush)."""
+    code = 1
+    try:
+        # The caller's objects are never freed here: kept out of the collector's sight,
+        # so that collecting does not write to (and so copy) every page they are on.
+        gc.freeze()
+        os.setsid()  # as a started worker: Ctrl-C in a terminal is the caller's to handle
+        os.dup2(requests, 0)
+        os.dup2(replies, 1)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        # Nothing else of the caller's stays open here: its pool pipes, its spool files.
+        os.closerange(3, _max_fd())
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        # The program a started worker runs (``-c``), run by the copy.
+        exec(_CHILD if warm else _CHILD_WARM, {})
+        code = 0
+    finally:
+        os._exit(code)
+
+
+class _Copy:
+    """A worker forked by the pool's template (:class:`_Template`), not by this process:
+    the part of ``subprocess.Popen`` that :class:`_Worker` uses. It is known by a pidfd,
+    opened while it waits for its first request, so a signal can only ever reach it,
+    never a process that took its pid after it ended."""
+
+    def __init__(self, pid: int, requests: int, replies: int) -> None:
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        self.returncode: int | None = None
+        self.stdin: IO[str] | None = open(requests, "w", encoding="utf-8")  # noqa: SIM115
+        self.stdout: IO[str] | None = open(replies, encoding="utf-8")  # noqa: SIM115
+
+    def poll(self) -> int | None:
+        if self.returncode is None and select.select([self.pidfd], [], [], 0)[0]:
+            self.returncode = -signal.SIGKILL  # ended (its parent, the template, reaps it)
+            os.close(self.pidfd)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            select.select([self.pidfd], [], [], 10.0)
+        return self.poll() or 0
+
+
+class _Template:
+    """One warm worker process that forks the others (``answerx.grading._worker.template``).
+
+    Each worker of a fresh interpreter imports sympy and math-verify and warms them (a
+    second and a half of CPU): eight workers paid that eight times. Forked from one
+    warm template, they share its pages and start in milliseconds; each is still a
+    process of its own, killed alone when it overruns an item's limit.
+    """
+
+    def __init__(self, env: dict[str, str], startup_s: float) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", _TEMPLATE, str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,  # as a worker: Ctrl-C is the caller's to handle
+            )
+        finally:
+            theirs.close()
+        self.channel = ours
+        self.lock = threading.Lock()
+        ours.settimeout(startup_s)
+        if self._line() != b"ready":
+            self.close()
+            raise OSError("the grading template process did not start")
+        ours.settimeout(30.0)
+
+    def _line(self) -> bytes:
+        data = b""
+        while not data.endswith(b"\n"):
+            more = self.channel.recv(64)
+            if not more:
+                raise OSError("the grading template process ended")
+            data += more
+        return data.strip()
+
+    def copy(self) -> _Copy:
+        """A new worker, forked by the template."""
+        requests_r, requests_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        try:
+            with self.lock:
+                socket.send_fds(self.channel, [b"F"], [requests_r, replies_w])
+                pid = int(self._line())
+            return _Copy(pid, requests_w, replies_r)
+        except BaseException:
+            os.close(requests_w)  # a worker made all the same reads its end and exits
+            os.close(replies_r)
+            raise
+        finally:
+            os.close(requests_r)
+            os.close(replies_w)
+
+    def close(self) -> None:
+        """End the template (its workers end when their pipes close)."""
+        self.channel.close()  # it reads the end of its channel and exits
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _max_fd() -> int:
+    try:
+        return int(os.sysconf("SC_OPEN_MAX"))
+    except (ValueError, OSError):
+        return 1024
+
+
 class _Worker:
     """One worker process and the thread that reads its replies."""
 
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
+    def __init__(self, proc: subprocess.Popen[str] | _Forked | _Copy) -> None:
         self.proc = proc
         self.replies: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_pump, args=(proc.stdout, self.replies), daemon=True).start()
@@ -114,6 +286,8 @@ class WorkerPool:
         self._busy = 0
         self._idle: list[_Worker] = []
         self._failed = False
+        self._template: _Template | None = None
+        self._template_lock = threading.Lock()
         self.restarts = 0  # workers killed for overrunning or dying (for tests and metrics)
 
     @property
@@ -188,8 +362,15 @@ class WorkerPool:
     def _start(self) -> _Worker | None:
         if self._failed:
             return None
+        if _FORK and self._argv[1:] == ["-c", _CHILD]:
+            return self._start_forked()
         src = str(Path(__file__).resolve().parents[2])  # answerx importable even when not installed
         path = os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path}
+        if _TEMPLATES and self._argv == [sys.executable, "-c", _CHILD]:
+            copied = self._copy(env)
+            if copied is not None:
+                return copied
         try:
             proc = subprocess.Popen(
                 self._argv,
@@ -198,7 +379,7 @@ class WorkerPool:
                 stderr=subprocess.DEVNULL,
                 text=True,
                 encoding="utf-8",
-                env={**os.environ, "PYTHONPATH": path},
+                env=env,
                 # A session of its own: a terminal's Ctrl-C reaches the caller, which ends
                 # its workers itself, not every worker mid-item. (On Linux this is also its
                 # own scheduler autogroup.) A worker whose caller dies reads EOF and exits.
@@ -220,18 +401,83 @@ class WorkerPool:
             return None
         return worker
 
+    def _copy(self, env: dict[str, str]) -> _Worker | None:
+        """A worker forked by this pool's template (started on first use); None when
+        the template cannot start or serve (then workers start as before)."""
+        try:
+            with self._template_lock:
+                if self._template is None or self._template.proc.poll() is not None:
+                    self._template = _Template(env, self._startup_s)
+                template = self._template
+            worker = _Worker(template.copy())
+        except (OSError, ValueError):
+            log.debug("no grading template process; starting the worker afresh", exc_info=True)
+            return None
+        if worker.read(self._startup_s) != "ready":
+            worker.kill()
+            return None
+        return worker
+
+    def _start_forked(self) -> _Worker | None:
+        try:
+            proc = _Forked()
+        except OSError:
+            log.warning("cannot fork a grading worker process; grading in this process")
+            self._failed = True
+            return None
+        worker = _Worker(proc)
+        if worker.read(self._startup_s) != "ready":
+            log.warning("the forked grading worker process did not start; grading in this process")
+            worker.kill()
+            self._failed = True
+            return None
+        return worker
+
     def close(self) -> None:
-        """End the idle workers (new ones start on the next call)."""
+        """End the idle workers and the template (new ones start on the next call)."""
         with self._cond:
             idle, self._idle = self._idle, []
         for worker in idle:
             worker.kill()
+        with self._template_lock:
+            template, self._template = self._template, None
+        if template is not None:
+            template.close()
 
     def forget(self) -> None:
         """After ``fork``: the workers belong to the parent; start new ones when needed."""
         self._cond = threading.Condition()
         self._busy = 0
         self._idle = []
+        self._template = None  # the parent's: its channel is not this process's to use
+        self._template_lock = threading.Lock()
+
+
+_FORK = False
+
+
+_RUN_WARM_UP = True
+"""Whether a forked worker runs the warm-up (not when its parent ran it)."""
+
+
+def fork_workers(*, warmed: bool = False) -> None:
+    """Start this process's grading workers by forking it, not as fresh interpreters.
+
+    For a process that runs one thread and has math-verify loaded already: a file
+    run's batch worker (:mod:`answerx.batch`), forked itself from a server that
+    imported and warmed sympy and math-verify once. Its grading worker is then a
+    copy that shares those pages, ready in milliseconds, where a fresh interpreter
+    would import them again (a second and a half of CPU per batch worker, which
+    made eight workers on two cores slower than one). The per-item time limit and
+    the killing of a worker that overruns stay as they are. Never for a process
+    that may run other threads (a web server, a progress bar): a fork copies only
+    the calling thread, and locks other threads held stay locked in the copy.
+    ``warmed``: this process ran the grading worker's warm-up itself (the fork
+    server's preload), so a forked worker skips it.
+    """
+    global _FORK, _RUN_WARM_UP
+    _FORK = hasattr(os, "fork")
+    _RUN_WARM_UP = not warmed
 
 
 _POOL = WorkerPool(capacity=min(2, os.cpu_count() or 1))

@@ -29,12 +29,13 @@ optional extra ``answerx[ray]``; it is imported only when used.
 from __future__ import annotations
 
 import glob
+import io
 import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import pyarrow as pa
 
@@ -46,12 +47,14 @@ from answerx.extraction import extract
 from answerx.extraction.files import parse_record
 from answerx.extraction.tasks import check_task
 from answerx.recordfiles.formats import RecordFormat, format_of
+from answerx.recordfiles.lines import MAX_LINE_BYTES, READ_BYTES, line_blocks, too_long
 
 __all__ = [
     "LINE_COLUMNS",
     "Extractor",
     "RayRunResult",
     "Verifier",
+    "line_tables",
     "read_dataset",
     "read_summary",
     "run_ray",
@@ -176,6 +179,10 @@ def _parse_lines(batch: pa.Table, s: Settings) -> tuple[pa.Table, list[str | Non
     unreadable: list[str | None] = []
     paths, lines, texts = (batch.column(name).to_pylist() for name in LINE_COLUMNS)
     for path, line, text in zip(paths, lines, texts, strict=True):
+        if text is None:  # a line over the maximum, read past without being held
+            records.append({})
+            unreadable.append(f"{os.path.basename(path)}, line {line}: {too_long(MAX_LINE_BYTES)}")
+            continue
         try:
             record, _ = parse_record(
                 text, line, s.field, s.task, s.task_field, s.choices_field, s.numbers_field
@@ -216,34 +223,35 @@ def _jsonl_lines_datasource(paths: list[str]) -> Any:
     class JsonlLines(FileBasedDatasource):  # type: ignore[misc]
         # A file is read by one task, from its start: line numbers are exact.
         def _read_stream(self, f: Any, path: str) -> Iterator[pa.Table]:
-            line, rest = 0, b""
-            pending: list[bytes] = []
-            numbers: list[int] = []
-            while True:
-                chunk = f.read(1 << 22)
-                if chunk:
-                    data = rest + chunk
-                    cut = data.rfind(b"\n") + 1
-                    block, rest = data[:cut], data[cut:]
-                else:
-                    block, rest = rest, b""
-                for raw in split_lines(block):
-                    line += 1
-                    if raw.strip():  # blank lines are not records, as in the local mode
-                        pending.append(raw)
-                        numbers.append(line)
-                    if len(pending) >= _LINES_PER_BLOCK:
-                        yield _lines_table(path, numbers, pending)
-                        pending, numbers = [], []
-                if not chunk:
-                    break
-            if pending:
-                yield _lines_table(path, numbers, pending)
+            yield from line_tables(io.BufferedReader(f, buffer_size=READ_BYTES), path)
 
     return JsonlLines(paths)
 
 
-def _lines_table(path: str, numbers: list[int], lines: list[bytes]) -> pa.Table:
+def line_tables(stream: IO[bytes], path: str, max_line: int = MAX_LINE_BYTES) -> Iterator[pa.Table]:
+    """The lines of one JSONL file as tables of :data:`LINE_COLUMNS`, blank lines left
+    out; a line over ``max_line`` bytes is read past and comes with a null text (its
+    row then holds only its error)."""
+    line = 0
+    pending: list[bytes | None] = []
+    numbers: list[int] = []
+    for block in line_blocks(
+        stream, max_lines=_LINES_PER_BLOCK, max_line_bytes=max_line, where=path
+    ):
+        texts: list[bytes | None] = [None] if block.too_long else list(split_lines(block.data))
+        for raw in texts:
+            line += 1
+            if raw is None or raw.strip():  # blank lines are not records, as in the local mode
+                pending.append(raw)
+                numbers.append(line)
+        if len(pending) >= _LINES_PER_BLOCK:
+            yield _lines_table(path, numbers, pending)
+            pending, numbers = [], []
+    if pending:
+        yield _lines_table(path, numbers, pending)
+
+
+def _lines_table(path: str, numbers: list[int], lines: list[bytes | None]) -> pa.Table:
     return pa.table(
         {
             LINE_COLUMNS[0]: pa.array([path] * len(lines), pa.string()),

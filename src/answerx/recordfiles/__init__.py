@@ -14,6 +14,8 @@ exports. It knows nothing of what answerx does with a record.
 - :mod:`~answerx.recordfiles.parquetfile`: Parquet in flat memory.
 - :mod:`~answerx.recordfiles.writers`: the four output formats, each a valid file once
   closed.
+- :mod:`~answerx.recordfiles.lines`: lines in bounded memory (a line over the maximum
+  is read past, not held).
 - :mod:`~answerx.recordfiles.streams`: paths opened once (a FIFO, ``<(…)``), streams.
 """
 

@@ -13,7 +13,9 @@ by the standard library's ``csv`` reader in strict mode, which knows each
 record's line. Each malformed record is then reported (:class:`BadRow`) with its
 number, its line and what is wrong, and the records around it are kept: a quote
 that never closes costs only the record it opens, whose lines after the first
-are read again as records of their own. Rows are handed out in
+are read again as records of their own. A line that runs past the maximum
+(``max_line``, 64 MiB by default) without an end is a malformed record of its
+own, read past in bounded memory (:mod:`answerx.recordfiles.lines`). Rows are handed out in
 :class:`RowBlock` s of at most ``batch_size`` records, cut at a malformed
 record so that the rows of a block stay numbered ``first + i``.
 """
@@ -33,6 +35,7 @@ import pyarrow.csv as pacsv
 
 from answerx.errors import ConfigError, UnreadableFile
 from answerx.recordfiles.jsonl import BOM, not_utf8
+from answerx.recordfiles.lines import MAX_LINE_BYTES, check_max_line, skip_line, too_long
 from answerx.recordfiles.streams import size_of
 
 __all__ = ["BadRow", "CsvReader", "RowBlock"]
@@ -91,14 +94,24 @@ class CsvReader:
     ``numbered``: every block is read by the ``csv`` module, so that each row's
     line is known (:attr:`RowBlock.lines`), for callers that name the line of a
     row they refuse later (a data set); slower, for files of thousands of rows.
-    Raises :class:`~answerx.errors.UnreadableFile` for a header that is not UTF-8.
+    ``max_line``: the longest line held (bytes). Raises
+    :class:`~answerx.errors.UnreadableFile` for a header that is not UTF-8 or has no end
+    within ``max_line``.
     """
 
     def __init__(
-        self, stream: IO[bytes], *, where: str, batch_size: int = 1024, numbered: bool = False
+        self,
+        stream: IO[bytes],
+        *,
+        where: str,
+        batch_size: int = 1024,
+        numbered: bool = False,
+        max_line: int = MAX_LINE_BYTES,
     ) -> None:
         self.stream = stream
-        self.names, (self.rest, self.offset, self.lines) = _read_header(stream, where)
+        self.where = where
+        self.max_line = check_max_line(max_line)
+        self.names, (self.rest, self.offset, self.lines) = _read_header(stream, where, max_line)
         self.width = len(self.names)
         self.schema = pa.schema([pa.field(name, pa.string()) for name in self.names])
         self.batch_size = batch_size
@@ -114,7 +127,15 @@ class CsvReader:
         self.skip_to = n
 
     def __iter__(self) -> Iterator[RowBlock]:
-        for block in _record_blocks(self.stream, self.rest):
+        for block in _record_blocks(self.stream, self.rest, self.max_line, self.where):
+            if isinstance(block, int):  # a line over the maximum, read past
+                self.offset += block
+                self.lines += 1
+                self.record += 1
+                if self.record > self.skip_to:
+                    bad = BadRow(self.record, self.lines, too_long(self.max_line))
+                    yield RowBlock(self.record + 1, None, (bad,), self.offset)
+                continue
             self.offset += len(block)
             table = None if self.numbered or not self.width else self._parsed(block)
             if table is None:
@@ -275,16 +296,32 @@ def _allow_long_fields() -> None:
         csv.field_size_limit(limit)
 
 
-def _record_blocks(stream: IO[bytes], rest: bytes) -> Iterator[bytes]:
+def _record_blocks(
+    stream: IO[bytes], rest: bytes, max_line: int = MAX_LINE_BYTES, where: str = "input"
+) -> Iterator[bytes | int]:
     """The input as blocks of about :data:`BLOCK_BYTES`, each ending after a whole record
     (or at a line end, once :data:`PENDING_BLOCKS` blocks hold no record's end).
 
     Only the bytes read last are searched for a record's end (what was carried over
-    holds none), so a long record costs one pass, not one per read.
+    holds none), so a long record costs one pass, not one per read. A line still
+    without its end after ``max_line`` bytes is read past: the lines before it come as
+    a block, then the number of bytes of the long line (an int) in its place.
     """
     carry = bytearray(rest)
     quotes = rest.count(b'"')  # in ``carry``: odd while it ends inside a quoted value
+    open_line = len(rest) - (rest.rfind(b"\n") + 1)  # bytes of the line not yet ended
     while data := stream.read(BLOCK_BYTES):
+        newline = data.rfind(b"\n")
+        open_line = len(data) - newline - 1 if newline >= 0 else open_line + len(data)
+        if open_line > max_line:
+            carry += data
+            start = len(carry) - open_line  # where the long line begins
+            if start:
+                yield bytes(carry[:start])
+            skipped = skip_line(stream, max_line, where)
+            yield open_line + skipped
+            carry, quotes, open_line = bytearray(), 0, 0
+            continue
         end = _records_end(data, quotes)
         if not end:
             carry += data
@@ -322,7 +359,7 @@ def _records_end(data: bytes, before: int) -> int:
     return 0
 
 
-def _first_record_end(data: bytes) -> int:
+def _first_record_end(data: bytes | bytearray) -> int:
     """Where the first whole record in ``data`` ends (see :func:`_records_end`)."""
     quotes = start = 0
     while (newline := data.find(b"\n", start)) >= 0:
@@ -333,19 +370,28 @@ def _first_record_end(data: bytes) -> int:
     return 0
 
 
-def _read_header(stream: IO[bytes], where: str) -> tuple[list[str], tuple[bytes, int, int]]:
+def _read_header(
+    stream: IO[bytes], where: str, max_line: int = MAX_LINE_BYTES
+) -> tuple[list[str], tuple[bytes, int, int]]:
     """The column names, and what follows them: (bytes read past the header, the
     position and the number of lines where the records start)."""
-    data, offset, lines = b"", 0, 0
+    # A bytearray grows in place: a header that never ends is held once, not copied.
+    data, offset, lines = bytearray(), 0, 0
     while True:
         end = _first_record_end(data)
         if not end:
+            if len(data) > max_line:
+                raise UnreadableFile(
+                    f"{where}: no CSV header: its first {len(data):,} bytes hold no record's "
+                    f"end (the maximum line is {max_line:,} bytes)",
+                    path=where,
+                )
             more = stream.read(BLOCK_BYTES)
             if more:
                 data += more
                 continue
             end = len(data)
-        record, data = data[:end], data[end:]
+        record, data = bytes(data[:end]), data[end:]
         offset += len(record)
         lines += record.count(b"\n")
         if offset == len(record) and record.startswith(BOM):
@@ -357,4 +403,4 @@ def _read_header(stream: IO[bytes], where: str) -> tuple[list[str], tuple[bytes,
     except UnicodeDecodeError:
         raise UnreadableFile(f"{where}: the CSV header is not UTF-8 text", path=where) from None
     names = next(csv.reader(io.StringIO(text, newline="")), [])
-    return names, (data, offset, lines)
+    return names, (bytes(data), offset, lines)
