@@ -7,13 +7,14 @@
 #   make test   the whole test suite (with the run viewer's browser test when Debian's
 #               chromium is there or can be installed: make browser)
 #   make lint   ruff (lint and format check) + mypy
+#   make dist   the installable package: a wheel and an sdist in dist/, checked by twine
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean test-integrations browser
+.PHONY: .venv demo test lint clean test-integrations browser dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -157,6 +158,14 @@ test-integrations: $(INTEGRATIONS_VENV)/.installed $(LIGHTEVAL_VENV)/.installed
 	$(OFFLINE) ANSWERX_INTEGRATION_SCORES=$(abspath $(SCORES)) \
 		$(LIGHTEVAL_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/integrations/test_lighteval.py
 	@$(INTEGRATIONS_VENV)/bin/python tests/integrations/scores.py $(SCORES)
+
+# The installable package (until a package index has it: pip install dist/answerx-*.whl, or
+# 'answerx[lm-eval] @ file://...'): python -m build with the dev venv's hatchling (no
+# isolated build environment to download), then twine's check of what an index would get.
+dist: $(VENV)/.installed-dev
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/python -m twine check --strict dist/*
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
