@@ -127,7 +127,7 @@ $(INTEGRATIONS_VENV)/.installed: pyproject.toml
 	@# likewise without DeepSpeed and vLLM
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'openrlhf==0.11.2'
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check \
-		tensordict omegaconf codetiming pylatexenc
+		tensordict omegaconf codetiming pylatexenc hydra-core
 	touch $@
 
 $(LIGHTEVAL_VENV)/.installed: pyproject.toml

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import re
 import threading
 import warnings
 from functools import lru_cache
@@ -49,11 +50,10 @@ MIN_MATH_VERIFY = (0, 8, 0)
 
 
 def _release(version: str) -> tuple[int, ...]:
-    parts = []
-    for part in version.split(".")[:3]:
-        digits = "".join(c for c in part if c.isdigit()) if part[:1].isdigit() else ""
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
+    # The release numbers of a version ("0.8.0rc1" -> (0, 8, 0)); pre-release tags and
+    # local parts do not move a release across the minimum.
+    return tuple(int(m.group()) if (m := re.match(r"\d+", part)) else 0
+                 for part in version.split(".")[:3])  # fmt: skip
 
 
 @lru_cache(maxsize=1)

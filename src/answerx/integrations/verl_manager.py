@@ -92,6 +92,7 @@ def _manager_class() -> type:
             return {"reward_score": result["score"], "reward_extra_info": result}
 
     AnswerxRewardManager.__module__ = __name__
+    AnswerxRewardManager.__qualname__ = "AnswerxRewardManager"
     _MANAGER = AnswerxRewardManager
     return AnswerxRewardManager
 
