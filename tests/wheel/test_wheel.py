@@ -164,10 +164,10 @@ def installed_here(requirement: str) -> bool:
 
 
 def as_against_the_wheel(line: str, wheel: Path) -> tuple[list[str], set[str]]:
-    """The README line's pip arguments with answerx resolved to the built wheel, and the
-    extras it asks for."""
+    """The README line's pip arguments with answerx resolved to the built wheel (a
+    checkout's ``./answerx`` to this checkout), and the extras it asks for."""
     args, extras = [], set()
-    for arg in shlex.split(line)[2:]:
+    for arg in shlex.split(line, comments=True)[2:]:
         match = re.fullmatch(r"(?:\./)?answerx(?:\[([^\]]*)\])?(?:\s*@\s*file://\S*)?", arg)
         if match is None and arg.endswith(".whl"):
             match = re.fullmatch(r"(?:\S*/)?answerx-[^/]*\.whl(?:\[([^\]]*)\])?", arg)
@@ -177,7 +177,10 @@ def as_against_the_wheel(line: str, wheel: Path) -> tuple[list[str], set[str]]:
         asked = {e.strip() for e in (match.group(1) or "").split(",") if e.strip()}
         extras |= asked
         spec = f"[{','.join(sorted(asked))}]" if asked else ""
-        args.append(f"answerx{spec} @ {wheel.as_uri()}")
+        if arg.startswith("./"):  # a checkout: built from this one's source
+            args.append(f"{ROOT}{spec}")
+        else:
+            args.append(f"answerx{spec} @ {wheel.as_uri()}")
     return args, extras
 
 
