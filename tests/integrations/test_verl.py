@@ -269,3 +269,15 @@ def test_verl_09_answerx_manager_grades_a_response_at_the_limit_as_cut_off() -> 
     config = ppo_config(*ANSWERX_MANAGER, f"actor_rollout_ref.rollout.response_length={width}")
     out = score_with(config, response)
     assert (out["reward_score"], out["reward_extra_info"]["reason"]) == (0.0, "unfinished")
+
+
+def test_the_readme_names_every_key_compute_score_returns() -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (listed,) = re.findall(r"Each returns (\w+) keys per response, `\{([^`]*)\}`", readme)
+    count, keys = listed
+    names = re.findall(r'"(\w+)"', keys)
+    result = compute_score("openai/gsm8k", "The answer is 42.", "42")
+    assert names == list(result) and count == "seven" and len(result) == 7
