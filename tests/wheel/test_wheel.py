@@ -85,8 +85,10 @@ def venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
 
 
 def pip_install(python: Path, cwd: Path, args: list[str], find_links: Path) -> str:
+    # --no-compile: byte-compiling answerx at each of the README's lines is most of their time
     argv = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index",
-            "--find-links", str(find_links), "--no-build-isolation", *args]  # fmt: skip
+            "--find-links", str(find_links), "--no-build-isolation", "--no-compile",
+            *args]  # fmt: skip
     return run(argv, cwd).stdout
 
 
@@ -164,8 +166,9 @@ def installed_here(requirement: str) -> bool:
 
 
 def as_against_the_wheel(line: str, wheel: Path) -> tuple[list[str], set[str]]:
-    """The README line's pip arguments with answerx resolved to the built wheel (a
-    checkout's ``./answerx`` to this checkout), and the extras it asks for."""
+    """The README line's pip arguments, answerx resolved to the built wheel: the plain
+    name through ``--find-links``, a file URL or wheel path replaced by the wheel's, a
+    checkout's ``./answerx`` by this checkout; and the extras it asks for."""
     args, extras = [], set()
     for arg in shlex.split(line, comments=True)[2:]:
         match = re.fullmatch(r"(?:\./)?answerx(?:\[([^\]]*)\])?(?:\s*@\s*file://\S*)?", arg)
@@ -179,8 +182,10 @@ def as_against_the_wheel(line: str, wheel: Path) -> tuple[list[str], set[str]]:
         spec = f"[{','.join(sorted(asked))}]" if asked else ""
         if arg.startswith("./"):  # a checkout: built from this one's source
             args.append(f"{ROOT}{spec}")
-        else:
+        elif "@" in arg or arg.endswith(".whl"):  # a file URL or path: the built wheel
             args.append(f"answerx{spec} @ {wheel.as_uri()}")
+        else:  # the plain name, found through --find-links in the wheel's folder
+            args.append(arg)
     return args, extras
 
 
