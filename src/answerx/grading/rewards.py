@@ -222,7 +222,8 @@ def label_object(label: Any) -> Any:
 def ended_on_special_token(text: str) -> bool:
     """Whether a rollout text ends on a chat template's end token (``<|im_end|>``,
     ``</s>``, ``<|eot_id|>``...): the model stopped there, so it was not cut off."""
-    return _ENDS_ON_SPECIAL.search(text) is not None
+    # Only the end can match: a 2,000-character response is not scanned whole.
+    return _ENDS_ON_SPECIAL.search(text.rstrip()[-80:]) is not None
 
 
 def _text_or(value: Any, default: str | None) -> str | None:
