@@ -99,7 +99,8 @@ browser:
 # and the run ends with one line per framework, answerx's score beside the built-in's.
 # `make test` never installs these. Two environments of their own:
 #  - .venv-integrations: torch (CPU), TRL + transformers (a 2-step GRPOTrainer on a tiny model
-#    built from a config), verl's reward managers (on a DataProto), OpenRLHF's rollout
+#    built from a config), verl's reward managers (on a DataProto, and loaded from its composed
+#    ppo_trainer config: hydra-core), OpenRLHF's rollout
 #    executor (remote and file reward modes), verifiers 0.3 (its
 #    Parser/Rubric API), Ray, and the harnesses `make test` already has (lm-eval,
 #    inspect-ai, DSPy);
