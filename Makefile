@@ -7,13 +7,14 @@
 #   make test   the whole test suite (with the run viewer's browser test when Debian's
 #               chromium is there or can be installed: make browser)
 #   make lint   ruff (lint and format check) + mypy
+#   make dist   the installable package: a wheel and an sdist in dist/, checked by twine
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean test-integrations browser
+.PHONY: .venv demo test lint clean test-integrations browser dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -98,7 +99,8 @@ browser:
 # and the run ends with one line per framework, answerx's score beside the built-in's.
 # `make test` never installs these. Two environments of their own:
 #  - .venv-integrations: torch (CPU), TRL + transformers (a 2-step GRPOTrainer on a tiny model
-#    built from a config), verl's reward managers (on a DataProto), OpenRLHF's rollout
+#    built from a config), verl's reward managers (on a DataProto, and loaded from its composed
+#    ppo_trainer config: hydra-core), OpenRLHF's rollout
 #    executor (remote and file reward modes), verifiers 0.3 (its
 #    Parser/Rubric API), Ray, and the harnesses `make test` already has (lm-eval,
 #    inspect-ai, DSPy);
@@ -126,7 +128,7 @@ $(INTEGRATIONS_VENV)/.installed: pyproject.toml
 	@# likewise without DeepSpeed and vLLM
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'openrlhf==0.11.2'
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check \
-		tensordict omegaconf codetiming pylatexenc
+		tensordict omegaconf codetiming pylatexenc hydra-core
 	touch $@
 
 $(LIGHTEVAL_VENV)/.installed: pyproject.toml
@@ -157,6 +159,14 @@ test-integrations: $(INTEGRATIONS_VENV)/.installed $(LIGHTEVAL_VENV)/.installed
 	$(OFFLINE) ANSWERX_INTEGRATION_SCORES=$(abspath $(SCORES)) \
 		$(LIGHTEVAL_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/integrations/test_lighteval.py
 	@$(INTEGRATIONS_VENV)/bin/python tests/integrations/scores.py $(SCORES)
+
+# The installable package (until a package index has it: pip install dist/answerx-*.whl, or
+# 'answerx[lm-eval] @ file://...'): python -m build with the dev venv's hatchling (no
+# isolated build environment to download), then twine's check of what an index would get.
+dist: $(VENV)/.installed-dev
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/python -m twine check --strict dist/*
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench

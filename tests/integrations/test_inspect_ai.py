@@ -198,6 +198,30 @@ def test_inspect_score_finds_the_scorer_by_name(tmp_path: Path) -> None:
     assert scores["29"].metadata["how"] in {"exact", "fraction"}
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not _entry_point_installed(), reason="answerx is not installed (no inspect_ai entry point)"
+)
+def test_the_readmes_inspect_score_line_runs_without_a_terminal(tmp_path: Path) -> None:
+    # Without --action and --overwrite, inspect asks on a terminal and, with none, "Aborted!".
+    import re
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (line,) = re.findall(r"(?m)^inspect score logs/<log>\.eval --scorer answerx/\S+.*$", readme)
+    log = run_eval(tmp_path / "logs", scorer=answer("line"))
+    argv = shlex.split(line, comments=True)
+    argv[2] = log.location
+    argv = [str(Path(sys.executable).with_name("inspect")), *argv[1:], "--display", "none"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.run(
+        argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    scored = read_eval_log(log.location)  # appended in place, beside answer()'s scores
+    assert {"answer", "answerx_scorer"} <= {name for s in scored.samples for name in s.scores}
+
+
 # --- the public route end to end: `inspect eval answerx/answerx_local`, and in Python ----
 
 

@@ -110,6 +110,8 @@ def test_the_module_imports_and_filters_without_lm_eval() -> None:
         ("answerx.integrations.inspect_ai", "inspect_ai"),
         ("answerx.integrations.lighteval", "lighteval"),
         ("answerx.integrations.dspy", "dspy"),
+        ("answerx.integrations.verl_manager", "verl"),
+        ("answerx.integrations.verifiers", "verifiers"),
     ],
 )
 def test_every_plug_in_imports_without_its_framework(module: str, framework: str) -> None:

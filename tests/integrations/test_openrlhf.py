@@ -206,3 +206,23 @@ def test_the_endpoint_reads_options_under_the_configured_field_name(
     assert client.post("/v1/reward", json=body).json()["rewards"] == [1.0]
     bad = {**body, "labels": [{"answer": "B", "task": "gsm8k"}]}
     assert client.post("/v1/reward", json=bad).status_code in {400, 422}
+
+
+def test_the_readmes_remote_reward_server_line_uses_options_serve_has() -> None:
+    # A reward server on another node: beyond loopback, answering the trainer's host name.
+    import re
+    import shlex
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from answerx.cli import app
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (line,) = re.findall(r"`(answerx serve --host 0\.0\.0\.0 --allowed-host [^`]+)`", readme)
+    options = [arg for arg in shlex.split(line) if arg.startswith("--")]
+    assert {"--allowed-host", "--host"} <= set(options)
+    assert "--allow-unauthenticated" in readme[readme.index(line) : readme.index(line) + 200]
+    help_text = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "200"}).output
+    for option in [*options, "--allow-unauthenticated"]:
+        assert option in help_text

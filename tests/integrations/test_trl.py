@@ -75,7 +75,9 @@ def test_the_reason_and_rates_go_to_trls_loggers() -> None:
 
 def test_a_factory_reads_another_column_and_skips_rows_without_a_gold() -> None:
     gsm8k = make_reward(gold="answer", task="numeric")
-    assert gsm8k.__name__ == "answerx_answer"  # the name TRL logs the reward under
+    # the name TRL logs the reward under: not "answerx_answer", the extracted-answer column
+    assert gsm8k.__name__ == "answerx_answer_reward"
+    assert make_reward(gold="label").__name__ == "answerx_label"
     rewards = Trainer().call(gsm8k, COMPLETIONS[:2], answer=["42", None])
     assert rewards == [1.0, None]  # None: TRL leaves the row out of this reward
 

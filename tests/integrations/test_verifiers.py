@@ -153,3 +153,45 @@ def test_a_rubric_on_the_scripted_replies_beside_verifiers_math_rubric() -> None
     assert ours == EXPECTED
     record("verifiers (Rubric, AnswerxParser)", ours, mean_reward(vf.MathRubric()),
            "vf.MathRubric")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_evaluate_sync_grades_each_rows_own_task_from_info_answerx(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A SingleTurnEnv evaluated as its users evaluate it, against the fake provider: the
+    per-row task rides in ``info["answerx"]`` (verifiers 0.3 takes ``info["task"]`` for a
+    task payload of its own and stops the rollout), and an untruncated reply stopped."""
+    vf = pytest.importorskip("verifiers")
+    if not hasattr(vf, "SingleTurnEnv"):
+        pytest.skip("verifiers 0.4+ has only the v1 stack (no SingleTurnEnv)")
+    datasets = pytest.importorskip("datasets")
+    from verifiers.legacy.types import ClientConfig
+
+    from answerx.integrations.verifiers import AnswerxParser
+    from answerx.testing import FakeProviderServer, RecordedRequest, Reply
+
+    replies = {"red planet": "Iron oxide makes it red. The answer is Mars",
+               "6 * 7": "So the total is 42"}  # fmt: skip
+
+    def reply(request: RecordedRequest) -> Reply:
+        return Reply.text(next(text for key, text in replies.items() if key in request.text))
+
+    rows = [
+        {"question": "Which is the red planet?", "answer": "B",
+         "info": {"answerx": {"task": "multiple_choice", "choices": ["Venus", "Mars"]}}},
+        {"question": "What is 6 * 7?", "answer": "42", "info": {"answerx": {"task": "numeric"}}},
+    ]  # fmt: skip
+    parser = AnswerxParser()
+    env = vf.SingleTurnEnv(
+        eval_dataset=datasets.Dataset.from_list(rows), parser=parser,
+        rubric=vf.Rubric(funcs=[answerx_reward], parser=parser),
+    )  # fmt: skip
+    monkeypatch.setenv("ANSWERX_FAKE_KEY", "sk-fake-not-a-key")
+    with FakeProviderServer(default=reply) as fake:
+        config = ClientConfig(
+            api_key_var="ANSWERX_FAKE_KEY", api_base_url=fake.openai_base_url, max_retries=0
+        )
+        outputs = env.evaluate_sync(client=config, model="fake-model")["outputs"]
+    assert [o["reward"] for o in outputs] == [1.0, 1.0]
+    assert [o["is_truncated"] for o in outputs] == [False, False]

@@ -203,3 +203,82 @@ def test_verls_reward_managers_score_the_scripted_replies_with_answerx() -> None
     builtin = sum(float(s["score"] if isinstance(s, dict) else s) for s in theirs) / len(scored)
     record("verl (Batch/Naive managers)", EXPECTED, builtin,
            "default_compute_score, gsm8k + MATH")  # fmt: skip
+
+
+# --- verl 0.9's reward loop, loaded from a composed ppo_trainer config -------------------
+
+
+def ppo_config(*overrides: str) -> Any:
+    """verl's own trainer config (``ppo_trainer.yaml``) with ``overrides``, composed as
+    ``python -m verl.trainer.main_ppo`` composes it."""
+    pytest.importorskip("torch")
+    verl = pytest.importorskip("verl")
+    hydra = pytest.importorskip("hydra")
+    from pathlib import Path
+
+    config_dir = str(Path(verl.__file__).parent / "trainer" / "config")
+    with hydra.initialize_config_dir(config_dir=config_dir, version_base=None):
+        return hydra.compose("ppo_trainer", overrides=list(overrides))
+
+
+NAIVE = ("reward.custom_reward_function.path=pkg://answerx.integrations.verl",
+         "reward.custom_reward_function.name=compute_score")  # fmt: skip
+ANSWERX_MANAGER = (
+    "reward.reward_manager.source=importlib",
+    "reward.reward_manager.name=AnswerxRewardManager",
+    "reward.reward_manager.module.path=pkg://answerx.integrations.verl_manager",
+)
+
+
+def score_with(config: Any, response: str, gold: str = "42") -> dict[str, Any]:
+    import verl
+    from tiny_model import tiny_tokenizer
+    from verl.trainer.ppo.reward import load_reward_manager
+
+    tokenizer = tiny_tokenizer(["What is 6 * 7?", response])
+    manager = load_reward_manager(config, tokenizer)
+    rows = [{"prompt": "What is 6 * 7?", "response": response, "gold": gold,
+             "data_source": "openai/gsm8k",
+             "extra_info": {"index": 0, "split": "train"}}]  # fmt: skip
+    result = manager.loop.run_until_complete(manager.run_single(data_proto(verl, tokenizer, rows)))
+    return result  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_verl_09_naive_manager_with_compute_score_from_the_trainer_config() -> None:
+    out = score_with(ppo_config(*NAIVE), "6 * 7 = 42. The answer is 42.")
+    assert out["reward_score"] == 1.0
+    assert out["reward_extra_info"]["reason"] == "equivalent"
+
+
+@pytest.mark.slow
+def test_verl_09_answerx_manager_knows_a_response_that_stopped_short_finished() -> None:
+    # "So the total is 42" ends without a period: verl's naive manager passes no finish
+    # reason, answerx's own sees the response end well before response_length.
+    config = ppo_config(*ANSWERX_MANAGER, "actor_rollout_ref.rollout.response_length=64")
+    assert score_with(config, "So the total is 42")["reward_score"] == 1.0
+    assert score_with(ppo_config(*NAIVE), "So the total is 42")["reward_score"] == 0.0
+
+
+@pytest.mark.slow
+def test_verl_09_answerx_manager_grades_a_response_at_the_limit_as_cut_off() -> None:
+    response = "So the total is 42"
+    ppo_config(*ANSWERX_MANAGER)  # skips where verl, hydra or torch is missing
+    from tiny_model import tiny_tokenizer
+
+    width = len(tiny_tokenizer(["What is 6 * 7?", response])(response)["input_ids"])
+    config = ppo_config(*ANSWERX_MANAGER, f"actor_rollout_ref.rollout.response_length={width}")
+    out = score_with(config, response)
+    assert (out["reward_score"], out["reward_extra_info"]["reason"]) == (0.0, "unfinished")
+
+
+def test_the_readme_names_every_key_compute_score_returns() -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (listed,) = re.findall(r"Each returns (\w+) keys per response, `\{([^`]*)\}`", readme)
+    count, keys = listed
+    names = re.findall(r'"(\w+)"', keys)
+    result = compute_score("openai/gsm8k", "The answer is 42.", "42")
+    assert names == list(result) and count == "seven" and len(result) == 7

@@ -29,11 +29,11 @@ _WARM_UP = (
 
 def _answer(request: list[Any]) -> Any:
     from answerx.grading.core import verify
-    from answerx.grading.mathverify import math_equal
+    from answerx.grading.mathverify import compare
 
     op = request[0]
     if op == "math":
-        return math_equal(request[1], request[2])
+        return compare(request[1], request[2], 0)  # in a worker: no timer, the pool's limit
     if op == "verify":
         return verify(**request[1]).model_dump(mode="json")
     raise ValueError(f"unknown request {op!r}")
@@ -44,11 +44,13 @@ def serve(*, warm: bool = True) -> None:
 
     ``warm=False``: a worker forked from a process that ran the warm-up already.
     """
-    from answerx.grading.mathverify import enter_worker, math_equal
+    from answerx.grading.mathverify import compare, enter_worker
 
     enter_worker()
     for answer, gold in _WARM_UP if warm else ():  # startup is no part of any item's limit
-        math_equal(answer, gold)
+        # compare: a missing or broken math-verify answers "unavailable" instead of ending
+        # the worker before it is ready (the caller's run would then stop on it)
+        compare(answer, gold, 0)
     out = sys.stdout
     out.write(REPLY + json.dumps("ready") + "\n")
     out.flush()
@@ -73,15 +75,12 @@ def template(channel: int) -> None:
     import signal
     import socket
 
-    from answerx.grading.mathverify import enter_worker, math_equal
+    from answerx.grading.mathverify import compare, enter_worker
     from answerx.grading.pool import serve_copy
 
     enter_worker()
-    try:
-        for answer, gold in _WARM_UP:
-            math_equal(answer, gold)
-    except Exception:  # a warm-up only: each worker reports what fails, per item
-        pass
+    for answer, gold in _WARM_UP:  # compare: a broken math-verify warms to "unavailable"
+        compare(answer, gold, 0)
     # Reaped here, not left to the kernel: their CPU is then counted in this process's
     # children, as a started worker's is in its caller's.
     signal.signal(signal.SIGCHLD, lambda *_: _reap(block=False))

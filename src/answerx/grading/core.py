@@ -428,4 +428,6 @@ def _math(pred: str, ref: str, limit_s: float) -> _Decision:
         return _text(pred, ref)
     if result == "timeout":
         return "timeout", "math_verify"
+    if result == "unavailable":  # no math-verify here: the rules cannot tell (never an abort)
+        return "timeout", "math_verify_unavailable"
     return _same(result == "equal", "math_verify")

@@ -4,28 +4,88 @@
 :mod:`answerx.grading.pool`; inside that worker, :func:`math_equal` runs
 math-verify with its ``signal.alarm`` timers off, and the pool enforces the time
 limit from outside.
+
+A missing, too old or broken math-verify never aborts a caller's run: it is named once,
+with the version found, when this module is imported, and every comparison that needs it
+comes back ``unavailable`` (graded as a ``timeout`` whose ``how`` is
+``math_verify_unavailable``: the rules could not tell) instead of raising.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
+import re
 import threading
+import warnings
 from functools import lru_cache
+from importlib import metadata
 from typing import Any, Literal, get_args
 
 from answerx.grading.pool import shared_pool
 
-__all__ = ["MathResult", "compare", "math_equal"]
+__all__ = [
+    "MIN_MATH_VERIFY",
+    "MathResult",
+    "compare",
+    "guarded_math_equal",
+    "math_equal",
+    "math_verify_problem",
+]
 
 log = logging.getLogger(__name__)
 
-#: ``unreadable_gold``: math-verify could not read the gold answer at all.
-MathResult = Literal["equal", "different", "unreadable_gold", "timeout"]
+#: ``unreadable_gold``: math-verify could not read the gold answer at all;
+#: ``unavailable``: math-verify is missing, too old or broken here (nothing was compared).
+MathResult = Literal["equal", "different", "unreadable_gold", "timeout", "unavailable"]
 _RESULTS: tuple[str, ...] = get_args(MathResult)
 
 # True inside a worker process: math-verify is called right here.
 _IN_WORKER = False
+
+#: The oldest math-verify answerx can call: 0.8.0 brought ``parse(raise_on_error=)``,
+#: ``math_verify.errors`` and timers that can be turned off (None), all three used here.
+MIN_MATH_VERIFY = (0, 8, 0)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    # The release numbers of a version ("0.8.0rc1" -> (0, 8, 0)); pre-release tags and
+    # local parts do not move a release across the minimum.
+    return tuple(int(m.group()) if (m := re.match(r"\d+", part)) else 0
+                 for part in version.split(".")[:3])  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def math_verify_problem() -> str | None:
+    """Why math-verify cannot be used here (missing or older than :data:`MIN_MATH_VERIFY`),
+    or None. Read from the installed package's metadata: nothing is imported."""
+    needed = ".".join(map(str, MIN_MATH_VERIFY))
+    fix = f"pip install 'math-verify[antlr4_13_2]>={needed}'"
+    try:
+        version = metadata.version("math-verify")
+    except metadata.PackageNotFoundError:
+        if importlib.util.find_spec("math_verify") is not None:
+            return None  # importable without metadata (vendored): the import itself will tell
+        return f"math-verify is not installed ({fix})"
+    if _release(version) < MIN_MATH_VERIFY:
+        return f"math-verify {version} is installed; answerx needs {needed} or later ({fix})"
+    return None
+
+
+def _warn_once_at_import() -> None:
+    problem = math_verify_problem()
+    if problem is not None:
+        warnings.warn(
+            f"{problem}: answers only math-verify can compare (matrices, identities, "
+            "equations to solve) are graded reason 'timeout', how "
+            "'math_verify_unavailable' instead of compared",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+
+
+_warn_once_at_import()
 
 
 def enter_worker() -> None:
@@ -93,9 +153,12 @@ def math_equal(answer: str, gold: str, limit: int | None = None) -> MathResult:
 
 
 def compare(answer: str, gold: str, limit_s: float) -> MathResult:
-    """math-verify's verdict, within ``limit_s`` seconds, from any thread."""
+    """math-verify's verdict, within ``limit_s`` seconds, from any thread; ``unavailable``
+    where math-verify cannot be used (see :func:`math_verify_problem`)."""
+    if math_verify_problem() is not None:
+        return "unavailable"
     if _IN_WORKER:
-        return math_equal(answer, gold)
+        return guarded_math_equal(answer, gold)
     pool = shared_pool()
     if pool.available:
         try:
@@ -110,4 +173,20 @@ def _in_process(answer: str, gold: str, limit_s: float) -> MathResult:
     # No worker process can be started here (a sandbox without subprocesses): on the main
     # thread math-verify's own timers still bound each step; elsewhere nothing can.
     on_main = threading.current_thread() is threading.main_thread() and os.name == "posix"
-    return math_equal(answer, gold, max(1, round(limit_s)) if on_main else None)
+    return guarded_math_equal(answer, gold, max(1, round(limit_s)) if on_main else None)
+
+
+def guarded_math_equal(answer: str, gold: str, limit: int | None = None) -> MathResult:
+    """:func:`math_equal`, or ``unavailable`` when math-verify cannot be imported (a
+    broken install, a missing compiled dependency: the version alone did not tell)."""
+    try:
+        return math_equal(answer, gold, limit)
+    except ImportError as exc:
+        _log_broken(f"{type(exc).__name__}: {exc}")
+        return "unavailable"
+
+
+@lru_cache(maxsize=1)
+def _log_broken(error: str) -> None:
+    # Once per process: every math comparison after this one meets the same error.
+    log.warning("math-verify cannot be imported (%s): math comparisons are unavailable", error)

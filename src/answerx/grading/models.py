@@ -23,7 +23,8 @@ __all__ = ["HOWS", "REASONS", "How", "Reason", "Verdict"]
 #: - ``unreadable_gold``: the gold answer is missing or cannot be read (``correct=None``,
 #:   the only verdict that is neither right nor wrong);
 #: - ``timeout``: the comparison overran its time limit, or the worker process running
-#:   it died (``correct=False``, as math-verify itself counts a timeout).
+#:   it died (``correct=False``, as math-verify itself counts a timeout), or math-verify
+#:   is missing or too old here (``how="math_verify_unavailable"``).
 Reason = Literal[
     "equivalent",
     "different",
@@ -58,6 +59,8 @@ REASONS: tuple[str, ...] = get_args(Reason)
 #:   ``2x+1``) or a function compared under another variable name (``f(n) = n`` = ``f(z) = z``);
 #: - ``math_verify``: math-verify's symbolic and numeric equivalence (sets, intervals,
 #:   equations, expressions), for what the fast rung cannot tell;
+#: - ``math_verify_unavailable``: math-verify was needed but is missing, too old or
+#:   broken in this environment (reason ``timeout``: nothing could be compared);
 #: - ``letter``: multiple choice, by the choice letter (``B``, ``(B)``, ``Option B``);
 #: - ``option_text``: multiple choice, the answer is an option's text;
 #: - ``boolean``: yes/no/true/false in any spelling;
@@ -82,6 +85,7 @@ How = Literal[
     "symbolic_interval",
     "symbolic_equation",
     "math_verify",
+    "math_verify_unavailable",
     "letter",
     "option_text",
     "boolean",

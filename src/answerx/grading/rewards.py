@@ -14,6 +14,7 @@ prompt, response and special tokens — where grading needs the response alone:
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,9 @@ __all__ = [
     "GOLD_FIELDS",
     "LabelFields",
     "RewardRow",
+    "ended_on_special_token",
     "judge_rows",
+    "label_object",
     "plain",
     "prompt_question",
     "reward_gold",
@@ -49,6 +52,9 @@ _SPECIAL = re.compile(
     r"<[|｜][^<>\n]{1,60}?[|｜]>|</?s>|<(?:eos|bos|pad|unk)>|<(?:start|end)_of_turn>(?:model|user)?"
     r"|\[/?INST\]"
 )
+# A rollout text that ends on one of them ended with the model's own end-of-turn token: it
+# stopped, it was not cut off (OpenRLHF's queries keep the special tokens).
+_ENDS_ON_SPECIAL = re.compile(rf"(?:{_SPECIAL.pattern})\s*\Z")
 _ROLE_HEADER = re.compile(r"\A(?:assistant|model)\s*\n")
 # A chat template's turn header once its special tokens are gone: "user\n", "<start_of_turn>user".
 _TURN = re.compile(r"(?m)^(system|user|assistant|model)[ \t]*$")
@@ -170,7 +176,7 @@ def row_from_label(
     ``question`` is the trainer's prompt, when it has one; a label's own wins.
     """
     fields = fields or LabelFields()
-    label = plain(label)
+    label = label_object(label)
     if not isinstance(label, Mapping):
         return RewardRow(
             gold=reward_gold(label), task=check_task(task), finish_reason=finish_reason,
@@ -191,6 +197,33 @@ def row_from_label(
         finish_reason=label.get("finish_reason", finish_reason),
         question=_text_or(label.get(fields.question), question),
     )
+
+
+def label_object(label: Any) -> Any:
+    """``label`` as a plain value, a label object stored as JSON text (a dataset column of
+    strings: OpenRLHF's ``--label_key`` column, a Parquet file) read as the object it is.
+
+    >>> label_object('{"answer": "42", "task": "numeric"}')
+    {'answer': '42', 'task': 'numeric'}
+    >>> label_object("{1, 2}")  # not JSON: a gold answer (a set) as it is
+    '{1, 2}'
+    """
+    label = plain(label)
+    if isinstance(label, str) and label.lstrip().startswith("{"):
+        try:
+            value = json.loads(label)
+        except ValueError:
+            return label
+        if isinstance(value, dict):
+            return value
+    return label
+
+
+def ended_on_special_token(text: str) -> bool:
+    """Whether a rollout text ends on a chat template's end token (``<|im_end|>``,
+    ``</s>``, ``<|eot_id|>``...): the model stopped there, so it was not cut off."""
+    # Only the end can match: a 2,000-character response is not scanned whole.
+    return _ENDS_ON_SPECIAL.search(text.rstrip()[-80:]) is not None
 
 
 def _text_or(value: Any, default: str | None) -> str | None:
@@ -276,7 +309,9 @@ def reward_verdicts(
 ) -> list[Verdict]:
     """The verdict on the response of each rollout against its label, in order.
 
-    ``labels`` hold gold answers or label objects (:func:`row_from_label`); ``metas``
+    ``labels`` hold gold answers or label objects (:func:`row_from_label`), as objects
+    or JSON text (:func:`label_object`); a query that ends on an end-of-turn token
+    stopped there (``finish_reason="stop"``, unless its label or meta says otherwise); ``metas``
     (one dict per rollout, the per-sample metadata some OpenRLHF versions send) may carry
     a row's task, options and numbers too, which its label object overrides. A gold that
     is NaN or ±Infinity, or a list of more than ``max_golds`` accepted answers, raises
@@ -288,11 +323,13 @@ def reward_verdicts(
     prompts = [""] * n if prompts is None else rows_of(prompts, n, "prompts")
     rows = [
         row_from_label(
-            _with_meta(label, meta, fields), task=task, fields=fields,
+            _with_meta(label_object(label), meta, fields), task=task, fields=fields,
             question=prompt_question(prompt),
+            finish_reason="stop" if ended_on_special_token(str(query)) else None,
         )
-        for label, meta, prompt in zip(
-            rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), prompts, strict=True
+        for label, meta, prompt, query in zip(
+            rows_of(labels, n, "labels"), rows_of(metas, n, "metas"), prompts, queries,
+            strict=True,
         )
     ]  # fmt: skip
     for i, row in enumerate(rows):  # named as the caller knows them, not as golds[i]

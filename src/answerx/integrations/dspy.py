@@ -127,9 +127,12 @@ def make_answerx_metric(
         options = _field(example, choices_field)
         choices = [str(c) for c in options] if options else None
         # reward_gold: a list of accepted answers is read where every reward reads it.
+        # finish_reason "stop": DSPy hands over an output field only once the adapter has
+        # parsed it out of a complete reply, so its text is never cut off mid-answer
+        # (a field "She fills 4 boxes" without a period is a finished answer).
         return verify_output(
             "" if answer is None else str(answer), reward_gold(gold), task, choices=choices,
-            question=question_text(_field(example, question_field)),
+            question=question_text(_field(example, question_field)), finish_reason="stop",
         )  # fmt: skip
 
     if feedback:

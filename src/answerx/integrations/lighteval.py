@@ -29,6 +29,7 @@ unavailable); lighteval itself pulls torch.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -47,13 +48,18 @@ __all__ = [
 ]
 
 
-def gold_answers(golds: Sequence[str], task: str) -> list[str]:
+def gold_answers(golds: Sequence[Any], task: str) -> list[str]:
     """The gold answers as answers: a reference solution ("... #### 42", "... \\boxed{7}")
-    becomes the answer it states; a bare answer stays as it is."""
+    becomes the answer it states; a bare answer stays as it is, a number its text. A
+    missing gold (None, NaN: a dataset's empty cell) is no gold, not a model output to
+    read: the document is then graded ``unreadable_gold`` (0.0), never an error."""
     answers = []
     for gold in golds:
-        found = answer_of(gold, task).answer
-        answers.append(found if found is not None else gold.strip())
+        if gold is None or (isinstance(gold, float) and not math.isfinite(gold)):
+            continue
+        text = gold if isinstance(gold, str) else str(gold)
+        found = answer_of(text, task).answer
+        answers.append(found if found is not None else text.strip())
     return answers
 
 

@@ -207,14 +207,25 @@ def _doc_verdict(doc: Mapping[str, Any], results: Sequence[Any]) -> Verdict | No
     return grade_answer(text, gold, question=question_text(question))
 
 
+# Where an answer object keeps its gold: TriviaQA's aliases and value, then the names
+# answerx's rewards read (answerx.grading.rewards.GOLD_FIELDS).
+_ANSWER_KEYS = ("aliases", "value", "answer", "ground_truth", "gold", "solution", "label", "target")
+
+
 def _gold(value: Any) -> Any:
-    """A target as grading takes it: TriviaQA's answer object gives its aliases, a list
-    its accepted answers, anything else its text."""
+    """A target as grading takes it: TriviaQA's answer object gives its aliases (else its
+    ``value``, else a gold under the usual keys), a list its accepted answers, a number
+    itself, other values their text. None, and an object with no gold inside, stay None
+    (no gold: never the text ``"None"``, which an answer "None" would match)."""
     if isinstance(value, Mapping):
-        value = value.get("aliases") or value.get("value")
+        value = next((value[k] for k in _ANSWER_KEYS if value.get(k) is not None), None)
     if isinstance(value, list | tuple):
-        return [v if isinstance(v, int | float) and not isinstance(v, bool) else str(v)
-                for v in value]  # fmt: skip
+        golds = [_one(v) for v in value if v is not None]
+        return golds or None
+    return None if value is None else _one(value)
+
+
+def _one(value: Any) -> Any:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
 
 

@@ -19,7 +19,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from answerx.extraction.models import Task
+from answerx.extraction.models import TASKS, Task
 from answerx.grading import Verdict
 from answerx.grading.rewards import reward_logs, reward_verdicts, strip_prompt
 from answerx.grading.tasks import check_task
@@ -84,7 +84,7 @@ Written by `answerx reward-func write`. Use it with
 
 from answerx.integrations.openrlhf import reward_func as _answerx_reward_func
 
-TASK = {task!r}  # auto, math, numeric, multiple_choice, boolean, game24 or text
+TASK = {task!r}  # one of: {tasks}
 
 
 def reward_func(queries, prompts, labels, **kwargs):
@@ -94,4 +94,4 @@ def reward_func(queries, prompts, labels, **kwargs):
 
 def reward_file(name: str = "reward_func.py", task: Task | str = "auto") -> str:
     """The text of a reward-function file for OpenRLHF's file mode."""
-    return _FILE.format(name=name, task=check_task(task))
+    return _FILE.format(name=name, task=check_task(task), tasks=", ".join(TASKS))

@@ -33,7 +33,14 @@ from answerx.grading.rewards import (
 )
 from answerx.grading.tasks import check_task
 
-__all__ = ["RewardFunction", "answerx_reward", "completion_text", "make_reward", "rewards_of"]
+__all__ = [
+    "RewardFunction",
+    "answerx_reward",
+    "completion_text",
+    "finish_reason",
+    "make_reward",
+    "rewards_of",
+]
 
 #: What TRL calls: keyword arguments in, one reward (or None) per completion out.
 RewardFunction = Callable[..., list[float | None]]
@@ -75,6 +82,7 @@ def make_reward(
     choices: str | None = "choices",
     numbers: str | None = "numbers",
     max_completion_length: int | None = None,
+    eos_token_id: int | Sequence[int] | None = None,
     name: str | None = None,
 ) -> RewardFunction:
     """A TRL reward function reading the gold answer from dataset column ``gold``.
@@ -87,19 +95,31 @@ def make_reward(
     ``max_completion_length`` is the trainer's (``GRPOConfig.max_completion_length``): a
     completion whose ``completion_ids`` reached it was cut off, and is graded as
     ``finish_reason="length"`` (no answer guessed from the clipped text: reason
-    ``unfinished`` unless it had already marked one). Left None, it is read from what TRL
-    passes where it holds it (a ``max_completion_length`` keyword, ``args`` or
-    ``trainer_state`` with that attribute); TRL 1.16 passes neither, so give it here.
+    ``unfinished`` unless it had already marked one), and one that stopped short of it,
+    or ended on ``eos_token_id`` (the tokenizer's, one id or several), as
+    ``finish_reason="stop"``: the model ended it, so a last sentence without a period is
+    a finished answer. Left None, the limit is read from what TRL passes where it holds
+    it (a ``max_completion_length`` keyword, ``args`` or ``trainer_state`` with that
+    attribute); TRL 1.16 passes neither, so give it here. Without a limit or an EOS id,
+    nothing is assumed about how a completion ended.
 
     Each call logs, when TRL passes the loggers, the columns ``answerx_answer``,
     ``answerx_reason``, ``answerx_how`` and ``answerx_matched_gold`` to the completions
     table and the metrics ``answerx/extraction_rate``, ``answerx/unfinished_rate`` (the share of
     completions cut off, at the limit or inside ``<think>``, whatever their verdict) and
-    ``answerx/<reason>`` (the share of each reason in the batch).
+    ``answerx/<reason>`` (the share of each reason in the batch). The reward's own name
+    (``answerx_<gold>``, or ``name``) is never one of those columns: TRL keeps each
+    reward's values in a column of the reward's name.
     """
     check_task(task)
     if max_completion_length is not None and max_completion_length < 1:
         raise ConfigError(f"max_completion_length must be positive, not {max_completion_length}")
+    eos = _eos_ids(eos_token_id)
+    reward_name = name or f"answerx_{gold}"
+    if reward_name in _LOG_COLUMNS:
+        # TRL's completions table has one column per name: the reward's values would be
+        # overwritten by the logged column (make_reward(gold="answer") did exactly that).
+        reward_name = f"{reward_name}_reward"
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
         if gold not in kwargs:
@@ -111,7 +131,7 @@ def make_reward(
         n = len(completions)
         limit = max_completion_length or _limit_from(kwargs)
         ids = kwargs.get("completion_ids")
-        cut = [limit is not None and ids is not None and len(ids[i]) >= limit for i in range(n)]
+        ends = [finish_reason(ids[i] if ids is not None else None, limit, eos) for i in range(n)]
         option_rows = _column(kwargs, choices, n)
         number_rows = _column(kwargs, numbers, n)
         prompts = _column(kwargs, "prompts", n)
@@ -119,7 +139,7 @@ def make_reward(
             row_from_label(
                 {"answer": g, "choices": option_rows[i], "numbers": number_rows[i]},
                 task=task,
-                finish_reason="length" if cut[i] else None,
+                finish_reason=ends[i],
                 question=prompt_question(prompts[i]),
             )
             for i, g in enumerate(rows_of(kwargs[gold], n, f"column {gold!r}"))
@@ -128,10 +148,45 @@ def make_reward(
         _log(verdicts, kwargs.get("log_extra"), kwargs.get("log_metric"))
         return rewards_of(verdicts)
 
-    reward.__name__ = reward.__qualname__ = name or f"answerx_{gold}"
+    reward.__name__ = reward.__qualname__ = reward_name
     reward.__doc__ = f"answerx's verdict on each completion against column {gold!r} (1.0/0.0)."
     return reward
 
+
+def finish_reason(
+    ids: Sequence[int] | None, limit: int | None, eos: frozenset[int] = frozenset()
+) -> str | None:
+    """How one completion ended, from its token ids: ``stop`` when it ends on an EOS id or
+    stopped short of the generation limit, ``length`` when it reached the limit, None
+    when neither the limit nor the EOS ids are known (or there are no ids).
+
+    >>> finish_reason([5, 6, 0], limit=512)
+    'stop'
+    >>> finish_reason([5, 6, 7], limit=3), finish_reason([5, 6, 0], limit=3, eos=frozenset({0}))
+    ('length', 'stop')
+    """
+    if ids is None:
+        return None
+    tokens = list(ids)
+    if eos and tokens and int(tokens[-1]) in eos:
+        return "stop"
+    if limit is None:
+        return None
+    return "length" if len(tokens) >= limit else "stop"
+
+
+def _eos_ids(eos_token_id: int | Sequence[int] | None) -> frozenset[int]:
+    if eos_token_id is None:
+        return frozenset()
+    if isinstance(eos_token_id, int):
+        return frozenset({eos_token_id})
+    return frozenset(int(i) for i in eos_token_id)
+
+
+#: The completions-table columns the reward logs (a reward must not share their names).
+_LOG_COLUMNS = frozenset(
+    {"answerx_answer", "answerx_reason", "answerx_how", "answerx_matched_gold"}
+)
 
 _TRL_KWARGS = frozenset(
     {"prompts", "completion_ids", "trainer_state", "log_extra", "log_metric", "environments"}

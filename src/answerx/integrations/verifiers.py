@@ -12,9 +12,16 @@ For the Parser/Rubric API (verifiers 0.1 to 0.3, ``vf.Parser``, ``vf.Rubric``)::
 ``parse_answer`` reads the last assistant message with answerx's rules);
 ``answerx_reward`` is an individual reward function: the Rubric passes it
 ``completion``, ``answer``, ``info`` and its ``parser``: the reward reads with
-the parser's task, options and numbers, each overridden by the row's ``info``
-(``task``, ``choices``, ``numbers``) where it has one, and returns 1.0 or 0.0,
-leaving the full verdict in ``state["answerx"]``.
+the parser's task, options and numbers, each overridden by the row's
+``info["answerx"]`` (``{"task": ..., "choices": ..., "numbers": ...,
+"question": ...}``) where it has one, and returns 1.0 or 0.0, leaving the full
+verdict in ``state["answerx"]``. verifiers 0.3 reads ``info["task"]`` itself (a
+task payload of its own, a JSON object: ``"multiple_choice"`` there stops its
+rollout), so answerx's per-row task lives under ``info["answerx"]``;
+``info["choices"]`` and ``info["numbers"]`` are read too, and ``info["task"]``
+where it is an answerx task name (verifiers 0.1 and 0.2). How the rollout ended
+comes from the state: truncated at the token limit (``is_truncated``) is
+``finish_reason="length"``, a completed rollout ``stop``.
 ``answerx_extracted`` (1.0 when an answer was stated) suits ``rubric.add_metric``.
 verifiers 0.4 keeps only its ``verifiers.v1`` stack, which has no Parser (see
 the README). The class is built on first use, so this module imports without
@@ -29,31 +36,60 @@ from typing import Any
 
 from answerx.errors import ConfigError
 from answerx.extraction import extract
-from answerx.extraction.models import Task
+from answerx.extraction.models import TASKS, Task
 from answerx.grading import Verdict
 from answerx.grading.rewards import RewardRow, judge_rows, prompt_question, row_from_label
 from answerx.grading.tasks import check_task
 from answerx.integrations.trl import completion_text
 
 # AnswerxParser is built on first access (module __getattr__), when verifiers is imported.
-__all__ = ["AnswerxParser", "answerx_extracted", "answerx_reward", "reward_row"]  # noqa: F822
+__all__ = [  # noqa: F822
+    "AnswerxParser",
+    "answerx_extracted",
+    "answerx_reward",
+    "reward_row",
+    "rollout_finish_reason",
+]
 
 
 def reward_row(
-    answer: Any, info: Mapping[str, Any] | None, parser: Any = None, prompt: Any = None
+    answer: Any,
+    info: Mapping[str, Any] | None,
+    parser: Any = None,
+    prompt: Any = None,
+    finish_reason: str | None = None,
 ) -> RewardRow:
     """The row a completion is graded on: the Rubric's :class:`AnswerxParser` gives the
-    task, options and numbers; the row's ``info`` overrides each one it holds. ``answer``
-    may be a list of accepted answers; the question is ``info["question"]``, else the
-    last user message of ``prompt``."""
+    task, options and numbers; the row's ``info`` overrides each one it holds, and
+    ``info["answerx"]`` each one it holds in turn. ``answer`` may be a list of accepted
+    answers; the question is ``info["question"]``, else the last user message of
+    ``prompt``."""
     options: dict[str, Any] = {
         "task": "auto", "choices": None, "numbers": None, "question": prompt_question(prompt)
     }  # fmt: skip
     if callable(getattr(parser, "answerx_options", None)):
         options.update(parser.answerx_options())
-    options.update({k: v for k, v in (info or {}).items() if k in options and v is not None})
-    task = options["task"] if isinstance(options["task"], str) else "auto"
-    return row_from_label({**options, "answer": answer}, task=task)
+    info = info if isinstance(info, Mapping) else {}
+    own = info.get("answerx")
+    for source in (info, own if isinstance(own, Mapping) else {}):
+        options.update({k: v for k, v in source.items() if k in options and v is not None})
+    # info["task"] may be verifiers' own task payload (a dict, or a JSON object's text):
+    # only an answerx task name is answerx's
+    task = options["task"] if options["task"] in TASKS else "auto"
+    return row_from_label(
+        {**options, "task": task, "answer": answer}, task=task, finish_reason=finish_reason
+    )
+
+
+def rollout_finish_reason(state: Any) -> str | None:
+    """How a verifiers rollout ended: ``length`` when its state says it was truncated at
+    the token limit, ``stop`` when it was completed untruncated, None when the state does
+    not say (a hand-built state)."""
+    if not isinstance(state, Mapping) or "is_truncated" not in state:
+        return None
+    if state.get("is_truncated"):
+        return "length"
+    return "stop" if state.get("is_completed", True) else None
 
 
 def _verdict(
@@ -64,9 +100,8 @@ def _verdict(
     parser: Any,
     prompt: Any = None,
 ) -> Verdict:
-    (verdict,) = judge_rows(
-        [completion_text(_assistant_only(completion))], [reward_row(answer, info, parser, prompt)]
-    )
+    row = reward_row(answer, info, parser, prompt, rollout_finish_reason(state))
+    (verdict,) = judge_rows([completion_text(_assistant_only(completion))], [row])
     if isinstance(state, dict):
         # verifiers keeps the state of each rollout: the verdict travels with it.
         state["answerx"] = verdict.model_dump(mode="json", exclude={"extraction"})

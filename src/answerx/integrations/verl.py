@@ -1,25 +1,39 @@
 """A verl reward function: ``custom_reward_function.path=pkg://answerx.integrations.verl``.
 
 verl's reward manager calls ``compute_score(data_source, solution_str,
-ground_truth, extra_info)`` for each response (its batch manager
-``compute_score_batch`` with lists and numpy object arrays). A dict result gives the reward as
-``"score"``; every other key lands in verl's ``reward_extra_info`` and its
-validation metrics, so answerx's reason and predicate are logged there. The
-task comes from ``extra_info["task"]`` when given, else from the data source's
-name (GSM8K → numeric, MATH → math), else from the gold answer. Nothing here
-imports verl.
+ground_truth, extra_info)`` for each response (verl 0.9's ``naive`` and ``dapo``
+reward-loop managers; the legacy batch manager of earlier releases calls
+``compute_score_batch`` with lists and numpy object arrays). A dict result gives
+the reward as ``"score"``; every other key lands in verl's ``reward_extra_info``
+and its validation metrics, so answerx's reason and predicate are logged there.
+The task comes from ``extra_info["task"]`` when given, else from the data
+source's name (GSM8K → numeric, MATH → math), else from the gold answer. An
+``extra_info`` key answerx does not read, and verl's preprocessing does not
+write, is named in a warning once (a misspelt ``"tsak"`` would otherwise be
+ignored), as is a task name answerx does not know. Nothing here imports verl;
+:mod:`answerx.integrations.verl_manager` is a reward manager of answerx's own
+that also knows how each response ended.
 """
 
 from __future__ import annotations
 
+import threading
+import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
+from answerx.didyoumean import suggest
 from answerx.extraction.models import TASKS
 from answerx.grading import Verdict
 from answerx.grading.rewards import judge_rows, plain, row_from_label, rows_of
 
-__all__ = ["compute_score", "compute_score_batch", "task_for"]
+__all__ = [
+    "EXTRA_INFO_KEYS",
+    "check_extra_info",
+    "compute_score",
+    "compute_score_batch",
+    "task_for",
+]
 
 # Lower-cased fragments of verl's data_source names and the task they mean.
 _SOURCES = (
@@ -32,6 +46,50 @@ _SOURCES = (
     ("arc", "multiple_choice"),
     ("game24", "game24"),
 )
+
+
+#: The ``extra_info`` keys answerx reads.
+EXTRA_INFO_KEYS: Final = ("task", "choices", "numbers", "finish_reason", "question")
+# What verl itself and its example preprocessing scripts keep there (never warned about).
+_VERL_KEYS: Final = frozenset(
+    {"split", "index", "answer", "question", "num_turns", "rollout_reward_scores",
+     "tools_kwargs", "interaction_kwargs", "need_tools_kwargs", "reward_scores",
+     "data_source", "ability", "level", "type", "subject", "unique_id", "solution", "problem"}
+)  # fmt: skip
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _warn_once(key: str, message: str) -> None:
+    with _warned_lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def check_extra_info(extra_info: Mapping[str, Any]) -> None:
+    """Warn, once per name, of an ``extra_info`` key answerx does not read (nor verl
+    writes) and of a ``task`` answerx does not know: a misspelling would otherwise change
+    the grading silently."""
+    for key in extra_info:
+        if key in EXTRA_INFO_KEYS or key in _VERL_KEYS or not isinstance(key, str):
+            continue
+        near = suggest(key, EXTRA_INFO_KEYS)
+        hint = f" (did you mean {near!r}?)" if near else ""
+        _warn_once(
+            f"key:{key}",
+            f"answerx ignores extra_info[{key!r}]{hint}; it reads {', '.join(EXTRA_INFO_KEYS)}",
+        )
+    task = extra_info.get("task")
+    if task is not None and task not in TASKS:
+        near = suggest(str(task), TASKS)
+        hint = f" (did you mean {near!r}?)" if near else ""
+        _warn_once(
+            f"task:{task}",
+            f"extra_info['task'] {task!r} is not an answerx task{hint}; graded with the data "
+            f"source's task instead. Valid tasks: {', '.join(TASKS)}",
+        )
 
 
 def task_for(data_source: str | None, extra_info: Mapping[str, Any] | None = None) -> str:
@@ -80,6 +138,8 @@ def compute_score_batch(
     n = len(responses)
     sources = rows_of(data_sources, n, "data_sources")
     infos = [i if isinstance(i, Mapping) else {} for i in rows_of(extra_infos, n, "extra_infos")]
+    for info in infos:
+        check_extra_info(info)
     rows = [
         row_from_label(
             _label(gold, info),
