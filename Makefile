@@ -8,13 +8,14 @@
 #               chromium is there or can be installed: make browser)
 #   make lint   ruff (lint and format check) + mypy
 #   make dist   the installable package: a wheel and an sdist in dist/, checked by twine
+#   make docs   the documentation site into site/ (offline, --strict); make docs-serve serves it
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean test-integrations browser dist
+.PHONY: .venv demo test lint clean test-integrations browser dist docs docs-serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -174,4 +175,13 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) $(INTEGRATIONS_VENV) $(LIGHTEVAL_VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(INTEGRATIONS_VENV) $(LIGHTEVAL_VENV) .pytest_cache .mypy_cache .ruff_cache site
+
+# The documentation site: docs/ + mkdocs.yml, built offline with --strict (a broken link or
+# reference fails). tests/docs/test_site.py runs the same build inside make test.
+docs: $(VENV)/.installed-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+	@echo "the site is in site/ (open site/index.html, or: make docs-serve)"
+
+docs-serve: $(VENV)/.installed-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
