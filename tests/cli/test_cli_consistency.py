@@ -17,6 +17,7 @@ from answerx.experiments import runner as experiments_runner
 from answerx.extraction import TASKS
 from answerx.reasoning import APPROACHES, STRATEGIES
 from answerx.testing import FakeProviderServer
+from documentation import documentation_text
 from experiments.runner_helpers import GoldModel, write_config
 
 runner = CliRunner()
@@ -419,7 +420,7 @@ def test_the_top_level_help_lists_every_command_under_its_panel() -> None:
 
 
 def test_the_readme_command_table_matches_the_help_panels() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = documentation_text()
     section = readme.split("lists the commands by purpose", 1)[1].split("\n\n", 2)[1]
     rows = re.findall(r"^\| ([^|]+?) \| (.+) \|$", section, re.M)[1:]  # after the header
 

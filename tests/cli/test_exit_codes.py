@@ -34,7 +34,7 @@ from answerx.errors import (
     UnreadableFile,
 )
 
-README = Path(__file__).parents[2] / "README.md"
+README = Path(__file__).parents[2] / "docs" / "exit-codes.md"  # the exit-code table's page
 
 
 @pytest.mark.parametrize(

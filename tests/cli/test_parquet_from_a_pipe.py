@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from answerx.cli import app
 from answerx.cli._common import ExitCode
 
-README = Path(__file__).parents[2] / "README.md"
+README = Path(__file__).parents[2] / "docs" / "exit-codes.md"  # the exit-code table's page
 
 
 @pytest.fixture

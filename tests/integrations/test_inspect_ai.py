@@ -24,6 +24,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Target, answer
 from inspect_ai.solver import TaskState, generate
 
 from answerx.integrations.inspect_ai import answerx_scorer
+from documentation import documentation_text
 
 MODEL = "mockllm/model"
 
@@ -207,7 +208,7 @@ def test_the_readmes_inspect_score_line_runs_without_a_terminal(tmp_path: Path) 
     import re
     import shlex
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = documentation_text()
     (line,) = re.findall(r"(?m)^inspect score logs/<log>\.eval --scorer answerx/\S+.*$", readme)
     log = run_eval(tmp_path / "logs", scorer=answer("line"))
     argv = shlex.split(line, comments=True)

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from answerx.integrations.openrlhf import reward_file, reward_func, rewards, strip_prompt
+from documentation import documentation_text
 
 PROMPT = "<|im_start|>user\nWhat is 6 * 7?<|im_end|>\n<|im_start|>assistant\n"
 QUERIES = [
@@ -212,13 +213,12 @@ def test_the_readmes_remote_reward_server_line_uses_options_serve_has() -> None:
     # A reward server on another node: beyond loopback, answering the trainer's host name.
     import re
     import shlex
-    from pathlib import Path
 
     from typer.testing import CliRunner
 
     from answerx.cli import app
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = documentation_text()
     (line,) = re.findall(r"`(answerx serve --host 0\.0\.0\.0 --allowed-host [^`]+)`", readme)
     options = [arg for arg in shlex.split(line) if arg.startswith("--")]
     assert {"--allowed-host", "--host"} <= set(options)

@@ -9,6 +9,7 @@ import pytest
 
 from answerx.errors import InputError
 from answerx.integrations.verl import compute_score, compute_score_batch, task_for
+from documentation import documentation_text
 
 GSM8K = "Natalia sold 48 / 2 = 24 clips in May.\nIn all 48 + 24 = 72.\n#### 72"
 
@@ -274,9 +275,8 @@ def test_verl_09_answerx_manager_grades_a_response_at_the_limit_as_cut_off() -> 
 
 def test_the_readme_names_every_key_compute_score_returns() -> None:
     import re
-    from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = documentation_text()
     (listed,) = re.findall(r"Each returns (\w+) keys per response, `\{([^`]*)\}`", readme)
     count, keys = listed
     names = re.findall(r'"(\w+)"', keys)

@@ -9,7 +9,7 @@ So that nothing is downloaded, the fresh environment sees this environment's
 packages through a ``.pth`` file (the dependencies already installed here, never this
 checkout's answerx: the editable install's own ``.pth`` is not read from there) and
 pip runs with ``--no-index``, answerx coming from the folder holding the wheel. Every
-``pip install`` line of the README that installs answerx is run there as written,
+``pip install`` line of the documentation (README and docs/) that installs answerx is run there as written,
 ``answerx`` resolved from that folder; a line whose extra pulls packages this
 environment lacks is installed ``--no-deps`` and its extra checked against the
 wheel's metadata (a misspelt extra is only a warning to pip).
@@ -37,8 +37,9 @@ pytest.importorskip("hatchling")
 pytest.importorskip("twine")
 from packaging.requirements import Requirement
 
+from documentation import documentation_text
+
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
 
 pytestmark = pytest.mark.slow
 
@@ -143,7 +144,7 @@ print(json.dumps({
 
 def readme_pip_lines() -> list[str]:
     """Every ``pip install`` command of the README that installs answerx."""
-    text = README.read_text(encoding="utf-8")
+    text = documentation_text()
     lines = re.findall(r"(?m)(?:`|^\s*)(pip install [^`\n]+)", text)
     return sorted({line.strip() for line in lines if re.search(r"answerx(\[|\s|'|$)", line)})
 
