@@ -125,7 +125,10 @@ def test_resume_skips_finished_items_and_retries_failed_ones(
     assert first.errors == 2  # arith-03 for both approaches
     with ResultStore(config.output.db) as store:
         errored = [i for i in store.items(first.run_id) if i.error]
-    assert errored and all("bad request" in (i.error or "") for i in errored)
+    # Stored (and shown by the viewer) summarised: who failed, the error type and status,
+    # never the provider's own text (issue 35 §1).
+    assert errored and all("(HTTP 400)" in (i.error or "") for i in errored)
+    assert not any("bad request for this item" in (i.error or "") for i in errored)
 
     failing.clear()
     asked = len(fake_provider.requests)
@@ -159,7 +162,10 @@ def test_an_unauthorised_provider_is_recorded_without_the_key(
     assert summary.errors == summary.done == 8
     with ResultStore(config.output.db) as store:
         items = list(store.items(summary.run_id))
-    assert all("OPENAI_API_KEY" in (i.error or "") for i in items)
+    # Summarised as the viewer and /runs/ show it: the failure's type and status, neither
+    # the key nor its variable's name (issue 35 §1); the command line names the variable.
+    assert all("(HTTP 401)" in (i.error or "") for i in items)
+    assert not any("OPENAI_API_KEY" in (i.error or "") for i in items)
     assert not any("sk-test-runner-key" in i.model_dump_json() for i in items)
 
 

@@ -309,7 +309,9 @@ class _Run:
         except (ConfigError, StoreError):
             raise  # a bad setting or a broken cache fails every unit alike: stop, say why
         except AnswerxError as exc:
-            error = f"{type(exc).__name__}: {exc}"
+            # Stored, then shown by the viewer and the service's /runs/ pages: a provider's
+            # failure is summarised (who, error type, status), never its body quoted.
+            error = describe_failure(exc)
         except Exception as exc:  # a bug must not lose the rest of the run
             error = redact(f"internal error {type(exc).__name__}: {exc}")
         finally:
