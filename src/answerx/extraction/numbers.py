@@ -7,7 +7,7 @@ import re
 
 from answerx.extraction.number_words import stated_number_words
 
-__all__ = ["NUMBER", "canonical_number", "read_european", "single_number"]
+__all__ = ["NUMBER", "canonical_number", "read_european", "signed_words", "single_number"]
 
 # Thousands separators only in proper groups of three, so "1,2,3" stays three numbers.
 NUMBER = re.compile(
@@ -16,7 +16,24 @@ NUMBER = re.compile(
 )
 # "-$5" and "$-5": the sign belongs to the number, the currency symbol does not.
 _SIGNED_CURRENCY = re.compile(r"([-−])\s*(?:\\?\$|€|£)\s*|(?:\\?\$|€|£)\s*(?=[-−]\d)")
-_LATEX_FRAC = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
+_LATEX_FRAC = re.compile(
+    r"\\[dt]?frac\s*(?:\{\s*(-?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
+)  # \frac{1}{2}, \dfrac34, \frac 1 2 (see latex.FRACTION)
+
+
+def _as_slash(m: re.Match[str]) -> str:
+    return f"{m.group(1) or m.group(2)}/{m.group(3) or m.group(4)}"
+
+
+# "negative 0.5", "minus 3": the sign said in words belongs to the number.
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)\s+(?=(?:\\?\$|€|£)?\s*\.?\d)", re.IGNORECASE)
+
+
+def signed_words(text: str) -> str:
+    """``text`` with a sign said in words written as a minus: ``"negative 0.5"`` → ``"-0.5"``."""
+    if "inus" not in text and "egative" not in text:
+        return text
+    return _SIGN_WORD.sub("-", text)
 
 
 def canonical_number(text: str) -> str | None:
@@ -26,7 +43,7 @@ def canonical_number(text: str) -> str | None:
     decimals (``"$1,234.50"`` → ``"1234.5"``, ``"6.0"`` → ``"6"``); keeps
     fractions as ``a/b`` and a leading minus.
     """
-    text = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(r"\1/\2", text))
+    text = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(_as_slash, signed_words(text)))
     # "x = 5" or "2 + 3 = 5": the value is what follows the last "=".
     if "=" in text:
         text = text.rsplit("=", 1)[1]
@@ -105,7 +122,7 @@ def single_number(text: str) -> tuple[str | None, int]:
     european = read_european(text)
     if european is not None:
         return european, 1
-    s = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(r"\1/\2", text))
+    s = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(_as_slash, signed_words(text)))
     s = _TEXT_UNIT.sub(" ", s).replace("\\!", "").replace("{,}", ",").replace("\\%", "%")
     if "=" in s:
         s = s.rsplit("=", 1)[1]

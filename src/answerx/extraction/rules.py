@@ -34,8 +34,8 @@ from answerx.extraction.found import (
     found,
     last_matches,
 )
-from answerx.extraction.languages import foreign_phrase
-from answerx.extraction.latex import find_boxes, skip_back, skip_forward
+from answerx.extraction.languages import cjk_letter_verdict, foreign_phrase
+from answerx.extraction.latex import FRACTION, find_boxes, skip_back, skip_forward
 from answerx.extraction.number_words import number_word_spans
 from answerx.extraction.numbers import NUMBER
 from answerx.extraction.replies import leading_answer_rule, whole_output_rule
@@ -307,8 +307,11 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
 # --------------------------------------------------------------------------- phrases
 # The marker is found by searching backwards for the literal "answer" (fast, and
 # the last occurrence is what we want), then checking what follows it.
+# The marker in any bracket or dash style: "Answer:", "**Answer:**", "[Answer] C",
+# "【Answer】C", "Answer — C".
 _PHRASE_TAIL = re.compile(  # matched on `lower`
-    r"(?:\*\*|__)?\s*(?:is\b|should\s+be\b|would\s+be\b|:)(?:\*\*|__)?\s*:?"
+    r"(?:\*\*|__)?\s*(?:[\]】](?:\*\*|__)?\s*(?:is\b|[:：])?"
+    r"|is\b|should\s+be\b|would\s+be\b|[:：]|[—–](?![—–]))(?:\*\*|__)?\s*:?"
 )
 # "The final answer to 'What is 2+2?' is 4": the question may sit between.
 _PHRASE_TO = re.compile(r"\s+(?:to|for)\s+(?:(['\"“‘]).{1,300}?['\"”’]|[^.\n]{1,120}?)\s+is\b\s*:?")
@@ -416,10 +419,12 @@ def output_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
 # --------------------------------------------------------------------------- task fallbacks
 _CHOICE_FORMS = re.compile(
     r"\(([A-J])\)|\b([A-J])\)|\*\*\(?([A-J])\)?\*\*|\$\(?([A-J])\)?\$"
-    r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$",
+    r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$"
+    # a letter written four times or more, as prompts ask ("… five times: CCCCC")
+    r"|(?<![A-Za-z])([A-J])\7{3,9}(?![A-Za-z])",
     re.MULTILINE,
 )
-_CHOICE_GROUPS = range(1, 7)
+_CHOICE_GROUPS = range(1, 8)
 # A sentence, then the letter on its own at the very end: "… so the left bar is the
 # tallest. A" (read on the last line only: an extra form costs the whole scan above).
 _LETTER_AFTER_SENTENCE = re.compile(r"(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$")
@@ -505,6 +510,11 @@ def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
             return found(got, text, words[0], words[1], words[0], words[1])
     for m in digits:
         start, end = m.start("num"), m.end("num")
+        signed = _sign_word_before(lower, lo, start)
+        if signed is not None:  # "the curvature is negative 0.5": the sign is the word
+            got = accept(text[signed:end])
+            if got:
+                return found(got, text, signed, end, signed, end)
         decimal = _decimal_comma_start(text, lo, start, end)
         if decimal is not None:  # "Soit 3,5 kg": the number is 3.5, not 5
             got = accept(text[decimal:end].replace(",", "."))
@@ -517,6 +527,21 @@ def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
 
 
 _WORDS_WINDOW = 240  # a number in words answers at the end of a short reply
+_SIGN_WORD_BEFORE = re.compile(r"\b(?:negative|minus)\s+$")
+
+
+def _sign_word_before(lower: str, lo: int, start: int) -> int | None:
+    """Where a sign said in words right before the number at ``start`` begins ("negative
+    0.5"); None when there is none or it is an operation on a number before it ("5 minus 3")."""
+    if not lower.endswith((" ", "\t"), lo, start):
+        return None
+    m = _SIGN_WORD_BEFORE.search(lower, max(lo, start - 16), start)
+    if m is None:
+        return None
+    before = lower[max(lo, m.start() - 8) : m.start()].rstrip()
+    return None if before[-1:].isdigit() or before[-1:] in ")}]" else m.start()
+
+
 _COMMA_HEAD = re.compile(r"(?<![\d,.])[-−]?\d+,$")
 
 
@@ -553,12 +578,32 @@ _FRAC_BEFORE = re.compile(r"(?:-\s*)?\\[dt]?frac\s*\{\s*-?[\d.,]+\s*\}\s*\{\s*$"
 _FRAC_AFTER = re.compile(r"\s*\}")
 
 
+_GLUED_WINDOW = 400
+
+
+def _last_glued_fraction(text: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """The last fraction near the end written without braces (``\\frac12``, ``\\frac 3 4``),
+    whose digits the number pattern does not read as one number."""
+    start = max(lo, hi - _GLUED_WINDOW)
+    if text.find("frac", start, hi) == -1:
+        return None
+    fractions = [m for m in FRACTION.finditer(text, start, hi) if m["num1"] or m["den1"]]
+    if not fractions:
+        return None
+    m = fractions[-1]
+    got = accept(m.group())
+    return found(got, text, m.start(), m.end(), m.start(), m.end()) if got else None
+
+
 def last_number_or_fraction_rule(
     text: str, lower: str, lo: int, hi: int, accept: Acceptor
 ) -> Found | None:
     """``last_number`` for ``numeric``, reading a last LaTeX fraction as one number
     (``\\frac{1}{2}`` gives ``1/2``, as it does after a marker), not its denominator."""
     last = last_number_rule(text, lower, lo, hi, accept)
+    glued = _last_glued_fraction(text, lo, hi, accept)
+    if glued is not None and (last is None or glued.end >= last.end):
+        return glued  # "\frac12", "\dfrac 3 4": the digits are a fraction's two arguments
     if last is None:
         return None
     after = _FRAC_AFTER.match(text, last.end, hi)
@@ -690,6 +735,7 @@ def _task_markers(task: str) -> tuple[Rule, ...]:
     rules = []
     if task in ("multiple_choice", "auto"):
         rules.append(Rule("choice_phrase", 350, 0.9, choice_phrase))
+        rules.append(Rule("choice_phrase", 350, 0.9, cjk_letter_verdict))
     whole = whole_output_rule(task)
     if whole is not None:
         # A short reply of multiple choice names its option as it likes ("the right bar is

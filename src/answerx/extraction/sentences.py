@@ -11,7 +11,7 @@ __all__ = ["NOT_AN_ANSWER", "take_sentence"]
 
 #: What a marker may be followed by that states no answer: "the answer is not 12".
 NOT_AN_ANSWER = re.compile(r"(?:not|never|unclear|unknown|undefined by)\b")  # on `lower`
-_FULL_WIDTH_ENDS = "。！？；"
+_FULL_WIDTH_ENDS = "。！？；।"  # (and the Bengali/Hindi danda)
 _SENTENCE_BREAK = re.compile(
     r",\s+(?:because|since|which|as|so|and\s+therefore|but|where|given|that|if|when)\b"
     r"|\s+(?:because|since)\b",
@@ -20,7 +20,11 @@ _SENTENCE_BREAK = re.compile(
 _WHOLE_SENTENCE_TOKEN = re.compile(
     r"(\(?[A-Za-z0-9]{1,12}\)?|-?\d{1,12}(?:\.\d{1,12})?)(?:[.!?;]?(?:\s*$|\n)|[.!?;]\s)"
 )
-_SPECIAL = re.compile(r"[$\\{}()\[\]\n.!?;。！？；]")
+_BRACKETS = frozenset("()[]{}<>⟨⟩")
+_BRACKETS_TO_LINE_END = re.compile(
+    r"([\[\](){}<>⟨⟩]+(?:[ \t]+[\[\](){}<>⟨⟩]+)*)[ \t]*\.?[ \t]*(?:\n|$)"
+)
+_SPECIAL = re.compile(r"[$\\{}()\[\]\n.!?;。！？；।]")
 
 
 def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
@@ -35,6 +39,15 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
     # The answer may start on a following line ("The final answer is:\n\n\\[ 5 \\]").
     while pos < end_limit and text[pos] in " \t\r\n*_":
         pos += 1
+    # An answer made of brackets (BIG-Bench-Hard's Dyck languages: "] > )") is kept
+    # whole, to the end of its line: every character is part of it.
+    symbols = (
+        _BRACKETS_TO_LINE_END.match(text, pos, end_limit)
+        if text[pos : pos + 1] in _BRACKETS
+        else None
+    )
+    if symbols is not None:
+        return pos, symbols.end(1)
     # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
     simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
     if simple:
