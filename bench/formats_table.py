@@ -64,7 +64,7 @@ STYLES: dict[str, Style] = {
     "gpt-4o": lambda work, final: f"{work}\n\n{final}",
     # Anthropic: a short preamble, markdown emphasis on the answer line.
     "claude-3.5-sonnet": lambda work, final: (
-        f"I'll work through this step by step.\n\n{work}\n\n{final}"
+        f"I'll work through this step by step.\n\n{work}\n\n{_bold(final)}"
     ),
     # Llama 3 chat template: <|eot_id|> ends the assistant turn.
     "llama-3.1-8b-instruct": lambda work, final: f"{work}\n\n{final}<|eot_id|>",
@@ -85,6 +85,12 @@ STYLES: dict[str, Style] = {
     "phi-3-mini": lambda work, final: f"{work}\n\n{final}<|end|>",
     # Command R: <|END_OF_TURN_TOKEN|>.
     "command-r": lambda work, final: f"{work}\n\n{final}<|END_OF_TURN_TOKEN|>",
+    # Llama 2 chat: the </s> of the turn and the <s>[INST] of the next one decoded in.
+    "llama-2-13b-chat": lambda work, final: f" {work} {final} </s><s>[INST]",
+    # InternLM (first generation) chat: <eoa> ends the answer.
+    "internlm-chat-7b": lambda work, final: f"{work}\n{final}<eoa>",
+    # Qwen (first generation) and GPT-2-style tokenizers: <|endoftext|>.
+    "qwen-7b-chat": lambda work, final: f"{work}\n\n{final}<|endoftext|>",
     # A base model under a few-shot prompt: answers, then goes on with the next exemplar
     # (a harness without that stop sequence saves the continuation).
     "base-llama-2-7b": lambda work, final: f" {work} {final}\n\nQ: A new question begins here",
@@ -98,7 +104,31 @@ _ROTATIONS: tuple[tuple[str, str, str], ...] = (
     ("deepseek-r1", "gpt-4o", "command-r"),
     ("llama-3.1-8b-instruct", "glm-4-9b-chat", "claude-3.5-sonnet"),
     ("gemma-2-9b-it", "base-llama-2-7b", "qwen2.5-7b-instruct"),
+    ("internlm-chat-7b", "llama-2-13b-chat", "qwen-7b-chat"),
+    ("qwen-7b-chat", "claude-3.5-sonnet", "llama-2-13b-chat"),
 )
+
+
+def _bold(final: str) -> str:
+    """Claude's habit: the one answer line in bold (a multi-line or tagged line is left)."""
+    if not final or "\n" in final or "<" in final or "**" in final:
+        return final
+    return f"**{final}**"
+
+
+#: A wrong answer's reasoning, when the row gives none of its own: the model second-guesses
+#: a right line of reasoning, as wrong outputs often do.
+_FLIP = {
+    "latin": " Wait, I think I misread one of the conditions; going with my second reading.",
+    "cjk": "不过再仔细看一遍题目，我认为应该改选另一个。",
+}
+
+
+def _flipped(work: str) -> str:
+    if not work:
+        return work
+    cjk = re.search(r"[\u4e00-\u9fff]", work) is not None
+    return work + _FLIP["cjk" if cjk else "latin"]
 
 
 @dataclass(frozen=True)
@@ -135,7 +165,8 @@ def phrase(template: str) -> Callable[[str], str]:
 def _outputs(spec: Spec, index: int) -> list[dict[str, Any]]:
     styles = spec.styles or _ROTATIONS[index % len(_ROTATIONS)]
     gold = spec.gold if spec.gold is not None else spec.right
-    stated = [(spec.right, spec.work), (spec.wrong, spec.wrong_work or spec.work)]
+    wrong_work = spec.wrong_work if spec.wrong_work is not None else _flipped(spec.work)
+    stated = [(spec.right, spec.work), (spec.wrong, wrong_work)]
     stated.append((spec.right, spec.work))
     rows = []
     for style, (answer, work) in zip(styles, stated, strict=False):
@@ -2240,8 +2271,9 @@ def render_doc(
         '`task="auto"` and with the task the benchmark implies.',
         "",
         f"{len(rows)} tasks from {len(families)} benchmark families, {outputs} outputs in the",
-        "styles of several model families (GPT-4o, Claude, Llama 3, Qwen2.5, DeepSeek-R1, Gemma 2,",
-        "Mistral, GLM-4, Phi-3, Command R, base models), right and wrong answers, with the end",
+        "styles of several model families (GPT-4o, Claude, Llama 2 and 3, Qwen and Qwen2.5,",
+        "DeepSeek-R1, Gemma 2, Mistral, GLM-4, InternLM, Phi-3, Command R, base models), right",
+        "and wrong answers, with the end",
         "tokens of their chat templates left in as saved outputs have them.",
         "",
         "Columns: the benchmark family and harness; the task as the harness names it; how its",
@@ -2365,6 +2397,8 @@ END_TOKENS = (
     "<|END_OF_TURN_TOKEN|>",
     "<eoa>",
     "<eoe>",
+    "<|endoftext|>",
+    "</s><s>[INST]",
 )
 
 
