@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -2187,24 +2187,134 @@ def others() -> list[Spec]:
     ]
 
 
+#: Outputs beyond a row's rotation, in the phrasings that break readers: hedged letters,
+#: an option named by its value, a \\text answer in another case, a sign in words, symbol
+#: answers ending the output. Keyed by row id.
+EXTRAS: dict[str, tuple[dict[str, Any], ...]] = {
+    "lm-eval:bbh_cot_fewshot_date_understanding": (
+        {
+            "style": "base-mistral-7b",
+            "output": "Today is 12/24/1937, so one week ago could be several of these dates. "
+            "So the answer is (A), (B), (C), or (D).",
+            "answer": "A, B, C, D",
+            "correct": False,
+            "note": "a hedge over four options is four answers, never (A)",
+        },
+    ),
+    "lm-eval:bbh_cot_fewshot_tracking_shuffled_objects_three_objects": (
+        {
+            "style": "gemma-2-9b-it",
+            "output": "After the three swaps Claire holds either the yellow or the white "
+            "present.\n\nSo the answer is (A) or (C).<end_of_turn>",
+            "answer": "A, C",
+            "correct": False,
+        },
+    ),
+    "lm-eval:bbh_cot_fewshot_dyck_languages": (
+        {
+            "style": "llama-3.1-8b-instruct",
+            "output": "The stack holds only {, so we close it.\n\nSo the answer is }.<|eot_id|>",
+            "answer": "}",
+            "gold": "}",
+            "correct": True,
+        },
+        {
+            "style": "qwen2.5-7b-instruct",
+            "output": "Remaining stack: ( [ < . Closing in reverse order:\nSo the answer is > ] )",
+            "answer": "> ] )",
+            "gold": "> ] )",
+            "correct": True,
+            "note": "the output ends right after the answer: finished",
+        },
+    ),
+    "lm-eval:mmlu_pro_physics": (
+        {
+            "style": "mistral-7b-instruct",
+            "output": "The ball falls freely, so after 3 s its speed is 29.4 m/s.</s>",
+            "answer": "C",
+            "correct": True,
+            "note": "a short reply naming an option by its value",
+        },
+    ),
+    "agieval:agieval_gaokao_physics": (
+        {
+            "style": "qwen2.5-7b-instruct",
+            "output": "由 v = at 得，物体5秒末的速度为 10 m/s。<|im_end|>",
+            "answer": "A",
+            "correct": True,
+            "note": "a short reply naming an option by its value",
+        },
+    ),
+    "lighteval:lighteval|math_500": (
+        {
+            "style": "qwen2.5-math-7b-instruct",
+            "output": "Since $f(-x) = -f(x)$ for every $x$, the function is odd.\n\n"
+            "The final answer is $\\boxed{\\text{odd}}$.<|im_end|>",
+            "answer": "odd",
+            "gold": "\\text{Odd}",
+            "correct": True,
+            "note": "\\text answers compare without case",
+        },
+    ),
+    "OpenCompass:TheoremQA_gen": (
+        {
+            "style": "llama-3.1-8b-instruct",
+            "output": "Differentiating twice, the curvature at the origin is -1/2.\n"
+            "Therefore, the answer is negative 0.5.<|eot_id|>",
+            "answer": "-0.5",
+            "gold": "-0.5",
+            "correct": True,
+            "note": "a sign written in words keeps its sign",
+        },
+    ),
+    "HLE:hle_exact_match": (
+        {
+            "style": "deepseek-r1",
+            "output": "<think>\nThe index drops by three.\n</think>\n\nExplanation: Each step "
+            "lowers the index by one, three times.\nExact Answer: minus 3\n"
+            "Confidence: 75%<｜end▁of▁sentence｜>",
+            "answer": "-3",
+            "gold": "-3",
+            "correct": True,
+            "note": "a sign written in words keeps its sign",
+        },
+    ),
+}
+
+
+def _with_extras(specs: list[Spec]) -> list[Spec]:
+    ids = {f"{_SHORT.get(spec.harness, spec.harness)}:{spec.task}" for spec in specs}
+    assert set(EXTRAS) <= ids, set(EXTRAS) - ids
+    return [
+        replace(
+            spec,
+            extra=spec.extra
+            + EXTRAS.get(f"{_SHORT.get(spec.harness, spec.harness)}:{spec.task}", ()),
+        )
+        for spec in specs
+    ]
+
+
 def build_specs() -> list[Spec]:
     """Every task of the table, family by family."""
-    return [
-        *bbh(),
-        *mgsm(),
-        *gpqa(),
-        *mmlu_pro(),
-        *mmlu(),
-        *math_family(),
-        *gsm8k(),
-        *arc(),
-        *drop(),
-        *agieval(),
-        *gaokao(),
-        *chinese_exams(),
-        *livebench(),
-        *others(),
-    ]
+    return _with_extras(
+        [
+            *bbh(),
+            *mgsm(),
+            *gpqa(),
+            *mmlu_pro(),
+            *mmlu(),
+            *math_family(),
+            *gsm8k(),
+            *arc(),
+            *drop(),
+            *agieval(),
+            *gaokao(),
+            *chinese_exams(),
+            *livebench(),
+            *others(),
+        ]
+    )
 
 
 def build_rows() -> list[dict[str, Any]]:
@@ -2406,6 +2516,9 @@ def _mechanism(row: dict[str, Any], output: dict[str, Any], task: str, what: str
     """Which missing mechanism a failing case waits for (a first sorting, reviewed by hand)."""
     text = output["output"]
     answer = output["answer"]
+    if output.get("note"):
+        # an extra output was written for one mechanism; its note names it
+        return str(output["note"]) + (", under auto" if task == "auto" else "")
     if "【答案】" in text:
         return "bracket marker 【答案】 (and the <eoe>/<eoa> tokens)"
     if "dyck" in row["task"]:
