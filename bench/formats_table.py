@@ -109,6 +109,13 @@ _ROTATIONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def _tidy(output: str) -> str:
+    """With no reasoning the reply is the answer line alone; an answer line that starts a
+    line of its own leaves no trailing blanks or a third newline behind."""
+    output = re.sub(r"[ \t]+\n", "\n", output.lstrip("\n"))
+    return re.sub(r"\n{3,}", "\n\n", output)
+
+
 def _bold(final: str) -> str:
     """Claude's habit: the one answer line in bold (a multi-line or tagged line is left)."""
     if not final or "\n" in final or "<" in final or "**" in final:
@@ -125,10 +132,15 @@ _FLIP = {
 
 
 def _flipped(work: str) -> str:
+    # Only in the two languages the flip is written in; elsewhere a wrong answer keeps the
+    # reasoning as it is (a model stating a different option than it worked out).
     if not work:
         return work
-    cjk = re.search(r"[\u4e00-\u9fff]", work) is not None
-    return work + _FLIP["cjk" if cjk else "latin"]
+    if work.isascii():
+        return work + _FLIP["latin"]
+    if re.search(r"[\u4e00-\u9fff]", work) and not re.search(r"[\u3040-\u30ff]", work):
+        return work + _FLIP["cjk"]
+    return work
 
 
 @dataclass(frozen=True)
@@ -173,8 +185,7 @@ def _outputs(spec: Spec, index: int) -> list[dict[str, Any]]:
         rows.append(
             {
                 "style": style,
-                # with no reasoning the reply is the answer line alone
-                "output": STYLES[style](work, spec.say(answer)).lstrip("\n"),
+                "output": _tidy(STYLES[style](work, spec.say(answer))),
                 "answer": spec.read_as.get(answer, answer),
                 "gold": gold,
                 "correct": answer == spec.right,
@@ -1181,7 +1192,8 @@ def gsm8k() -> list[Spec]:
             "Question: {question}\\nAnswer:",
             "'#### N' as in the 5-shot exemplars",
             r"strict: #### (\-?[0-9\.\,]+); flexible: last number",
-            phrase("#### {}"),
+            # the exemplars put '#### N' on a line of its own, as models then do
+            lambda a: f"\n#### {a}",
             "lm_eval/tasks/gsm8k/gsm8k.yaml",
             _LME,
         ),
@@ -1359,6 +1371,68 @@ def arc() -> list[Spec]:
             source="lighteval tasks arc (instruct, 'Answer: X')",
         ),
     ]
+
+
+#: MMLU-ProX (lm-eval ``mmlu_prox/<lang>``): MMLU-Pro in other languages, each prompt
+#: asking to end with the language's own answer sentence, which its regex reads:
+#: language -> (the CoT opening of the prompt, the answer sentence, the reasoning)
+_MMLU_PROX: dict[str, tuple[str, str, str]] = {
+    "zh": ("答案：让我们一步一步地思考。", "答案是 ({})",
+           "盐酸完全电离，[H+] = 0.001 M，所以 pH = -log(0.001) = 3。"),
+    "ja": ("回答：一歩一歩考えていきましょう。", "答えは ({}) です",
+           "塩酸は完全に電離するので [H+] = 0.001 M、pH = -log(0.001) = 3 です。"),
+    "ko": ("답변: 한 단계씩 생각해 봅시다.", "답은 ({})입니다",
+           "염산은 완전히 이온화되므로 [H+] = 0.001 M이고, pH = -log(0.001) = 3입니다."),
+    "de": ("Antwort: Denken wir Schritt für Schritt nach.", "Die Antwort ist ({})",
+           "Salzsäure dissoziiert vollständig, also [H+] = 0,001 M und pH = -log(0,001) = 3."),
+    "es": ("Respuesta: Pensemos paso a paso.", "La respuesta es ({})",
+           "El HCl se disocia por completo, así que [H+] = 0,001 M y pH = -log(0,001) = 3."),
+    "fr": ("Réponse : Réfléchissons étape par étape.", "La réponse est ({})",
+           "HCl est un acide fort : [H+] = 0,001 M, donc pH = -log(0,001) = 3."),
+    "pt": ("Resposta: Vamos pensar passo a passo.", "A resposta é ({})",
+           "O HCl se dissocia completamente, então [H+] = 0,001 M e pH = -log(0,001) = 3."),
+    "ru": ("Ответ: Давайте подумаем шаг за шагом.", "Ответ - ({})",
+           "HCl полностью диссоциирует, поэтому [H+] = 0,001 М и pH = -log(0,001) = 3."),
+    "sw": ("Jibu: Hebu tufikiria hatua kwa hatua.", "Jibu ni ({})",
+           "HCl huachana kabisa, kwa hiyo [H+] = 0.001 M na pH = -log(0.001) = 3."),
+    "th": ("คำตอบ: มาคิดทีละขั้นตอนกัน", "คำตอบคือ ({})",
+           "HCl แตกตัวสมบูรณ์ ดังนั้น [H+] = 0.001 M และ pH = -log(0.001) = 3"),
+    "bn": ("উত্তর: আসুন ধাপে ধাপে চিন্তা করি।", "উত্তর হল ({})",
+           "HCl সম্পূর্ণ আয়নিত হয়, তাই [H+] = 0.001 M এবং pH = -log(0.001) = 3।"),
+    "te": ("సమాధానం: దశలవారీగా ఆలోచిద్దాం.", "సమాధానం ({})",
+           "HCl పూర్తిగా అయనీకరణం చెందుతుంది, కాబట్టి [H+] = 0.001 M మరియు pH = -log(0.001) = 3."),
+    "hi": ("उत्तर: चलिए चरण-दर-चरण सोचते हैं।", "उत्तर है ({})",
+           "HCl पूरी तरह आयनित होता है, इसलिए [H+] = 0.001 M और pH = -log(0.001) = 3।"),
+    "ar": ("الإجابة: دعنا نفكر خطوة بخطوة.", "الإجابة هي ({})",
+           "يتأين HCl تمامًا، لذا [H+] = 0.001 M و pH = -log(0.001) = 3."),
+}  # fmt: skip
+
+
+def mmlu_prox() -> list[Spec]:
+    specs = []
+    options = ["1", "2", "4", "3", "11"]
+    for lang, (opening, sentence, work) in _MMLU_PROX.items():
+        specs.append(
+            Spec(
+                family="MMLU-Pro",
+                harness=_LME,
+                task=f"mmlu_prox_{lang}_chemistry",
+                source=f"lm_eval/tasks/mmlu_prox/{lang}/mmlu_prox_{lang}_chemistry.yaml",
+                prompt=f"(5-shot CoT in the language, asking to end with '{sentence.format('X')}')"
+                f"\\n{opening}",
+                form=f"'{sentence.format('X')}', X in A-J",
+                scoring="regex "
+                + sentence.replace("({})", "\\(?([ABCDEFGHIJ])\\)?")
+                + " take_first",
+                answerx_task="multiple_choice",
+                say=phrase(sentence),
+                right="D",
+                wrong="B",
+                work=work,
+                choices=options,
+            )
+        )
+    return specs
 
 
 def mmlu() -> list[Spec]:
@@ -1908,21 +1982,6 @@ def chinese_exams() -> list[Spec]:
             work="线粒体为细胞提供能量。",
             choices=options,
         ),
-        Spec(
-            family="C-Eval/CMMLU",
-            harness=_LME,
-            task="cmmlu_generative_cot",
-            source="lm-eval cmmlu (generative use of the CMMLU prompt)",
-            prompt="以下是关于{subject}的单项选择题，请逐步分析后给出答案。",
-            form="答案为 X",
-            scoring="regex 答案[为是]\\s*([A-D])",
-            answerx_task="multiple_choice",
-            say=phrase("答案为 {}"),
-            right="B",
-            wrong="C",
-            work="线粒体进行有氧呼吸，释放能量。",
-            choices=options,
-        ),
     ]
 
 
@@ -2227,6 +2286,14 @@ EXTRAS: dict[str, tuple[dict[str, Any], ...]] = {
             "note": "the output ends right after the answer: finished",
         },
     ),
+    "ceval:ceval_cot": (
+        {
+            "style": "yi-1.5-9b-chat",
+            "output": "线粒体是有氧呼吸的主要场所，为细胞提供能量。\n因此，答案为 B<|im_end|>",
+            "answer": "B",
+            "correct": True,
+        },
+    ),
     "lm-eval:mmlu_pro_physics": (
         {
             "style": "mistral-7b-instruct",
@@ -2303,6 +2370,7 @@ def build_specs() -> list[Spec]:
             *mgsm(),
             *gpqa(),
             *mmlu_pro(),
+            *mmlu_prox(),
             *mmlu(),
             *math_family(),
             *gsm8k(),
@@ -2533,15 +2601,21 @@ def _mechanism(row: dict[str, Any], output: dict[str, Any], task: str, what: str
             return "end-of-turn token left in the output"
     if "<solution>" in text:
         return "a <solution> block is a marker"
-    if "**" in text:
-        return "a bold answer with no marker (LiveBench)"
     if re.search(r"\d \w+\.", output["output"]) and " clips" in text:
         return "under auto, a unit after the stated number stays in the answer"
+    if "**" in text:
+        return "a bold answer with no marker (LiveBench)"
     if "Mrs." in text:
         return "an abbreviation's full stop (Mrs.) ends the stated answer"
     for lang, word in (("bn", "উত্তর"), ("te", "సమాధానం"), ("th", "คำตอบ")):
         if word in text:
             return f"the answer word of MGSM's {lang} ({word})"
+    for lang, word in (("ar", "الإجابة هي"), ("hi", "उत्तर है")):
+        if word in text:
+            return (
+                f"the answer sentence of MMLU-ProX {lang} ({word}); an option's value in the "
+                "reasoning is read instead"
+            )
     if row["answerx_task"] == "short_answer" and task == "auto":
         return "auto reads no short answer without a marker (verify's gold decides)"
     if row["answerx_task"] == "multiple_choice" and re.search(r"[\u4e00-\u9fff]", text):
@@ -2550,7 +2624,7 @@ def _mechanism(row: dict[str, Any], output: dict[str, Any], task: str, what: str
 
 
 def _strip_tokens(text: str) -> str:
-    for token in END_TOKENS:
+    for token in sorted(END_TOKENS, key=len, reverse=True):
         text = text.replace(token, "")
     return text
 

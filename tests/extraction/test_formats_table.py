@@ -74,6 +74,15 @@ def test_the_table_holds_150_tasks_from_8_families() -> None:
     assert len({row["harness"] for row in ROWS}) >= 8
 
 
+def test_every_lm_eval_row_names_a_task_file_the_installed_harness_ships() -> None:
+    lm_eval = pytest.importorskip("lm_eval")
+    root = Path(lm_eval.__file__).resolve().parent.parent
+    rows = [row for row in ROWS if row["harness"] == "lm-evaluation-harness"]
+    assert len(rows) >= 100
+    missing = [row["source"] for row in rows if not (root / row["source"]).is_file()]
+    assert missing == []
+
+
 def test_every_big_bench_hard_task_is_in_the_table() -> None:
     bbh = {row["task"].removeprefix("bbh_cot_fewshot_") for row in ROWS if row["family"] ==
            "BIG-Bench-Hard"}  # fmt: skip
