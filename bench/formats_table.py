@@ -2456,16 +2456,18 @@ def render_doc(
         "",
         "Columns: the benchmark family and harness; the task as the harness names it; how its",
         "prompt asks for the answer; the expected form; the harness's own scoring; the answerx",
-        "task; the rules (`Extraction.method`) that read its outputs today, or what is missing.",
+        "task; the rules (`Extraction.method`) that read its outputs today, or what is missing;",
+        "the ids of its cases in `test_answerx_reads_the_stated_answer_and_grades_it`",
+        "(`<row id>#<output>@<task>`).",
         "",
     ]
     for family in families:
         lines += [f"## {family}", ""]
         lines.append(
             "| harness | task | prompt asks | expected form | harness scoring | answerx task "
-            "| answerx rule |"
+            "| answerx rule | tests |"
         )
-        lines.append("|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|---|")
         for row in rows:
             if row["family"] != family:
                 continue
@@ -2477,7 +2479,7 @@ def render_doc(
             lines.append(
                 f"| {_cell(row['harness'])} | `{_cell(row['task'])}` | {_cell(row['prompt'])} "
                 f"| {_cell(row['form'])} | {_cell(row['scoring'])} | `{row['answerx_task']}` "
-                f"| {_cell(rule)} |"
+                f"| {_cell(rule)} | `{_cell(row['id'])}#0`…`#{len(row['outputs']) - 1}` |"
             )
         lines.append("")
     return "\n".join(lines)
