@@ -191,8 +191,35 @@ def _outputs(spec: Spec, index: int) -> list[dict[str, Any]]:
                 "correct": answer == spec.right,
             }
         )
+    if spec.choices and spec.family in _OPTION_TEXT_FAMILIES and spec.work:
+        rows.append(_with_option_text(spec, index, gold))
     rows.extend(dict(extra, gold=extra.get("gold", gold)) for extra in spec.extra)
     return rows
+
+
+#: Families whose prompts ask for a bare letter, where models often write the option's
+#: text after it ("So the answer is (B) 12/17/1937.").
+_OPTION_TEXT_FAMILIES = {"BIG-Bench-Hard", "GPQA", "MMLU", "MMLU-Pro", "ARC"}
+_OPTION_TEXT_STYLES = ("mistral-7b-instruct", "gemma-2-9b-it", "llama-3.1-8b-instruct", "gpt-4o")
+
+
+def _with_option_text(spec: Spec, index: int, gold: str) -> dict[str, Any]:
+    """A right answer stated with the option's text after the letter."""
+    assert spec.choices is not None
+    text = spec.choices[ord(spec.right) - ord("A")]
+    line = spec.say(spec.right)
+    stop = "." if line.endswith(".") else ""
+    line = line.removesuffix(".")
+    line = f"{line} {text}{stop}" if line.endswith(")") else f"{line} ({text}){stop}"
+    style = _OPTION_TEXT_STYLES[index % len(_OPTION_TEXT_STYLES)]
+    return {
+        "style": style,
+        "output": _tidy(STYLES[style](spec.work, line)),
+        "answer": spec.right,
+        "gold": gold,
+        "correct": True,
+        "note": "an option's letter followed by its text",
+    }
 
 
 #: Short harness names for row ids (a task name alone is not unique: ``drop`` is both
