@@ -62,9 +62,11 @@ _LME = "lm-evaluation-harness"
 STYLES: dict[str, Style] = {
     # OpenAI chat models: plain prose, a blank line before the requested last line.
     "gpt-4o": lambda work, final: f"{work}\n\n{final}",
-    # Anthropic: a short preamble, markdown emphasis on the answer line.
+    # Anthropic: a short preamble (in English only when asked in English: it answers in the
+    # question's language), markdown emphasis on the answer line.
     "claude-3.5-sonnet": lambda work, final: (
-        f"I'll work through this step by step.\n\n{work}\n\n{_bold(final)}"
+        ("I'll work through this step by step.\n\n" if work.isascii() else "")
+        + f"{work}\n\n{_bold(final)}"
     ),
     # Llama 3 chat template: <|eot_id|> ends the assistant turn.
     "llama-3.1-8b-instruct": lambda work, final: f"{work}\n\n{final}<|eot_id|>",
@@ -2632,8 +2634,12 @@ def _mechanism(row: dict[str, Any], output: dict[str, Any], task: str, what: str
         return "a <solution> block is a marker"
     if re.search(r"\d \w+\.", output["output"]) and " clips" in text:
         return "under auto, a unit after the stated number stays in the answer"
-    if "**" in text:
+    if "**" in text and row["family"] == "LiveBench":
         return "a bold answer with no marker (LiveBench)"
+    if "**" in text:
+        return (
+            "a marker line in bold (**답은 (B)입니다**); an option's value in the reasoning is read"
+        )
     if "Mrs." in text:
         return "an abbreviation's full stop (Mrs.) ends the stated answer"
     for lang, word in (("bn", "উত্তর"), ("te", "సమాధానం"), ("th", "คำตอบ")):
