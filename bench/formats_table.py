@@ -77,8 +77,9 @@ STYLES: dict[str, Style] = {
         f"<think>\n{work}\nLet me double-check that once more. Yes, that holds.\n</think>\n\n"
         f"{work}\n\n{final}<｜end▁of▁sentence｜>"
     ),
-    # Gemma 2: <end_of_turn> (the template's turn delimiter).
-    "gemma-2-9b-it": lambda work, final: f"{work}\n\n{final}<end_of_turn>",
+    # Gemma 2: <end_of_turn> (the template's turn delimiter); the marker alone in bold,
+    # "**Answer:** B".
+    "gemma-2-9b-it": lambda work, final: f"{work}\n\n{_bold_marker(final)}<end_of_turn>",
     # Mistral/Mixtral [INST] template: the SentencePiece </s> is decoded into the text.
     "mistral-7b-instruct": lambda work, final: f"{work} {final}</s>",
     # ChatGLM3/GLM-4: <|endoftext|> or the next role token <|user|>.
@@ -109,6 +110,14 @@ _ROTATIONS: tuple[tuple[str, str, str], ...] = (
     ("internlm-chat-7b", "llama-2-13b-chat", "qwen-7b-chat"),
     ("qwen-7b-chat", "claude-3.5-sonnet", "llama-2-13b-chat"),
 )
+
+
+def _bold_marker(final: str) -> str:
+    """Gemma's habit: the marker before a colon in bold, the answer after it plain."""
+    found = re.match(r"([^:：\n*<]{1,30}[:：])[ \t]*(\S.*)", final)
+    if found is None:
+        return final
+    return f"**{found[1]}** {found[2]}"
 
 
 def _tidy(output: str) -> str:
