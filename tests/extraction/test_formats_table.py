@@ -95,7 +95,7 @@ def test_every_mgsm_language_is_there_with_its_own_answer_word() -> None:
     assert set(simple) == MGSM_LANGUAGES
     for lang, row in simple.items():
         for output in row["outputs"]:
-            assert f"{MGSM_ANSWER_WORDS[lang]}: " in output["output"]
+            assert f"{MGSM_ANSWER_WORDS[lang]}:" in output["output"]
     native = {row["task"].removeprefix("mgsm_native_cot_") for row in ROWS if "native_cot" in
               row["task"]}  # fmt: skip
     assert native == MGSM_LANGUAGES
