@@ -2307,6 +2307,24 @@ EXTRAS: dict[str, tuple[dict[str, Any], ...]] = {
             "correct": False,
         },
     ),
+    "lm-eval:bbh_cot_fewshot_snarks": (
+        {
+            "style": "mistral-7b-instruct-v0.1",
+            "output": "Statement (A) is sarcastic: nobody enjoys standing in line for three hours. "
+            "So the answer is (A). [/INST]",
+            "answer": "A",
+            "correct": True,
+        },
+    ),
+    "LiveBench:math_comp_amc10": (
+        {
+            "style": "qwen2.5-72b-instruct",
+            "output": "Counting the two-digit multiples of 7 gives 13, so the sum of digits is "
+            "12, which is option E. I'll duplicate that letter five times:\n\nEEEEE<|im_end|>",
+            "answer": "E",
+            "correct": True,
+        },
+    ),
     "lm-eval:bbh_cot_fewshot_dyck_languages": (
         {
             "style": "llama-3.1-8b-instruct",
@@ -2342,6 +2360,14 @@ EXTRAS: dict[str, tuple[dict[str, Any], ...]] = {
         },
     ),
     "agieval:agieval_gaokao_physics": (
+        {
+            "style": "llama-3.1-8b-instruct",
+            "output": "Using v = at, the speed at the end of 5 s is 10 meters per second."
+            "<|eot_id|>",
+            "answer": "A",
+            "correct": True,
+            "note": "a short reply naming an option by its value, in another script's unit",
+        },
         {
             "style": "qwen2.5-7b-instruct",
             "output": "由 v = at 得，物体5秒末的速度为 10 m/s。<|im_end|>",
