@@ -2490,7 +2490,9 @@ def load_rows(path: Path = DATA) -> list[dict[str, Any]]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").strip()
+    # a table cell: no pipes or line breaks, and tags such as <eoa> or <solution> shown as
+    # written rather than taken for HTML
+    return text.replace("|", "\\|").replace("<", "\\<").replace("\n", " ").strip()
 
 
 def render_doc(
