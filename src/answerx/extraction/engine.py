@@ -88,10 +88,12 @@ def extract(
     # The rules read the output without its chat-template tokens (blanked in place, so
     # every span still points into raw_output); a run-on past an end-of-sequence token
     # is searched last.
-    stop = end_of_sequence(raw_output)
     text = blank_special_tokens(raw_output)
-    if finish_reason is None and text is not raw_output and ended_by_token(raw_output):
-        finish_reason = "stop"  # an end-of-sequence token: the model stopped by itself
+    stop = None
+    if text is not raw_output:  # the usual output has no token: the same string back
+        stop = end_of_sequence(raw_output)
+        if finish_reason is None and ended_by_token(raw_output):
+            finish_reason = "stop"  # an end-of-sequence token: the model stopped by itself
     lower = ascii_lower(text)
     for region in answer_regions(text, lower, stop):
         found, rule = _run(text, lower, region.lo, region.hi, rules, stated, strict)
