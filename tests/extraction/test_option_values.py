@@ -42,3 +42,11 @@ def test_an_option_named_by_value_is_graded_by_its_letter() -> None:
     raw = "The area of the figure is 2256 square feet."
     assert verify(raw, "C", task="multiple_choice", choices=_AREAS).correct is True
     assert verify(raw, "B", task="multiple_choice", choices=_AREAS).correct is False
+
+
+def test_an_option_with_abbreviation_periods_ends_a_reply() -> None:
+    times = ["8:10 P.M.", "5:00 P.M.", "8:35 P.M.", "8:05 P.M."]
+    result = extract(
+        "The unicycle rider's show begins at 8:10 P.M.", "multiple_choice", choices=times
+    )
+    assert result.answer == "A"

@@ -11,6 +11,7 @@ from answerx.extraction.special_tokens import (
     SPECIAL_TOKENS,
     blank_special_tokens,
     end_of_sequence,
+    ended_by_token,
 )
 
 _END_TOKENS = [t.text for t in SPECIAL_TOKENS if t.ends_sequence]
@@ -72,3 +73,17 @@ def test_a_token_between_explanation_and_answer_separates_them() -> None:
 def test_a_text_without_tokens_is_returned_unchanged() -> None:
     text = "if a < b and c > d then <e> is <s t>"
     assert blank_special_tokens(text) is text or blank_special_tokens(text) == text
+
+
+@pytest.mark.parametrize("token", ["</s><s>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>"])
+def test_an_output_ended_by_its_end_token_was_not_cut(token: str) -> None:
+    # Without the token this prose line would read as cut mid-sentence.
+    result = extract(f"### Response:\nAngle of inclination = 60 degrees{token}", "numeric")
+    assert (result.answer, result.unfinished) == ("60", False)
+    assert extract("### Response:\nAngle of inclination = 60 degrees", "numeric").unfinished
+
+
+def test_ended_by_token_looks_past_trailing_tokens_that_end_nothing() -> None:
+    assert ended_by_token("The answer is 4.</s><s>")
+    assert not ended_by_token("The answer is 4.<s>")
+    assert not ended_by_token("The answer is 4.")

@@ -128,7 +128,8 @@ def _letter_first(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
     return None
 
 
-_SENTENCE_START = re.compile(r"[.!?\n][\s*_]*")
+# (Not after a lone capital: "8:10 P.M." and "U.S." end no sentence.)
+_SENTENCE_START = re.compile(r"(?<!\b[A-Z])[.!?\n][\s*_]*")
 _WORD_START = re.compile(r"(?<![\w'’-])\w")
 _ENUMERATION = re.compile(r",.*,|\bor\b|\beither\b|\bnot\b|\bneither\b")
 _MAX_OPTION_WORDS = 8

@@ -4,10 +4,18 @@ in words ("three", "twenty-one", "one hundred and five", "a dozen", "half")."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from answerx.extraction.number_words import stated_number_words
 
-__all__ = ["NUMBER", "canonical_number", "read_european", "signed_words", "single_number"]
+__all__ = [
+    "NUMBER",
+    "canonical_number",
+    "plain_scientific",
+    "read_european",
+    "signed_words",
+    "single_number",
+]
 
 # Thousands separators only in proper groups of three, so "1,2,3" stays three numbers.
 NUMBER = re.compile(
@@ -36,6 +44,28 @@ def signed_words(text: str) -> str:
     return _SIGN_WORD.sub("-", text)
 
 
+# Scientific notation as answers write it: "1.28e-06", "1.28 × 10^(-6)", "3 \times 10^{8}".
+_SCIENTIFIC = re.compile(
+    r"(?<![\w.])([-−]?\d+(?:\.\d+)?)(?:[eE]([-+−]?\d{1,3})(?![\w.])"
+    r"|\s*(?:×|\\times|\\cdot|\*|x)\s*10\s*\^\s*(?:\{\s*([-+−]?\d{1,3})\s*\}"
+    r"|\(\s*([-+−]?\d{1,3})\s*\)|([-+−]?\d{1,3})))"
+)
+
+
+def _plain_scientific(m: re.Match[str]) -> str:
+    exponent = next(g for g in m.groups()[1:] if g is not None).replace("−", "-")
+    value = Decimal(m.group(1).replace("−", "-")).scaleb(int(exponent))
+    return format(value, "f")
+
+
+def plain_scientific(text: str) -> str:
+    """``text`` with numbers in scientific notation written out: ``"1.28 × 10^(-6)"`` →
+    ``"0.00000128"``."""
+    if "10" not in text and "e" not in text and "E" not in text:
+        return text
+    return _SCIENTIFIC.sub(_plain_scientific, text)
+
+
 def canonical_number(text: str) -> str | None:
     """The first number in ``text`` written canonically, or None.
 
@@ -43,7 +73,9 @@ def canonical_number(text: str) -> str | None:
     decimals (``"$1,234.50"`` → ``"1234.5"``, ``"6.0"`` → ``"6"``); keeps
     fractions as ``a/b`` and a leading minus.
     """
-    text = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(_as_slash, signed_words(text)))
+    text = _SIGNED_CURRENCY.sub(
+        r"\1", _LATEX_FRAC.sub(_as_slash, plain_scientific(signed_words(text)))
+    )
     # "x = 5" or "2 + 3 = 5": the value is what follows the last "=".
     if "=" in text:
         text = text.rsplit("=", 1)[1]
@@ -122,7 +154,9 @@ def single_number(text: str) -> tuple[str | None, int]:
     european = read_european(text)
     if european is not None:
         return european, 1
-    s = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(_as_slash, signed_words(text)))
+    s = _SIGNED_CURRENCY.sub(
+        r"\1", _LATEX_FRAC.sub(_as_slash, plain_scientific(signed_words(text)))
+    )
     s = _TEXT_UNIT.sub(" ", s).replace("\\!", "").replace("{,}", ",").replace("\\%", "%")
     if "=" in s:
         s = s.rsplit("=", 1)[1]

@@ -8,7 +8,9 @@ rules report still points into the raw output, an answer right before a token is
 as it is, and a trailing token never makes an output look unfinished.
 
 :func:`end_of_sequence` says where the first end-of-sequence token is: a base model
-that wrote ``</s><s>`` and went on with a new instruction answered before it.
+that wrote ``</s><s>`` and went on with a new instruction answered before it; and
+:func:`ended_by_token` whether the output ends with one: the model stopped by itself, as
+a provider's finish reason ``stop`` says, so it was not cut at a token limit.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["SPECIAL_TOKENS", "SpecialToken", "blank_special_tokens", "end_of_sequence"]
+__all__ = [
+    "SPECIAL_TOKENS",
+    "SpecialToken",
+    "blank_special_tokens",
+    "end_of_sequence",
+    "ended_by_token",
+]
 
 
 class SpecialToken(NamedTuple):
@@ -62,7 +70,7 @@ SPECIAL_TOKENS: tuple[SpecialToken, ...] = (
 
 # Every token starts with one of these: a text holding none of them (most do not) skips
 # the pattern entirely.
-_STARTS = ("<|", "</s>", "<s>", "<e", "<s", "[/INST]", "[INST]", "<｜")
+_STARTS = ("<|", "</s>", "<s>", "<e", "<s", "<｜")
 _PATTERN = re.compile(
     "|".join(re.escape(t.text) for t in sorted(SPECIAL_TOKENS, key=lambda t: -len(t.text)))
 )
@@ -70,7 +78,10 @@ _ENDS = frozenset(t.text for t in SPECIAL_TOKENS if t.ends_sequence)
 
 
 def _has_token_start(text: str) -> bool:
-    return any(start in text for start in _STARTS)
+    # One memchr for "<" rules most outputs out; only [INST] has none.
+    if "<" in text:
+        return any(start in text for start in _STARTS) or "INST]" in text
+    return "INST]" in text
 
 
 def blank_special_tokens(text: str) -> str:
@@ -100,3 +111,20 @@ def end_of_sequence(text: str) -> int | None:
             rest = _PATTERN.sub("", text[m.end() :])
             return m.start() if rest.strip() else None
     return None
+
+
+_TRAILING_TOKENS = re.compile(
+    "(?:" + _PATTERN.pattern + r"|\s)+$"
+)
+
+
+def ended_by_token(text: str) -> bool:
+    """Whether ``text`` ends (spaces and other tokens aside) with an end-of-sequence token.
+
+    >>> ended_by_token("Angle = 60 degrees</s><s>"), ended_by_token("Angle = 60 deg")
+    (True, False)
+    """
+    if not _has_token_start(text[-64:]):
+        return False
+    tail = _TRAILING_TOKENS.search(text, max(0, len(text) - 256))
+    return tail is not None and any(t in _ENDS for t in _PATTERN.findall(tail.group()))

@@ -100,6 +100,14 @@ def _maybe_list(s: str) -> bool:
 
 
 _SYMBOLS_ONLY = re.compile(r"[\[\](){}<>⟨⟩]+(?:\s+[\[\](){}<>⟨⟩]+)*")
+# The value a sentence answer ends on, after its verb: "… is 11.25", "… equals -120 m/s".
+_CONCLUDED_VALUE = re.compile(
+    r"\b(?:is|are|was|equals|be)\s+(?:approximately\s+|about\s+|roughly\s+)?"
+    r"((?:negative\s+|minus\s+)?[-−]?(?:\\?\$|€|£)?\s*\d[\d,]*(?:\.\d+)?"
+    r"(?:\s*(?:×|\\times)\s*10\^\(?[-−]?\d+\)?)?\s*%?)"
+    r"(?:\s+[A-Za-z][A-Za-z/^()\d-]*){0,2}$"
+)
+_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>]|\d")
 _SIMPLE_EQUATION = re.compile(r"[A-Za-z]\s*=\s*(.+)")
 _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
@@ -240,6 +248,13 @@ def _stated_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Acc
         return Accepted(value, "numeric")
     if count == 0:
         return None  # states no number at all: not an answer to a numeric task
+    concluded = _CONCLUDED_VALUE.search(s) if s[-1:].isalnum() or s[-1:] in ")%" else None
+    if concluded is not None and _PROSE.search(s, 0, concluded.start()):
+        # A sentence that concludes on its value: "that the area under the curve between
+        # x=-1 and x=3 is 11.25", "her expected utility is 250", "should be 51,200 bits".
+        value, _ = single_number(concluded.group(1))
+        if value is not None:
+            return Accepted(value, "numeric")
     # "32 + 0.8x", "4 blue, 6 red": never cut down to the first number.
     return Accepted(s, "numeric", "not a single number")
 
