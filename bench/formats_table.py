@@ -96,7 +96,10 @@ STYLES: dict[str, Style] = {
     "qwen-7b-chat": lambda work, final: f"{work}\n\n{final}<|endoftext|>",
     # A base model under a few-shot prompt: answers, then goes on with the next exemplar
     # (a harness without that stop sequence saves the continuation).
-    "base-llama-2-7b": lambda work, final: f" {work} {final}\n\nQ: A new question begins here",
+    "base-llama-2-7b": lambda work, final: (
+        f" {work} {final}\n\nQ: A farmer has 12 cows and buys 5 more. How many cows does he "
+        "have now?\nA: The farmer"
+    ),
 }
 
 #: The rotations of styles a row's outputs take: right, wrong, right (with an end token).
