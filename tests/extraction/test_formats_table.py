@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from answerx.extraction.models import TASKS
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from formats_table import (
@@ -72,6 +74,15 @@ def test_the_table_holds_150_tasks_from_8_families() -> None:
     assert len({row["id"] for row in ROWS}) == len(ROWS) >= 150
     assert len({row["family"] for row in ROWS}) >= 8
     assert len({row["harness"] for row in ROWS}) >= 8
+
+
+def test_every_row_says_how_the_benchmark_asks_and_scores_and_which_answerx_task_reads_it() -> None:
+    fields = ("family", "harness", "task", "source", "prompt", "form", "scoring")
+    for row in ROWS:
+        assert all(isinstance(row[name], str) and row[name].strip() for name in fields), row["id"]
+        assert row["answerx_task"] in TASKS and row["answerx_task"] != "auto", row["id"]
+        if row["answerx_task"] == "multiple_choice":
+            assert len(row["choices"]) >= 2, row["id"]
 
 
 def test_every_lm_eval_row_names_a_task_file_the_installed_harness_ships() -> None:
