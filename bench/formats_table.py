@@ -2310,6 +2310,51 @@ EXTRAS: dict[str, tuple[dict[str, Any], ...]] = {
             "correct": False,
         },
     ),
+    # Larger MGSM answers written with the language's own thousands separator.
+    "lm-eval:mgsm_native_cot_de": (
+        {
+            "style": "gpt-4o",
+            "output": "Er verdient 24 Euro pro Woche, im Jahr also 52 * 24 = 1.248 Euro. "
+            "Die Antwort lautet 1.248.",
+            "answer": "1248",
+            "gold": "1248",
+            "correct": True,
+            "note": "a thousands separator as the language writes it (1.248, 1 248)",
+        },
+    ),
+    "lm-eval:mgsm_native_cot_es": (
+        {
+            "style": "qwen2.5-7b-instruct",
+            "output": "Gana 24 $ por semana, así que en un año gana 52 * 24 = 1.248 $. "
+            "La respuesta es 1.248.<|im_end|>",
+            "answer": "1248",
+            "gold": "1248",
+            "correct": True,
+            "note": "a thousands separator as the language writes it (1.248, 1 248)",
+        },
+    ),
+    "lm-eval:mgsm_native_cot_fr": (
+        {
+            "style": "mistral-7b-instruct",
+            "output": "Il gagne 24 $ par semaine, donc 52 * 24 = 1 248 $ par an. "
+            "La réponse est 1 248.</s>",
+            "answer": "1248",
+            "gold": "1248",
+            "correct": True,
+            "note": "a thousands separator as the language writes it (1.248, 1 248)",
+        },
+    ),
+    "lm-eval:mgsm_native_cot_ru": (
+        {
+            "style": "gemma-2-9b-it",
+            "output": "Он зарабатывает 24 доллара в неделю, то есть 52 * 24 = 1 248 долларов в "
+            "год. Ответ — 1 248.<end_of_turn>",
+            "answer": "1248",
+            "gold": "1248",
+            "correct": True,
+            "note": "a thousands separator as the language writes it (1.248, 1 248)",
+        },
+    ),
     "lm-eval:bbh_cot_fewshot_snarks": (
         {
             "style": "mistral-7b-instruct-v0.1",
