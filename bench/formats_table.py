@@ -2355,6 +2355,33 @@ EXTRAS: dict[str, tuple[dict[str, Any], ...]] = {
             "note": "a thousands separator as the language writes it (1.248, 1 248)",
         },
     ),
+    "lm-eval:mgsm_native_cot_ja": (
+        {
+            "style": "qwen2.5-7b-instruct",
+            "output": "残りは９個で、１個２ドルなので ９ × ２ ＝ １８ドルです。"
+            "答えは１８です。<|im_end|>",
+            "answer": "18",
+            "correct": True,
+            "note": "full-width digits (１８) are the number",
+        },
+    ),
+    "lm-eval:mgsm_native_cot_zh": (
+        {
+            "style": "glm-4-9b-chat",
+            "output": "剩下 16 - 3 - 4 = 9 个鸡蛋，每个 2 美元，9 × 2 = 18（美元）。\n"
+            "答案是 18 美元。<|user|>",
+            "answer": "18",
+            "correct": True,
+        },
+    ),
+    "lm-eval:mmlu_prox_zh_chemistry": (
+        {
+            "style": "yi-1.5-9b-chat",
+            "output": "盐酸是强酸，完全电离，pH = -log(0.001) = 3。\n答案是 (Ｄ)<|im_end|>",
+            "answer": "D",
+            "correct": True,
+        },
+    ),
     "lm-eval:bbh_cot_fewshot_snarks": (
         {
             "style": "mistral-7b-instruct-v0.1",
