@@ -75,3 +75,25 @@ def test_a_chinese_or_japanese_verdict_names_its_option(raw: str, answer: str) -
 def test_a_question_about_an_option_or_a_phrase_about_it_is_no_verdict() -> None:
     assert extract("A正确吗？", "multiple_choice", choices=_OPTIONS).answer is None
     assert extract("A对于这个问题没有帮助。", "multiple_choice", choices=_OPTIONS).answer is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "answer"),
+    [
+        ("يتأين الحمض تمامًا، لذا pH = 3. الإجابة هي (B)", "B"),
+        ("pH = 3입니다.\n\n**답은 (B)입니다**", "B"),
+    ],
+)
+def test_arabic_and_bold_korean_answer_sentences(raw: str, answer: str) -> None:
+    result = extract(raw, "multiple_choice", choices=["1", "3", "5", "7"])
+    assert (result.answer, result.method) == (answer, "final_answer_phrase")
+
+
+def test_a_title_s_full_stop_does_not_end_the_stated_answer() -> None:
+    assert extract("Exact Answer: Mrs. Robinson\nConfidence: 60%", "short_answer").answer == (
+        "Mrs. Robinson"
+    )
+    assert (
+        extract("The answer is B. Then we check C.", "multiple_choice", choices=_OPTIONS).answer
+        == "B"
+    )

@@ -30,7 +30,7 @@ def test_a_short_reply_stating_one_options_value_names_it(
 @pytest.mark.parametrize(
     "raw",
     [
-        "Half of 4512 is 2256 and double 1128 is 2256, so 1128 or 4512 could be meant.",
+        "Either 1128 or 2256 square feet, depending on the scale.",
         "The area is 3000 square feet.",
     ],
 )
@@ -42,6 +42,19 @@ def test_an_option_named_by_value_is_graded_by_its_letter() -> None:
     raw = "The area of the figure is 2256 square feet."
     assert verify(raw, "C", task="multiple_choice", choices=_AREAS).correct is True
     assert verify(raw, "B", task="multiple_choice", choices=_AREAS).correct is False
+
+
+def test_a_reply_naming_several_values_is_read_by_the_value_it_concludes_on() -> None:
+    speeds = ["10 m/s", "5 m/s", "2.5 m/s", "20 m/s"]
+    assert (
+        extract(
+            "由 v = at 得，物体5秒末的速度为 10 m/s。", "multiple_choice", choices=speeds
+        ).answer
+        == "A"
+    )
+    assert (
+        extract("After 5 s the speed is 10 m/s.", "multiple_choice", choices=speeds).answer == "A"
+    )
 
 
 def test_an_option_with_abbreviation_periods_ends_a_reply() -> None:

@@ -32,7 +32,9 @@ _MARKER = re.compile(
     # Japanese: 答え：B, 答えは 3 です, 正解は C, 解答：42
     r"|(?:答え|解答|正解|回答)\s*(?:は|[:：])"
     # Korean: 정답은 B, 답: 42
-    r"|정답\s*(?:은|:|：)|(?:^|\n)[ \t]*답\s*(?:은|:|：)"
+    r"|정답\s*(?:은|:|：)|(?:^|\n)[ \t]*(?:\*\*|__)?답\s*(?:은|:|：)"
+    # Arabic: الإجابة هي (B), الجواب: 42
+    r"|(?:الإجابة|الاجابة|الجواب)\s*(?:الصحيحة\s*)?(?:هي|هو|[:：])\s*:?"
     # MGSM's answer words of the languages that write a decimal point: Bengali উত্তর (হল),
     # Telugu సమాధానం, Thai คำตอบ (คือ), Swahili Jibu (ni)
     r"|উত্তর\s*[】\]]?\s*(?:হল|হলো|হবে|[:：])\s*:?|సమాధానం\s*[】\]]?\s*(?:[:：]|(?=\s*[-−]?\d))"
@@ -60,6 +62,7 @@ _MARKER = re.compile(
 _STEMS = (
     "答", "选", "選", "正解", "정답", "답", "ответ", "respuesta", "resposta", "ponse",
     "antwort", "sung", "risposta", "opci", "alternativa", "উত্তর", "సమాధానం", "คำตอบ",
+    "الإجابة", "الاجابة", "الجواب",
     "jibu",
 )  # fmt: skip
 _ASCII_STEMS = (

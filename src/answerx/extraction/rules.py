@@ -67,8 +67,9 @@ _MAX_BOX_TRIES = 8
 # --------------------------------------------------------------------------- answer blocks
 # Tag patterns run on the lowercased text: case-sensitive patterns with a literal
 # first character are scanned far faster than IGNORECASE ones.
-_OPEN = re.compile(r"<\s*answer\s*>")
-_CLOSE = re.compile(r"<\s*/\s*answer\s*>")
+# (LiveBench's puzzles ask for a <solution> block: the same marker under another name.)
+_OPEN = re.compile(r"<\s*(?:answer|solution)\s*>")
+_CLOSE = re.compile(r"<\s*/\s*(?:answer|solution)\s*>")
 _PLACEHOLDER = re.compile(
     r"^(?:\.{2,}|…|x|your (?:final )?answer(?: here)?|answer(?: here)?|final answer|\s*)$",
     re.IGNORECASE,
@@ -94,7 +95,7 @@ def _accept_block(
 
 def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """``<answer>…</answer>``: the last complete block; else an unclosed last one."""
-    if "<" not in text or "answer" not in lower:
+    if "<" not in text or ("answer" not in lower and "solution>" not in lower):
         return None
     opens = [(m.start(), m.end()) for m in _OPEN.finditer(lower, lo, hi)]
     if not opens:
@@ -416,6 +417,27 @@ def output_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
     return None
 
 
+# --------------------------------------------------------------------------- a bold last phrase
+# LiveBench asks for the answer "in **bold**": a bold phrase that ends the output, on a
+# line of its own or after a finished sentence, states the answer.
+_BOLD_END = re.compile(
+    r"(?:^|(?<=[.!?:;。])[ \t]+)(\*\*|__)([^*_\n]{1,100}?)\1[ \t.]*$", re.MULTILINE
+)
+_BOLD_REACH = 120
+
+
+def bold_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """A bold phrase that ends the output: ``…each a right triangle.\n\n**triangle**``."""
+    end = skip_back(text, lo, hi)
+    if not text.endswith(("**", "__", "**.", "__."), lo, end):
+        return None
+    m = _BOLD_END.search(text, max(lo, end - _BOLD_REACH), end)
+    if m is None or m.start() <= skip_forward(text, lo, end):
+        return None  # a bold reply and nothing else is whole_output's to read
+    got = accept(m.group(2))
+    return found(got, text, m.start(2), m.end(2), m.start(), m.end()) if got else None
+
+
 # --------------------------------------------------------------------------- task fallbacks
 _CHOICE_FORMS = re.compile(
     r"\(([A-J])\)|\b([A-J])\)|\*\*\(?([A-J])\)?\*\*|\$\(?([A-J])\)?\$"
@@ -723,6 +745,8 @@ RULES: tuple[Rule, ...] = (
     Rule("json_answer", 200, 0.95, json_answer),
     Rule("final_answer_phrase", 300, 0.9, final_answer_phrase),
     Rule("output_line", 300, 0.85, output_line),
+    # A bold last phrase: tried only when no phrase marker answered.
+    Rule("output_line", 380, 0.85, bold_answer),
     # The same phrases in other languages: tried only when no English marker answered.
     Rule("final_answer_phrase", 350, 0.9, foreign_phrase),
 )

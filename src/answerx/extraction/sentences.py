@@ -20,9 +20,10 @@ _SENTENCE_BREAK = re.compile(
 _WHOLE_SENTENCE_TOKEN = re.compile(
     r"(\(?[A-Za-z0-9]{1,12}\)?|-?\d{1,12}(?:\.\d{1,12})?)(?:[.!?;]?(?:\s*$|\n)|[.!?;]\s)"
 )
+_ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Mt|Ft|vs)$")
 _BRACKETS = frozenset("()[]{}<>⟨⟩")
 _BRACKETS_TO_LINE_END = re.compile(
-    r"([\[\](){}<>⟨⟩]+(?:[ \t]+[\[\](){}<>⟨⟩]+)*)[ \t]*\.?[ \t]*(?:\n|$)"
+    r"([\[\](){}<>⟨⟩]+(?:[ \t]+[\[\](){}<>⟨⟩]+)*)[ \t]*\.?[ \t*_]*(?:\n|$)"
 )
 _SPECIAL = re.compile(r"[$\\{}()\[\]\n.!?;。！？；।]")
 
@@ -50,7 +51,7 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
         return pos, symbols.end(1)
     # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
     simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
-    if simple:
+    if simple and not _ABBREVIATION.search(simple.group(1)):
         return pos, simple.end(1)
     start = end = pos
     depth = 0
@@ -98,6 +99,8 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
             nxt = text[i + 1 : i + 2]
             if c == "." and nxt.isdigit() and text[i - 1 : i].isdigit():
                 pass  # a decimal point
+            elif c == "." and nxt == " " and _ABBREVIATION.search(text, max(start, i - 5), i):
+                pass  # "Mrs. Robinson", "Dr. No": a title's full stop ends no sentence
             elif nxt == "" or nxt.isspace() or nxt in "*_\"'":
                 break
         i += 1

@@ -113,9 +113,7 @@ def end_of_sequence(text: str) -> int | None:
     return None
 
 
-_TRAILING_TOKENS = re.compile(
-    "(?:" + _PATTERN.pattern + r"|\s)+$"
-)
+_TRAILING_TOKENS = re.compile("(?:" + _PATTERN.pattern + r"|\s)+$")
 
 
 def ended_by_token(text: str) -> bool:

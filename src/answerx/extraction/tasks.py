@@ -66,7 +66,9 @@ _CHOICE_ANSWERS = {letter: Accepted(letter, "multiple_choice") for letter in _LE
 # A choice letter as an answer: "B", "(B)", "B)", "B.", "[B]", "(B) the text",
 # "B: text", "Option B". Never "A" followed by a word ("A bit more..."): that is prose.
 _LETTER = re.compile(
-    r"^(?:(?:option|choice)\s*)?(?:\(\s*([A-J])\s*\)|\[\s*([A-J])\s*\]|([A-J])(?=$|[.):\]]|\s*[-–—]\s))",
+    r"^(?:(?:option|choice)\s*)?(?:\(\s*([A-J])\s*\)|\[\s*([A-J])\s*\]|([A-J])(?=$|[.):\]]|\s*[-–—]\s"
+    # "C, and I'll duplicate it as requested": the letter, then a clause about it
+    r"|,\s+(?:and|so|because|since|as|which|but)\b))",
     re.IGNORECASE,
 )
 _STRICT_LETTER = re.compile(r"^\(?([A-J])\)?$")
@@ -109,6 +111,8 @@ _CONCLUDED_VALUE = re.compile(
 )
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>]|\d")
+# One or two unit words after a number ("72 clips", "12 square feet"), nothing else.
+_UNIT_AFTER = re.compile(r"\s+[A-Za-z]{2,}(?:\s+[A-Za-z]{2,})?$")
 _SIMPLE_EQUATION = re.compile(r"[A-Za-z]\s*=\s*(.+)")
 _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
 
@@ -293,7 +297,7 @@ def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Acce
         return None
     if letter is None:
         # A reply that states one option's value ("… is 2256 square feet."), in any script.
-        valued = valued_option(s, choices) if choices else None
+        valued = valued_option(s, choices, reply=True) if choices else None
         return None if valued is None else _CHOICE_ANSWERS[_LETTERS[valued]]
     return _CHOICE_ANSWERS[letter] if len(s) <= 3 else _lettered(s, letter, choices)
 
@@ -369,9 +373,14 @@ def _accept_auto(candidate: str, choices: _Choices, numbers: _Numbers) -> Accept
     b = _BOOLEAN.match(s)
     if b and b.end() == len(s) and b.group(1).lower() in ("yes", "no"):
         return Accepted(s.lower(), "boolean")
+    if s[0] in "nmNM":
+        s = signed_words(s)  # "negative 0.5" is -0.5
     equation = _SIMPLE_EQUATION.fullmatch(s)
     if equation is not None and _PLAIN_NUMBER.match(equation.group(1)):
         s = equation.group(1)  # "x = 5": the value
+    unit = _UNIT_AFTER.search(s) if s[0].isdigit() or s[0] in "-−$€£" else None
+    if unit is not None and _PLAIN_NUMBER.match(s[: unit.start()]):
+        s = s[: unit.start()]  # "72 clips", "4.5 hours": the number, whatever it counts
     if _PLAIN_NUMBER.match(s):
         n = canonical_number(s)
         if n is not None:
