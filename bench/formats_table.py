@@ -2382,6 +2382,33 @@ EXTRAS: dict[str, tuple[dict[str, Any], ...]] = {
             "correct": True,
         },
     ),
+    "lm-eval:gsm8k_cot_llama": (
+        {
+            "style": "llama-3.1-70b-instruct",
+            "output": "Natalia sold 48 / 2 = 24 clips in May, so 48 + 24 = 72 clips in all.\n\n"
+            "The final answer is $72.00<|eot_id|>",
+            "answer": "72",
+            "correct": True,
+        },
+    ),
+    "lm-eval:minerva_math_algebra": (
+        {
+            "style": "deepseek-math-7b-instruct",
+            "output": "Subtracting 3 and dividing by 2 gives $x = 4$.\nFinal Answer: The final "
+            "answer is $\\boxed{4}$. I hope it is correct.<｜end▁of▁sentence｜>",
+            "answer": "4",
+            "correct": True,
+        },
+    ),
+    "lm-eval:bbh_cot_fewshot_object_counting": (
+        {
+            "style": "mistral-7b-instruct",
+            "output": "Piano, flute, two trombones, violin and accordion: 1 + 1 + 2 + 1 + 1 = 6.\n"
+            "So the answer is 6 instruments.</s>",
+            "answer": "6",
+            "correct": True,
+        },
+    ),
     "lm-eval:bbh_cot_fewshot_snarks": (
         {
             "style": "mistral-7b-instruct-v0.1",
