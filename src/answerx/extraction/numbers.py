@@ -52,6 +52,9 @@ _SCIENTIFIC = re.compile(
 )
 
 
+_E_NOTATION = re.compile(r"\d[eE][-+−]?\d")
+
+
 def _plain_scientific(m: re.Match[str]) -> str:
     exponent = next(g for g in m.groups()[1:] if g is not None).replace("−", "-")
     value = Decimal(m.group(1).replace("−", "-")).scaleb(int(exponent))
@@ -61,8 +64,8 @@ def _plain_scientific(m: re.Match[str]) -> str:
 def plain_scientific(text: str) -> str:
     """``text`` with numbers in scientific notation written out: ``"1.28 × 10^(-6)"`` →
     ``"0.00000128"``."""
-    if "10" not in text and "e" not in text and "E" not in text:
-        return text
+    if not ("^" in text or (("e" in text or "E" in text) and _E_NOTATION.search(text))):
+        return text  # the usual number: no power of ten, no "1.28e-06"
     return _SCIENTIFIC.sub(_plain_scientific, text)
 
 

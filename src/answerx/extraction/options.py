@@ -165,11 +165,13 @@ def valued_option(candidate: str, choices: Sequence[str], *, reply: bool = False
     value and hold no formula ("We have $-2(x" names no option "-2")."""
     if len(candidate) > _MAX_VALUED_CHARS or not any(c.isdigit() for c in candidate):
         return None
-    if reply and not _ENDS_ON_A_VALUE.fullmatch(candidate):
+    if reply and (
+        any(c in candidate for c in "$=\\^") or not _ENDS_ON_A_VALUE.fullmatch(candidate)
+    ):
         return None  # read without a marker: only a reply that ends on its value
     values = _option_values(tuple(choices))
     if values.count(None) == len(values):
-        return None
+        return None  # no option is a number (checked first when a reply is not read)
     stated = {canonical_number(m.group()) for m in _VALUE.finditer(candidate)}
     named = {i for i, value in enumerate(values) if value is not None and value in stated}
     if len(stated) > 1:

@@ -441,12 +441,14 @@ def bold_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
 # --------------------------------------------------------------------------- task fallbacks
 _CHOICE_FORMS = re.compile(
     r"\(([A-J])\)|\b([A-J])\)|\*\*\(?([A-J])\)?\*\*|\$\(?([A-J])\)?\$"
-    r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$"
-    # a letter written four times or more, as prompts ask ("… five times: CCCCC")
-    r"|(?<![A-Za-z])([A-J])\7{3,9}(?![A-Za-z])",
+    r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$",
     re.MULTILINE,
 )
-_CHOICE_GROUPS = range(1, 8)
+_CHOICE_GROUPS = range(1, 7)
+# A letter written four times or more, as prompts ask ("… five times: CCCCC"): looked for
+# near the end only (a form of its own: in the pattern above it slowed every scan).
+_REPEATED_LETTER = re.compile(r"(?<![A-Za-z])([A-J])\1{3,9}(?![A-Za-z])")
+_REPEAT_REACH = 400
 # A sentence, then the letter on its own at the very end: "… so the left bar is the
 # tallest. A" (read on the last line only: an extra form costs the whole scan above).
 _LETTER_AFTER_SENTENCE = re.compile(r"(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$")
@@ -502,11 +504,23 @@ def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
         got = accept(tail.group(1)) if tail is not None else None
         if tail is not None and got:
             return found(got, text, tail.start(1), tail.end(1), tail.start(1), tail.end())
+    repeated = None
+    if hi - lo >= 4:
+        for r in _REPEATED_LETTER.finditer(text, max(lo, hi - _REPEAT_REACH), hi):
+            repeated = r
     for m in matches:
+        if repeated is not None and repeated.start() > m.start():
+            break
         group = next(g for g in _CHOICE_GROUPS if m.group(g))
         got = accept(m.group(group))
         if got:
             return found(got, text, m.start(group), m.end(group), m.start(), m.end())
+    if repeated is not None:
+        got = accept(repeated.group(1))
+        if got:
+            return found(
+                got, text, repeated.start(), repeated.end(), repeated.start(), repeated.end()
+            )
     return None
 
 

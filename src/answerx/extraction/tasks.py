@@ -81,6 +81,9 @@ LETTER_LIST = re.compile(
     r"\(?[A-J]\)?(?![A-Za-z]))+"
 )
 _GLUED_LETTERS = re.compile(r"[A-J]{2,5}")
+_BARE_FORMS = frozenset(
+    form.format(letter) for letter in "ABCDEFGHIJ" for form in ("{}", "({})", "{})", "{}.")
+)
 # A stated letter beyond the options ("The answer is (K)"): only the unmistakable forms.
 _ANY_LETTER = re.compile(r"^(?:(?:option|choice)\s*)?[(\[]?([A-Z])[)\]]?[.:]?$", re.IGNORECASE)
 _BOOLEAN = re.compile(r"^(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
@@ -289,7 +292,8 @@ def _several(letters: list[str]) -> Accepted:
 
 def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
-    letters = several_letters(s, choices) if s and len(s) > 1 else None
+    # (A lone letter, "B" or "(B)", the usual candidate, lists nothing.)
+    letters = several_letters(s, choices) if s and s not in _BARE_FORMS else None
     if letters is not None:
         return _several(letters)
     letter = letter_of(s, choices) if s else None
@@ -317,7 +321,7 @@ def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Acce
     s = _cleaned(candidate)
     if not s:
         return None
-    letters = several_letters(s, choices) if len(s) > 1 else None
+    letters = several_letters(s, choices) if s not in _BARE_FORMS else None
     if letters is not None:
         return _several(letters)
     letter = letter_of(s, choices)
