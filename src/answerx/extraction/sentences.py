@@ -22,7 +22,8 @@ _WHOLE_SENTENCE_TOKEN = re.compile(
 )
 _TITLES = frozenset(("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "Ft", "vs"))
 _ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:" + "|".join(_TITLES) + r")$")
-_BRACKETS = frozenset("()[]{}<>⟨⟩")
+# A Dyck answer closes what is open: it starts with a closing bracket ("(B)" does not).
+_BRACKETS = frozenset(")]}>⟩")
 _BRACKETS_TO_LINE_END = re.compile(
     r"([\[\](){}<>⟨⟩]+(?:[ \t]+[\[\](){}<>⟨⟩]+)*)[ \t]*\.?[ \t*_]*(?:\n|$)"
 )
