@@ -130,6 +130,8 @@ _MAX_VALUED_CHARS = 160  # a short reply; a longer text quotes several options' 
 # "square feet", "cm²"), a percent. Two or more numbers make it no single value.
 _OPTION_UNIT = re.compile(r"[^\d]{0,24}")
 # A number in any script's text: "4.40米" has no word boundary between the two.
+_DIGIT = re.compile(r"\d")
+_FORMULA = re.compile(r"[$=\\^]")
 _CONCLUDED = re.compile(
     r"(?:\bis|\bequals|=|为|為|是|等于|等於)\s*([-−]?\d+(?:,\d{3})*(?:\.\d+)?)(?![\d.,]*\d)[^\d]{0,24}$"
 )
@@ -163,15 +165,13 @@ def valued_option(candidate: str, choices: Sequence[str], *, reply: bool = False
     of several ("1128 * 2 = 2256") without concluding on one. ``reply``: the candidate was
     found without a marker (a fallback, a reply's opening words), so it must end on its
     value and hold no formula ("We have $-2(x" names no option "-2")."""
-    if len(candidate) > _MAX_VALUED_CHARS or not any(c.isdigit() for c in candidate):
-        return None
-    if reply and (
-        any(c in candidate for c in "$=\\^") or not _ENDS_ON_A_VALUE.fullmatch(candidate)
-    ):
+    if len(candidate) > _MAX_VALUED_CHARS or _DIGIT.search(candidate) is None:
+        return None  # the usual rejected candidate: no number at all
+    if reply and (_FORMULA.search(candidate) or not _ENDS_ON_A_VALUE.fullmatch(candidate)):
         return None  # read without a marker: only a reply that ends on its value
     values = _option_values(tuple(choices))
     if values.count(None) == len(values):
-        return None  # no option is a number (checked first when a reply is not read)
+        return None  # no option is a number
     stated = {canonical_number(m.group()) for m in _VALUE.finditer(candidate)}
     named = {i for i, value in enumerate(values) if value is not None and value in stated}
     if len(stated) > 1:

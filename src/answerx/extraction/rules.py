@@ -311,9 +311,14 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
 # The marker in any bracket or dash style: "Answer:", "**Answer:**", "[Answer] C",
 # "【Answer】C", "Answer — C".
 _PHRASE_TAIL = re.compile(  # matched on `lower`
-    r"(?:\*\*|__)?\s*(?:[\]】](?:\*\*|__)?\s*(?:is\b|[:：])?"
-    r"|is\b|should\s+be\b|would\s+be\b|[:：]|[—–](?![—–]))(?:\*\*|__)?\s*:?"
+    r"(?:\*\*|__)?\s*(?:is\b|should\s+be\b|would\s+be\b|:)(?:\*\*|__)?\s*:?"
 )
+# The rarer styles, tried only when a bracket or a dash follows "answer" (the usual tail
+# above stays a short pattern: it runs at every "answer" of every output).
+_BRACKET_TAIL = re.compile(
+    r"(?:\*\*|__)?\s*(?:[\]】](?:\*\*|__)?\s*(?:is\b|[:：])?|：|[—–](?![—–]))(?:\*\*|__)?\s*:?"
+)
+_BRACKET_OR_DASH = frozenset("]】—–：")
 # "The final answer to 'What is 2+2?' is 4": the question may sit between.
 _PHRASE_TO = re.compile(r"\s+(?:to|for)\s+(?:(['\"“‘]).{1,300}?['\"”’]|[^.\n]{1,120}?)\s+is\b\s*:?")
 _GSM8K_MARK = re.compile(r"^[ \t]*####(?!#)", re.MULTILINE)
@@ -345,6 +350,8 @@ def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, 
             break
         end = at
         tail = _PHRASE_TAIL.match(lower, at + 6, hi) or _PHRASE_TO.match(lower, at + 6, hi)
+        if tail is None and not _BRACKET_OR_DASH.isdisjoint(lower[at + 6 : at + 10]):
+            tail = _BRACKET_TAIL.match(lower, at + 6, hi)
         if tail is not None:
             markers.append((at, tail.end()))
     markers.sort(reverse=True)
@@ -448,7 +455,7 @@ _CHOICE_GROUPS = range(1, 7)
 # A letter written four times or more, as prompts ask ("… five times: CCCCC"): looked for
 # near the end only (a form of its own: in the pattern above it slowed every scan).
 _REPEATED_LETTER = re.compile(r"(?<![A-Za-z])([A-J])\1{3,9}(?![A-Za-z])")
-_REPEAT_REACH = 400
+_REPEAT_REACH = 80  # the letters end the output ("… as requested: FFFFF.")
 # A sentence, then the letter on its own at the very end: "… so the left bar is the
 # tallest. A" (read on the last line only: an extra form costs the whole scan above).
 _LETTER_AFTER_SENTENCE = re.compile(r"(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$")

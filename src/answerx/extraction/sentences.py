@@ -20,8 +20,10 @@ _SENTENCE_BREAK = re.compile(
 _WHOLE_SENTENCE_TOKEN = re.compile(
     r"(\(?[A-Za-z0-9]{1,12}\)?|-?\d{1,12}(?:\.\d{1,12})?)(?:[.!?;]?(?:\s*$|\n)|[.!?;]\s)"
 )
-_ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Mt|Ft|vs)$")
-_BRACKETS = frozenset("()[]{}<>⟨⟩")
+_TITLES = frozenset(("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "Ft", "vs"))
+_ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:" + "|".join(_TITLES) + r")$")
+# A Dyck answer closes what is open: it starts with a closing bracket ("(B)" does not).
+_BRACKETS = frozenset(")]}>⟩")
 _BRACKETS_TO_LINE_END = re.compile(
     r"([\[\](){}<>⟨⟩]+(?:[ \t]+[\[\](){}<>⟨⟩]+)*)[ \t]*\.?[ \t*_]*(?:\n|$)"
 )
@@ -51,7 +53,7 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
         return pos, symbols.end(1)
     # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
     simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
-    if simple and not _ABBREVIATION.search(simple.group(1)):
+    if simple and simple.group(1) not in _TITLES:
         return pos, simple.end(1)
     start = end = pos
     depth = 0
