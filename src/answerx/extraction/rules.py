@@ -431,6 +431,7 @@ _BOLD_END = re.compile(
     r"(?:^|(?<=[.!?:;。])[ \t]+)(\*\*|__)([^*_\n]{1,100}?)\1[ \t.]*$", re.MULTILINE
 )
 _BOLD_REACH = 120
+_BOLD_LETTER = re.compile(r"\s*\(?[A-J]\)?\s*")
 
 
 def bold_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
@@ -441,6 +442,8 @@ def bold_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
     m = _BOLD_END.search(text, max(lo, end - _BOLD_REACH), end)
     if m is None or m.start() <= skip_forward(text, lo, end):
         return None  # a bold reply and nothing else is whole_output's to read
+    if _BOLD_LETTER.fullmatch(m.group(2)):
+        return None  # "**D**": a choice letter, choice_letter's to read (as it always was)
     got = accept(m.group(2))
     return found(got, text, m.start(2), m.end(2), m.start(), m.end()) if got else None
 
