@@ -128,7 +128,8 @@ def _letter_first(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
     return None
 
 
-_SENTENCE_START = re.compile(r"[.!?\n][\s*_]*")
+# (Not after a lone capital: "8:10 P.M." and "U.S." end no sentence.)
+_SENTENCE_START = re.compile(r"(?<!\b[A-Z])[.!?\n。！？][\s*_]*")
 _WORD_START = re.compile(r"(?<![\w'’-])\w")
 _ENUMERATION = re.compile(r",.*,|\bor\b|\beither\b|\bnot\b|\bneither\b")
 _MAX_OPTION_WORDS = 8
@@ -143,7 +144,9 @@ def final_option_text(text: str, lower: str, lo: int, hi: int, accept: Acceptor)
     a long output, or one that stops on an option's words, is more often reasoning cut
     there than a reply."""
     end = skip_back(text, lo, hi, _TRAILING)
-    if end - skip_forward(text, lo, end) > _LAST_SENTENCE or "." not in text[end:hi]:
+    if end - skip_forward(text, lo, end) > _LAST_SENTENCE or not _ENDS_SENTENCE.search(
+        text, end, hi
+    ):
         return None  # a sentence that ends ("… is Saturn."), not words cut off ("… is Sat")
     start = max(lo, end - _LAST_SENTENCE)
     stops = list(_SENTENCE_START.finditer(text, start, end))
@@ -152,13 +155,18 @@ def final_option_text(text: str, lower: str, lo: int, hi: int, accept: Acceptor)
     if end <= start or _ENUMERATION.search(lower, start, end):
         return None
     words = [m.start() for m in _WORD_START.finditer(text, start, end)]
+    # A reply with formulas is worked reasoning: a value ending it is a step, not a choice.
+    worked = text.find("$", lo, hi) != -1 or text.find("\\", lo, hi) != -1
     for at in words[-_MAX_OPTION_WORDS:]:  # the longest suffix first
         if _A_LETTER.match(text, at, end):
             continue  # "vitamin B", "B) is the one": letters are choice_letter's to read
+        if worked and any(c.isdigit() for c in text[at:end]):
+            continue
         got = accept(text[at:end])
         if got:
             return found(got, text, at, end, at, end)
     return None
 
 
-_TRAILING = " \t\r\n.*_\"'"
+_TRAILING = " \t\r\n.*_\"'。"
+_ENDS_SENTENCE = re.compile("[.。]")

@@ -13,6 +13,11 @@ from answerx.extraction.finish import unfinished_reason
 from answerx.extraction.models import FALLBACKS, TASKS, Extraction, Fallback, Task
 from answerx.extraction.regions import answer_regions
 from answerx.extraction.rules import FALLBACK_TIER, Found, Rule, marker_rules, rules_for
+from answerx.extraction.special_tokens import (
+    blank_special_tokens,
+    end_of_sequence,
+    ended_by_token,
+)
 from answerx.extraction.tasks import Acceptor, check_task, make_acceptors
 from answerx.extraction.values import count_values
 
@@ -80,26 +85,35 @@ def extract(
     stated, strict = make_acceptors(task, choices, numbers)
     rules = _MARKERS_FOR[task] if fallback == "never" else _RULES_FOR[task]
 
-    lower = ascii_lower(raw_output)
-    for region in answer_regions(raw_output, lower):
-        found, rule = _run(raw_output, lower, region.lo, region.hi, rules, stated, strict)
+    # The rules read the output without its chat-template tokens (blanked in place, so
+    # every span still points into raw_output); a run-on past an end-of-sequence token
+    # is searched last.
+    text = blank_special_tokens(raw_output)
+    stop = None
+    if text is not raw_output:  # the usual output has no token: the same string back
+        stop = end_of_sequence(raw_output)
+        if finish_reason is None and ended_by_token(raw_output):
+            finish_reason = "stop"  # an end-of-sequence token: the model stopped by itself
+    lower = ascii_lower(text)
+    for region in answer_regions(text, lower, stop):
+        found, rule = _run(text, lower, region.lo, region.hi, rules, stated, strict)
         if found is None or rule is None:
             continue
         # A base model that answered and went on with a new question: what matters
         # is whether its own part ended, not the new question it started.
-        text, low = (
-            (raw_output[: region.hi], lower[: region.hi]) if region.cut else (raw_output, lower)
-        )
+        upto, low = (text[: region.hi], lower[: region.hi]) if region.cut else (text, lower)
+        if region.hi == stop and finish_reason is None:
+            finish_reason = "stop"  # the model's own part ended with its end token
         if found.stated_empty:
-            why = unfinished_reason(text, low, finish_reason, answer_end=found.marker_end)
+            why = unfinished_reason(upto, low, finish_reason, answer_end=found.marker_end)
             return _nothing(raw_output, task, found, unfinished=why is not None)
         if rule.tier >= FALLBACK_TIER:
-            why = unfinished_reason(text, low, finish_reason, choices=choices)
+            why = unfinished_reason(upto, low, finish_reason, choices=choices)
             if why is not None and fallback == "auto":
                 log.debug("unfinished output (%s): fallback %s not used", why, rule.name)
                 return _nothing(raw_output, task, found, unfinished=True, guess=True)
         else:
-            why = unfinished_reason(text, low, finish_reason, answer_end=found.marker_end)
+            why = unfinished_reason(upto, low, finish_reason, answer_end=found.marker_end)
         confidence = rule.confidence * region.factor * (0.65 if found.weak else 1.0)
         if log.isEnabledFor(logging.DEBUG):
             log.debug(
@@ -130,7 +144,7 @@ def extract(
             "value_count": count,
         }
         return result.model_copy(update=verdict)  # our own values: nothing to revalidate
-    why = unfinished_reason(raw_output, lower, finish_reason, choices=choices)
+    why = unfinished_reason(text, lower, finish_reason, choices=choices)
     return _nothing(raw_output, task, None, unfinished=why is not None)
 
 

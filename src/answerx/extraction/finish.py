@@ -218,8 +218,14 @@ def _cut_ending(text: str, choices: Sequence[str] | None = None) -> str | None:
             # A name's initials are not words: "J. R. R. Tolkien" is a name, not prose.
             words = [w for w in line.split() if not _INITIAL.fullmatch(w)]
             cut = len(words) > 3 and len(_PROSE_WORD.findall(line)) >= 2
-        # Checked last (it is the dearest): a line that ends on an option is a reply.
-        if cut and not _ends_with_a_choice(line, text, choices):
+        # Checked last (they are the dearest): a line that ends on an option is a reply;
+        # a short last sentence that states a number ("So the total is 42") is a
+        # conclusion written without its period.
+        if (
+            cut
+            and not _ends_with_a_choice(line, text, choices)
+            and (choices or not _states_a_number(line))
+        ):
             return "cut mid-sentence"
     return None
 
@@ -242,6 +248,23 @@ def _ends_with_a_choice(line: str, text: str, choices: Sequence[str] | None) -> 
         ):
             return True
     return False
+
+
+# A conclusion's last sentence: a conclusion word, then "is"/"equals"/"=" and a number, at
+# most two unit words after it ("So the total is 42", "Therefore, x equals -3.5 cm"). Not
+# with options: a multiple-choice answer is a letter, and a number there is a step.
+_NUMBER_STATEMENT = re.compile(
+    r"(?:^|[.!?:]\s+)(?:so|thus|hence|therefore|finally|in\s+total|overall|altogether)\b"
+    r"[^.!?\n=]{0,80}"
+    r"\b(?:is|are|was|were|equals|comes\s+to|=)\s+(?:(?:negative|minus)\s+)?(?:\\?\$|€|£)?\s*[-−]?\d[\d,]*(?:\.\d+)?"
+    r"\s*%?(?:\s+[A-Za-z]+){0,2}$",
+    re.IGNORECASE,
+)
+_STATEMENT_CHARS = 120
+
+
+def _states_a_number(line: str) -> bool:
+    return _NUMBER_STATEMENT.search(line[-_STATEMENT_CHARS:]) is not None
 
 
 _LETTER_AT_END = re.compile(r"(?:^|[.!?:;])[ \t]*\(?[A-J]\)?$")

@@ -15,37 +15,45 @@ import re
 
 from answerx.extraction.found import Found, found, matches_near
 from answerx.extraction.sentences import take_sentence
-from answerx.extraction.tasks import Acceptor
+from answerx.extraction.tasks import LETTER_LIST, Acceptor
 
-__all__ = ["foreign_phrase"]
+__all__ = ["cjk_letter_verdict", "foreign_phrase"]
 
 # Matched on the lowercased text. Each alternative ends where the answer starts; its
 # group names the language family: "cjk" (decimal point) or "eu" (decimal comma).
 _MARKER = re.compile(
     r"(?P<cjk>"
     # Chinese: 答案：A, 答案是 C, 最终答案为 42, 故选B, 所以选 D, 正确答案为（B）, 答：42
-    r"(?:最终|最后的?|正确的?|因此|所以|故)?答案\s*(?:应该?|就)?\s*(?:是|为|為|选|選|應為)?\s*[:：]?"
+    # (in exam brackets too: 【答案】D, [答案] 240, 〔答案〕：C)
+    r"(?:最终|最后的?|正确的?|因此|所以|故)?答案\s*[】\]〕」』）)]?\s*(?:应该?|就)?\s*"
+    r"(?:是|为|為|选|選|應為)?\s*[:：]?"
     r"|(?:故|所以|因此|因而|则|則|应|應|我|我们)\s*(?:应该|應該)?\s*[选選](?:择|擇)?\s*[:：]?"
     r"|正确(?:的)?[选選]项\s*(?:是|为|為)\s*[:：]?|(?:^|\n|(?<=[。！？.!?]))[ \t]*答\s*[:：]"
     # Japanese: 答え：B, 答えは 3 です, 正解は C, 解答：42
     r"|(?:答え|解答|正解|回答)\s*(?:は|[:：])"
     # Korean: 정답은 B, 답: 42
-    r"|정답\s*(?:은|:|：)|(?:^|\n)[ \t]*답\s*(?:은|:|：)"
+    r"|정답\s*(?:은|:|：)|(?:^|\n)[ \t]*(?:\*\*|__)?답\s*(?:은|:|：)"
+    # Arabic: الإجابة هي (B), الجواب: 42
+    r"|(?:الإجابة|الاجابة|الجواب)\s*(?:الصحيحة\s*)?(?:هي|هو|[:：])\s*:?"
+    # MGSM's answer words of the languages that write a decimal point: Bengali উত্তর (হল),
+    # Telugu సమాధానం, Thai คำตอบ (คือ), Swahili Jibu (ni)
+    r"|উত্তর\s*[】\]]?\s*(?:হল|হলো|হবে|[:：])\s*:?|సమాధానం\s*[】\]]?\s*(?:[:：]|(?=\s*[-−]?\d))"
+    r"|คำตอบ\s*[】\]]?\s*(?:คือ|[:：])\s*:?|\bjibu\s*[】\]]?\s*(?:ni\b|sahihi\s+ni\b|[:：])\s*:?"
     r")|(?P<eu>"
     # Spanish: La respuesta es C, Respuesta: 42, la opción correcta es B
-    r"\brespuesta(?:\s+(?:correcta|final))?\s*(?:es|sería|seria|:)\s*:?"
-    r"|\bopci[óo]n\s+correcta\s*(?:es|:)\s*:?"
+    r"\brespuesta(?:\s+(?:correcta|final))?\s*(?:es|sería|seria|:|[】\]])\s*:?"
+    r"|\bopci[óo]n\s+correcta\s*(?:es|:|[】\]])\s*:?"
     # Portuguese: A resposta é C, Resposta: 42, a alternativa correta é B
-    r"|\bresposta(?:\s+(?:correta|final|certa))?\s*(?:é|e|seria|:)\s*:?"
-    r"|\balternativa\s+corret[ao]\s*(?:é|e|:)\s*:?"
+    r"|\bresposta(?:\s+(?:correta|final|certa))?\s*(?:é|e|seria|:|[】\]])\s*:?"
+    r"|\balternativa\s+corret[ao]\s*(?:é|e|:|[】\]])\s*:?"
     # French: La réponse est C, Réponse : 42, la bonne réponse est B
-    r"|\br[ée]ponse(?:\s+(?:correcte|finale|exacte))?\s*(?:est|serait|:)\s*:?"
+    r"|\br[ée]ponse(?:\s+(?:correcte|finale|exacte))?\s*(?:est|serait|:|[】\]])\s*:?"
     # German: Die Antwort ist C, Antwort: 42, die richtige Antwort lautet B, Lösung: 7
-    r"|\bantwort\s*(?:ist|lautet|:)\s*:?|\bl(?:ö|oe)sung\s*(?:ist|lautet|:)\s*:?"
+    r"|\bantwort\s*(?:ist|lautet|:|[】\]])\s*:?|\bl(?:ö|oe)sung\s*(?:ist|lautet|:|[】\]])\s*:?"
     # Italian: La risposta è C, Risposta: 42
-    r"|\brisposta(?:\s+(?:corretta|finale|giusta|esatta))?\s*(?:è|e|:)\s*:?"
+    r"|\brisposta(?:\s+(?:corretta|finale|giusta|esatta))?\s*(?:è|e|:|[】\]])\s*:?"
     # Russian: Ответ: B, Правильный ответ — C, ответ будет 42
-    r"|ответ\s*(?::|—|–|-|это|будет|равен)\s*:?"
+    r"|ответ\s*(?::|—|–|-|это|будет|равен|[】\]])\s*:?"
     # An article or "letter"/"option" before a choice letter: "la (B)", "a letra B".
     r")(?:(?:\s*(?:la|el|a|o|le|l'|die|der|das)\b)?(?:\s*(?:letra|lettre|buchstabe|opci[óo]n|"
     r"op[çc][ãa]o|alternativa|option|variante|вариант)\b)?(?=\s*\(?[a-j]\)?(?:[^\w]|$)))?"
@@ -53,10 +61,13 @@ _MARKER = re.compile(
 # Every marker holds one of these (found first, with rfind).
 _STEMS = (
     "答", "选", "選", "正解", "정답", "답", "ответ", "respuesta", "resposta", "ponse",
-    "antwort", "sung", "risposta", "opci", "alternativa",
+    "antwort", "sung", "risposta", "opci", "alternativa", "উত্তর", "సమాధానం", "คำตอบ",
+    "الإجابة", "الاجابة", "الجواب",
+    "jibu",
 )  # fmt: skip
 _ASCII_STEMS = (
     "respuesta", "resposta", "reponse", "antwort", "sung", "risposta", "opcion", "alternativa",
+    "jibu",
 )  # fmt: skip
 # Where an answer after a marker ends, besides take_sentence's ends.
 _FOREIGN_BREAK = re.compile(
@@ -81,7 +92,10 @@ def foreign_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) ->
         brk = _FOREIGN_BREAK.search(text, c0, c1)
         if brk is not None:
             c1 = brk.start()
-        if m.group("cjk") is not None:
+        listed = LETTER_LIST.match(text, c0, c1)
+        if listed is not None:
+            c1 = listed.end()  # "【答案】: B, C": several options, not the first
+        elif m.group("cjk") is not None:
             c1 = _before_cjk_words(text, c0, c1)
         candidate = text[c0:c1]
         if m.group("eu") is not None and "," in candidate:
@@ -101,3 +115,34 @@ def _before_cjk_words(text: str, c0: int, c1: int) -> int:
     if cjk is not None and text[c0 : cjk.start()].strip(" \t（(【[：:"):
         return cjk.start()
     return c1
+
+
+# The letter first, then the verdict, as Chinese and Japanese exam answers write it:
+# 选项A正确, A选项正确, 所以D是正确答案, (B) 是正确的选项, A が正解, 正确的是 C.
+_VERDICT_AFTER = re.compile(
+    r"(?:[选選]项|[选選]項|选择|選擇)?\s*[（(【\[]?\s*([A-J])\s*[)）】\]]?\s*(?:[选選]项|[选選]項)?\s*"
+    r"(?:是|为|為|が|は)?\s*(?:最)?(?:正确|正確|正解|(?:对|對)(?![于於应應比称稱象]))(?:的)?(?:答案|[选選]项|[选選]項|です)?"
+    r"(?![吗嗎?？])"
+)
+_VERDICT_BEFORE = re.compile(
+    r"(?:正确|正確)的?(?:答案|[选選]项|[选選]項)?\s*(?:是|为|為)\s*[:：]?\s*"
+    r"[（(【\[]?\s*([A-J])(?![A-Za-z])"
+)
+_VERDICT_STEMS = ("正确", "正確", "正解", "对", "對")
+
+
+def cjk_letter_verdict(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """The last option letter a Chinese or Japanese verdict names ("选项A正确", "所以D是正确
+    答案", "正确的是 C", "A が正解"); a question ("A正确吗？") or a negation ("A不正确") is none."""
+    if text.isascii():
+        return None
+    best: Found | None = None
+    for pattern in (_VERDICT_AFTER, _VERDICT_BEFORE):
+        for m in matches_near(pattern, text, lo, hi, _VERDICT_STEMS, reach=24):
+            got = accept(m.group(1))
+            if got:
+                hit = found(got, text, m.start(1), m.end(1), m.start(), m.end())
+                if best is None or hit.end > best.end:
+                    best = hit
+                break
+    return best

@@ -9,7 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["find_boxes", "match_brace", "skip_back", "skip_forward", "unwrap_command"]
+__all__ = [
+    "FRACTION",
+    "brace_fractions",
+    "find_boxes",
+    "match_brace",
+    "skip_back",
+    "skip_forward",
+    "unwrap_command",
+]
 
 _CHUNK = 4096
 
@@ -112,3 +120,30 @@ def unwrap_command(text: str, names: tuple[str, ...]) -> str | None:
                 if close == len(text) - 1:
                     return text[rest + 1 : close]
     return None
+
+
+# A numeric fraction however LaTeX lets it be written: \frac{1}{2}, \dfrac34, \tfrac{1}2,
+# \frac 1 2. An argument without braces is one token: one digit (\frac123 is 1/2 then 3).
+#: Groups ``num`` and ``den``: the numerator (with its sign) and the denominator.
+FRACTION = re.compile(
+    r"\\[dt]?frac\s*(?:\{\s*(?P<num>-?\d+)\s*\}|(?P<num1>\d))"
+    r"\s*(?:\{\s*(?P<den>\d+)\s*\}|(?P<den1>\d))"
+)
+_UNBRACED = re.compile(r"(\\[dt]?frac)\s*(\{[^{}]*\}|[0-9A-Za-z])\s*(\{[^{}]*\}|[0-9A-Za-z])")
+
+
+def brace_fractions(text: str) -> str:
+    """``text`` with every fraction whose arguments are not braced written with braces,
+    as LaTeX reads it: ``\\frac12`` and ``\\frac 1 2`` are one half, not twelve.
+
+    >>> brace_fractions("\\dfrac34 + \\frac{1}2")
+    '\\dfrac{3}{4} + \\frac{1}{2}'
+    """
+    if "frac" not in text:
+        return text
+
+    def braced(m: re.Match[str]) -> str:
+        num, den = (arg if arg.startswith("{") else "{" + arg + "}" for arg in m.group(2, 3))
+        return m.group(1) + num + den
+
+    return _UNBRACED.sub(braced, text)

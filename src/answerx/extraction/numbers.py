@@ -4,10 +4,18 @@ in words ("three", "twenty-one", "one hundred and five", "a dozen", "half")."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from answerx.extraction.number_words import stated_number_words
 
-__all__ = ["NUMBER", "canonical_number", "read_european", "single_number"]
+__all__ = [
+    "NUMBER",
+    "canonical_number",
+    "plain_scientific",
+    "read_european",
+    "signed_words",
+    "single_number",
+]
 
 # Thousands separators only in proper groups of three, so "1,2,3" stays three numbers.
 NUMBER = re.compile(
@@ -16,7 +24,49 @@ NUMBER = re.compile(
 )
 # "-$5" and "$-5": the sign belongs to the number, the currency symbol does not.
 _SIGNED_CURRENCY = re.compile(r"([-−])\s*(?:\\?\$|€|£)\s*|(?:\\?\$|€|£)\s*(?=[-−]\d)")
-_LATEX_FRAC = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
+_LATEX_FRAC = re.compile(
+    r"\\[dt]?frac\s*(?:\{\s*(-?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
+)  # \frac{1}{2}, \dfrac34, \frac 1 2 (see latex.FRACTION)
+
+
+def _as_slash(m: re.Match[str]) -> str:
+    return f"{m.group(1) or m.group(2)}/{m.group(3) or m.group(4)}"
+
+
+# "negative 0.5", "minus 3": the sign said in words belongs to the number.
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)\s+(?=(?:\\?\$|€|£)?\s*\.?\d)", re.IGNORECASE)
+
+
+def signed_words(text: str) -> str:
+    """``text`` with a sign said in words written as a minus: ``"negative 0.5"`` → ``"-0.5"``."""
+    if "inus" not in text and "egative" not in text:
+        return text
+    return _SIGN_WORD.sub("-", text)
+
+
+# Scientific notation as answers write it: "1.28e-06", "1.28 × 10^(-6)", "3 \times 10^{8}".
+_SCIENTIFIC = re.compile(
+    r"(?<![\w.])([-−]?\d+(?:\.\d+)?)(?:[eE]([-+−]?\d{1,3})(?![\w.])"
+    r"|\s*(?:×|\\times|\\cdot|\*|x)\s*10\s*\^\s*(?:\{\s*([-+−]?\d{1,3})\s*\}"
+    r"|\(\s*([-+−]?\d{1,3})\s*\)|([-+−]?\d{1,3})))"
+)
+
+
+_E_NOTATION = re.compile(r"\d[eE][-+−]?\d")
+
+
+def _plain_scientific(m: re.Match[str]) -> str:
+    exponent = next(g for g in m.groups()[1:] if g is not None).replace("−", "-")
+    value = Decimal(m.group(1).replace("−", "-")).scaleb(int(exponent))
+    return format(value, "f")
+
+
+def plain_scientific(text: str) -> str:
+    """``text`` with numbers in scientific notation written out: ``"1.28 × 10^(-6)"`` →
+    ``"0.00000128"``."""
+    if not ("^" in text or (("e" in text or "E" in text) and _E_NOTATION.search(text))):
+        return text  # the usual number: no power of ten, no "1.28e-06"
+    return _SCIENTIFIC.sub(_plain_scientific, text)
 
 
 def canonical_number(text: str) -> str | None:
@@ -26,7 +76,9 @@ def canonical_number(text: str) -> str | None:
     decimals (``"$1,234.50"`` → ``"1234.5"``, ``"6.0"`` → ``"6"``); keeps
     fractions as ``a/b`` and a leading minus.
     """
-    text = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(r"\1/\2", text))
+    text = _SIGNED_CURRENCY.sub(
+        r"\1", _LATEX_FRAC.sub(_as_slash, plain_scientific(signed_words(text)))
+    )
     # "x = 5" or "2 + 3 = 5": the value is what follows the last "=".
     if "=" in text:
         text = text.rsplit("=", 1)[1]
@@ -105,7 +157,9 @@ def single_number(text: str) -> tuple[str | None, int]:
     european = read_european(text)
     if european is not None:
         return european, 1
-    s = _SIGNED_CURRENCY.sub(r"\1", _LATEX_FRAC.sub(r"\1/\2", text))
+    s = _SIGNED_CURRENCY.sub(
+        r"\1", _LATEX_FRAC.sub(_as_slash, plain_scientific(signed_words(text)))
+    )
     s = _TEXT_UNIT.sub(" ", s).replace("\\!", "").replace("{,}", ",").replace("\\%", "%")
     if "=" in s:
         s = s.rsplit("=", 1)[1]

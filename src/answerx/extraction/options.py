@@ -15,7 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["letter_text_problem", "named_option", "option_at_start"]
+from answerx.extraction.numbers import canonical_number
+
+__all__ = ["letter_text_problem", "named_option", "option_at_start", "valued_option"]
 
 _LETTERS = "ABCDEFGHIJ"
 _SEPARATORS = frozenset(",.;:!?)—–-")
@@ -121,3 +123,64 @@ def letter_text_problem(candidate: str, letter: str, choices: Sequence[str] | No
         if _normalised(option) == rest and _LETTERS[i] != letter:
             return f"letter {letter}, but {option!r} is option {_LETTERS[i]}"
     return None
+
+
+_MAX_VALUED_CHARS = 160  # a short reply; a longer text quotes several options' values
+# What an option may hold besides its number: a currency, a unit in any script ("米",
+# "square feet", "cm²"), a percent. Two or more numbers make it no single value.
+_OPTION_UNIT = re.compile(r"[^\d]{0,24}")
+# A number in any script's text: "4.40米" has no word boundary between the two.
+_DIGIT = re.compile(r"\d")
+_FORMULA = re.compile(r"[$=\\^]")
+_CONCLUDED = re.compile(
+    r"(?:\bis|\bequals|=|为|為|是|等于|等於)\s*([-−]?\d+(?:,\d{3})*(?:\.\d+)?)(?![\d.,]*\d)[^\d]{0,24}$"
+)
+_VALUE = re.compile(r"(?<![\d.,A-Za-z])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?![\d,A-Za-z]|\.\d)")
+# A reply that ends on one value and its unit ("The area is 2256 square feet", "10 m/s"):
+# no formula, and nothing but unit words after the number.
+_ENDS_ON_A_VALUE = re.compile(
+    r"[^$=\\^(){}\[\]]{0,80}?[-−]?\d[\d,.]*\s*[^\d$=\\^\s]*(?:\s+[^\d\s]+){0,2}"
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _option_values(choices: tuple[str, ...]) -> tuple[str | None, ...]:
+    """Each option's value when the option is one number (with a unit or currency in any
+    script: "4.40米", "$2,256", "191.5 square feet"), else None."""
+    values: list[str | None] = []
+    for option in choices:
+        found = list(_VALUE.finditer(option))
+        rest = _VALUE.sub(" ", option) if len(found) == 1 else ""
+        values.append(
+            canonical_number(found[0].group()) if len(found) == 1 and _OPTION_UNIT.fullmatch(rest)
+            else None
+        )  # fmt: skip
+    return tuple(values)
+
+
+def valued_option(candidate: str, choices: Sequence[str], *, reply: bool = False) -> int | None:
+    """The index of the one option whose value a short reply states ("The area of the
+    figure is 2256 square feet." with options 191.5 / 1128 / 2256 / 4512; "4.40 meters"
+    for the option "4.40米"); None when the reply states no option's value, or the values
+    of several ("1128 * 2 = 2256") without concluding on one. ``reply``: the candidate was
+    found without a marker (a fallback, a reply's opening words), so it must end on its
+    value and hold no formula ("We have $-2(x" names no option "-2")."""
+    if len(candidate) > _MAX_VALUED_CHARS or _DIGIT.search(candidate) is None:
+        return None  # the usual rejected candidate: no number at all
+    if reply and (_FORMULA.search(candidate) or not _ENDS_ON_A_VALUE.fullmatch(candidate)):
+        return None  # read without a marker: only a reply that ends on its value
+    values = _option_values(tuple(choices))
+    if values.count(None) == len(values):
+        return None  # no option is a number
+    stated = {canonical_number(m.group()) for m in _VALUE.finditer(candidate)}
+    named = {i for i, value in enumerate(values) if value is not None and value in stated}
+    if len(stated) > 1:
+        # Several numbers: only the one the reply concludes on counts ("物体5秒末的速度为
+        # 10 m/s", "after 5 s the speed is 10 m/s"), when it ends on it; a reply that
+        # names two values ("between $268,000 and $100,000") names no option.
+        concluded = _CONCLUDED.search(candidate)
+        value = canonical_number(concluded.group(1)) if concluded is not None else None
+        named = {i for i, v in enumerate(values) if v is not None and v == value}
+    if len(named) != 1:
+        return None  # a reply that works with several numbers is reasoning, not a reply
+    return named.pop()

@@ -31,10 +31,11 @@ class Region(NamedTuple):
     cut: bool = False  # ends where a new few-shot "Question:" (or a recap of them) starts
 
 
-def answer_regions(text: str, lower: str) -> list[Region]:
+def answer_regions(text: str, lower: str, stop: int | None = None) -> list[Region]:
     """Regions to search, best first; the engine uses the first that yields an answer.
 
-    ``lower`` is ``text`` lowercased with every index unchanged."""
+    ``lower`` is ``text`` lowercased with every index unchanged; ``stop`` is where an
+    end-of-sequence token ended the model's own text (a run-on follows it)."""
     lo, hi, factor = 0, len(text), 1.0
     # Every think tag has a "<": one memchr for it spares most outputs the slower
     # substring scan for "think".
@@ -55,6 +56,8 @@ def answer_regions(text: str, lower: str) -> list[Region]:
     recap = _RECAP.search(text, lo, hi) if "N" in text and "Now that" in text else None
     if recap is not None and (cut is None or recap.start() < cut.start()):
         cut = recap
+    if stop is not None and lo < stop < hi and (cut is None or stop < cut.start()):
+        regions.append(Region(lo, stop, factor, cut=True))
     if cut is not None and text[lo : cut.start()].strip():
         regions.append(Region(lo, cut.start(), factor, cut=True))
     regions.append(Region(lo, hi, factor))

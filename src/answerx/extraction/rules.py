@@ -34,8 +34,8 @@ from answerx.extraction.found import (
     found,
     last_matches,
 )
-from answerx.extraction.languages import foreign_phrase
-from answerx.extraction.latex import find_boxes, skip_back, skip_forward
+from answerx.extraction.languages import cjk_letter_verdict, foreign_phrase
+from answerx.extraction.latex import FRACTION, find_boxes, skip_back, skip_forward
 from answerx.extraction.number_words import number_word_spans
 from answerx.extraction.numbers import NUMBER
 from answerx.extraction.replies import leading_answer_rule, whole_output_rule
@@ -67,8 +67,9 @@ _MAX_BOX_TRIES = 8
 # --------------------------------------------------------------------------- answer blocks
 # Tag patterns run on the lowercased text: case-sensitive patterns with a literal
 # first character are scanned far faster than IGNORECASE ones.
-_OPEN = re.compile(r"<\s*answer\s*>")
-_CLOSE = re.compile(r"<\s*/\s*answer\s*>")
+# (LiveBench's puzzles ask for a <solution> block: the same marker under another name.)
+_OPEN = re.compile(r"<\s*(?:answer|solution)\s*>")
+_CLOSE = re.compile(r"<\s*/\s*(?:answer|solution)\s*>")
 _PLACEHOLDER = re.compile(
     r"^(?:\.{2,}|…|x|your (?:final )?answer(?: here)?|answer(?: here)?|final answer|\s*)$",
     re.IGNORECASE,
@@ -94,7 +95,7 @@ def _accept_block(
 
 def answer_block(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """``<answer>…</answer>``: the last complete block; else an unclosed last one."""
-    if "<" not in text or "answer" not in lower:
+    if "<" not in text or ("answer" not in lower and "solution>" not in lower):
         return None
     opens = [(m.start(), m.end()) for m in _OPEN.finditer(lower, lo, hi)]
     if not opens:
@@ -307,9 +308,17 @@ def json_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
 # --------------------------------------------------------------------------- phrases
 # The marker is found by searching backwards for the literal "answer" (fast, and
 # the last occurrence is what we want), then checking what follows it.
+# The marker in any bracket or dash style: "Answer:", "**Answer:**", "[Answer] C",
+# "【Answer】C", "Answer — C".
 _PHRASE_TAIL = re.compile(  # matched on `lower`
     r"(?:\*\*|__)?\s*(?:is\b|should\s+be\b|would\s+be\b|:)(?:\*\*|__)?\s*:?"
 )
+# The rarer styles, tried only when a bracket or a dash follows "answer" (the usual tail
+# above stays a short pattern: it runs at every "answer" of every output).
+_BRACKET_TAIL = re.compile(
+    r"(?:\*\*|__)?\s*(?:[\]】](?:\*\*|__)?\s*(?:is\b|[:：])?|：|[—–](?![—–]))(?:\*\*|__)?\s*:?"
+)
+_BRACKET_OR_DASH = frozenset("]】—–：")
 # "The final answer to 'What is 2+2?' is 4": the question may sit between.
 _PHRASE_TO = re.compile(r"\s+(?:to|for)\s+(?:(['\"“‘]).{1,300}?['\"”’]|[^.\n]{1,120}?)\s+is\b\s*:?")
 _GSM8K_MARK = re.compile(r"^[ \t]*####(?!#)", re.MULTILINE)
@@ -341,6 +350,8 @@ def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, 
             break
         end = at
         tail = _PHRASE_TAIL.match(lower, at + 6, hi) or _PHRASE_TO.match(lower, at + 6, hi)
+        if tail is None and not _BRACKET_OR_DASH.isdisjoint(lower[at + 6 : at + 10]):
+            tail = _BRACKET_TAIL.match(lower, at + 6, hi)
         if tail is not None:
             markers.append((at, tail.end()))
     markers.sort(reverse=True)
@@ -413,6 +424,30 @@ def output_line(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
     return None
 
 
+# --------------------------------------------------------------------------- a bold last phrase
+# LiveBench asks for the answer "in **bold**": a bold phrase that ends the output, on a
+# line of its own or after a finished sentence, states the answer.
+_BOLD_END = re.compile(
+    r"(?:^|(?<=[.!?:;。])[ \t]+)(\*\*|__)([^*_\n]{1,100}?)\1[ \t.]*$", re.MULTILINE
+)
+_BOLD_REACH = 120
+_BOLD_LETTER = re.compile(r"\s*\(?[A-J]\)?\s*")
+
+
+def bold_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """A bold phrase that ends the output: ``…each a right triangle.\n\n**triangle**``."""
+    end = skip_back(text, lo, hi)
+    if not text.endswith(("**", "__", "**.", "__."), lo, end):
+        return None
+    m = _BOLD_END.search(text, max(lo, end - _BOLD_REACH), end)
+    if m is None or m.start() <= skip_forward(text, lo, end):
+        return None  # a bold reply and nothing else is whole_output's to read
+    if _BOLD_LETTER.fullmatch(m.group(2)):
+        return None  # "**D**": a choice letter, choice_letter's to read (as it always was)
+    got = accept(m.group(2))
+    return found(got, text, m.start(2), m.end(2), m.start(), m.end()) if got else None
+
+
 # --------------------------------------------------------------------------- task fallbacks
 _CHOICE_FORMS = re.compile(
     r"\(([A-J])\)|\b([A-J])\)|\*\*\(?([A-J])\)?\*\*|\$\(?([A-J])\)?\$"
@@ -420,6 +455,10 @@ _CHOICE_FORMS = re.compile(
     re.MULTILINE,
 )
 _CHOICE_GROUPS = range(1, 7)
+# A letter written four times or more, as prompts ask ("… five times: CCCCC"): looked for
+# near the end only (a form of its own: in the pattern above it slowed every scan).
+_REPEATED_LETTER = re.compile(r"(?<![A-Za-z])([A-J])\1{3,9}(?![A-Za-z])")
+_REPEAT_REACH = 80  # the letters end the output ("… as requested: FFFFF.")
 # A sentence, then the letter on its own at the very end: "… so the left bar is the
 # tallest. A" (read on the last line only: an extra form costs the whole scan above).
 _LETTER_AFTER_SENTENCE = re.compile(r"(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$")
@@ -475,11 +514,23 @@ def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> 
         got = accept(tail.group(1)) if tail is not None else None
         if tail is not None and got:
             return found(got, text, tail.start(1), tail.end(1), tail.start(1), tail.end())
+    repeated = None
+    if hi - lo >= 4:
+        for r in _REPEATED_LETTER.finditer(text, max(lo, hi - _REPEAT_REACH), hi):
+            repeated = r
     for m in matches:
+        if repeated is not None and repeated.start() > m.start():
+            break
         group = next(g for g in _CHOICE_GROUPS if m.group(g))
         got = accept(m.group(group))
         if got:
             return found(got, text, m.start(group), m.end(group), m.start(), m.end())
+    if repeated is not None:
+        got = accept(repeated.group(1))
+        if got:
+            return found(
+                got, text, repeated.start(), repeated.end(), repeated.start(), repeated.end()
+            )
     return None
 
 
@@ -505,6 +556,11 @@ def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
             return found(got, text, words[0], words[1], words[0], words[1])
     for m in digits:
         start, end = m.start("num"), m.end("num")
+        signed = _sign_word_before(lower, lo, start)
+        if signed is not None:  # "the curvature is negative 0.5": the sign is the word
+            got = accept(text[signed:end])
+            if got:
+                return found(got, text, signed, end, signed, end)
         decimal = _decimal_comma_start(text, lo, start, end)
         if decimal is not None:  # "Soit 3,5 kg": the number is 3.5, not 5
             got = accept(text[decimal:end].replace(",", "."))
@@ -517,6 +573,21 @@ def last_number_rule(text: str, lower: str, lo: int, hi: int, accept: Acceptor) 
 
 
 _WORDS_WINDOW = 240  # a number in words answers at the end of a short reply
+_SIGN_WORD_BEFORE = re.compile(r"\b(?:negative|minus)\s+$")
+
+
+def _sign_word_before(lower: str, lo: int, start: int) -> int | None:
+    """Where a sign said in words right before the number at ``start`` begins ("negative
+    0.5"); None when there is none or it is an operation on a number before it ("5 minus 3")."""
+    if not lower.endswith((" ", "\t"), lo, start):
+        return None
+    m = _SIGN_WORD_BEFORE.search(lower, max(lo, start - 16), start)
+    if m is None:
+        return None
+    before = lower[max(lo, m.start() - 8) : m.start()].rstrip()
+    return None if before[-1:].isdigit() or before[-1:] in ")}]" else m.start()
+
+
 _COMMA_HEAD = re.compile(r"(?<![\d,.])[-−]?\d+,$")
 
 
@@ -553,12 +624,32 @@ _FRAC_BEFORE = re.compile(r"(?:-\s*)?\\[dt]?frac\s*\{\s*-?[\d.,]+\s*\}\s*\{\s*$"
 _FRAC_AFTER = re.compile(r"\s*\}")
 
 
+_GLUED_WINDOW = 400
+
+
+def _last_glued_fraction(text: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """The last fraction near the end written without braces (``\\frac12``, ``\\frac 3 4``),
+    whose digits the number pattern does not read as one number."""
+    start = max(lo, hi - _GLUED_WINDOW)
+    if text.find("frac", start, hi) == -1:
+        return None
+    fractions = [m for m in FRACTION.finditer(text, start, hi) if m["num1"] or m["den1"]]
+    if not fractions:
+        return None
+    m = fractions[-1]
+    got = accept(m.group())
+    return found(got, text, m.start(), m.end(), m.start(), m.end()) if got else None
+
+
 def last_number_or_fraction_rule(
     text: str, lower: str, lo: int, hi: int, accept: Acceptor
 ) -> Found | None:
     """``last_number`` for ``numeric``, reading a last LaTeX fraction as one number
     (``\\frac{1}{2}`` gives ``1/2``, as it does after a marker), not its denominator."""
     last = last_number_rule(text, lower, lo, hi, accept)
+    glued = _last_glued_fraction(text, lo, hi, accept)
+    if glued is not None and (last is None or glued.end >= last.end):
+        return glued  # "\frac12", "\dfrac 3 4": the digits are a fraction's two arguments
     if last is None:
         return None
     after = _FRAC_AFTER.match(text, last.end, hi)
@@ -678,6 +769,8 @@ RULES: tuple[Rule, ...] = (
     Rule("json_answer", 200, 0.95, json_answer),
     Rule("final_answer_phrase", 300, 0.9, final_answer_phrase),
     Rule("output_line", 300, 0.85, output_line),
+    # A bold last phrase: tried only when no phrase marker answered.
+    Rule("output_line", 380, 0.85, bold_answer),
     # The same phrases in other languages: tried only when no English marker answered.
     Rule("final_answer_phrase", 350, 0.9, foreign_phrase),
 )
@@ -690,6 +783,7 @@ def _task_markers(task: str) -> tuple[Rule, ...]:
     rules = []
     if task in ("multiple_choice", "auto"):
         rules.append(Rule("choice_phrase", 350, 0.9, choice_phrase))
+        rules.append(Rule("choice_phrase", 350, 0.9, cjk_letter_verdict))
     whole = whole_output_rule(task)
     if whole is not None:
         # A short reply of multiple choice names its option as it likes ("the right bar is

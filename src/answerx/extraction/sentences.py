@@ -11,7 +11,7 @@ __all__ = ["NOT_AN_ANSWER", "take_sentence"]
 
 #: What a marker may be followed by that states no answer: "the answer is not 12".
 NOT_AN_ANSWER = re.compile(r"(?:not|never|unclear|unknown|undefined by)\b")  # on `lower`
-_FULL_WIDTH_ENDS = "。！？；"
+_FULL_WIDTH_ENDS = "。！？；।"  # (and the Bengali/Hindi danda)
 _SENTENCE_BREAK = re.compile(
     r",\s+(?:because|since|which|as|so|and\s+therefore|but|where|given|that|if|when)\b"
     r"|\s+(?:because|since)\b",
@@ -24,7 +24,14 @@ _WHOLE_SENTENCE_TOKEN = re.compile(
 # the next name word: the stop of an initial ("John F. Kennedy"), not a sentence's end.
 _INITIAL = re.compile(r"(?:\b[A-Z][a-z]+|\b[A-Z]\.)\s[A-Z]\.\s[A-Z]$")
 _INITIALS = re.compile(r"\b[A-Z]\.\s?[A-Z]\.")  # "J. R. R. Tolkien" from its first stop
-_SPECIAL = re.compile(r"[$\\{}()\[\]\n.!?;。！？；]")
+_TITLES = frozenset(("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "Ft", "vs"))
+_ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:" + "|".join(_TITLES) + r")$")
+# A Dyck answer closes what is open: it starts with a closing bracket ("(B)" does not).
+_BRACKETS = frozenset(")]}>⟩")
+_BRACKETS_TO_LINE_END = re.compile(
+    r"([\[\](){}<>⟨⟩]+(?:[ \t]+[\[\](){}<>⟨⟩]+)*)[ \t]*\.?[ \t*_]*(?:\n|$)"
+)
+_SPECIAL = re.compile(r"[$\\{}()\[\]\n.!?;。！？；।]")
 
 
 def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
@@ -39,9 +46,18 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
     # The answer may start on a following line ("The final answer is:\n\n\\[ 5 \\]").
     while pos < end_limit and text[pos] in " \t\r\n*_":
         pos += 1
+    # An answer made of brackets (BIG-Bench-Hard's Dyck languages: "] > )") is kept
+    # whole, to the end of its line: every character is part of it.
+    symbols = (
+        _BRACKETS_TO_LINE_END.match(text, pos, end_limit)
+        if text[pos : pos + 1] in _BRACKETS
+        else None
+    )
+    if symbols is not None:
+        return pos, symbols.end(1)
     # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
     simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
-    if simple and not _INITIALS.match(text, pos):
+    if simple and not _INITIALS.match(text, pos) and simple.group(1) not in _TITLES:
         return pos, simple.end(1)
     start = end = pos
     depth = 0
@@ -93,6 +109,8 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
                 _INITIAL.search(text, max(start, i - 40), i + 3) or _INITIALS.match(text, i - 1)
             ):
                 pass  # a name's initial: "Harry S. Truman", "J. R. R. Tolkien"
+            elif c == "." and nxt == " " and _ABBREVIATION.search(text, max(start, i - 5), i):
+                pass  # "Mrs. Robinson", "Dr. No": a title's full stop ends no sentence
             elif nxt == "" or nxt.isspace() or nxt in "*_\"'":
                 break
         i += 1

@@ -26,11 +26,25 @@ from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.game24 import as_expression, expression_problem, stated_expression
 from answerx.extraction.models import TASKS, Task
 from answerx.extraction.number_words import words_value
-from answerx.extraction.numbers import canonical_number, read_european, single_number
-from answerx.extraction.options import letter_text_problem, named_option
+from answerx.extraction.numbers import (
+    canonical_number,
+    read_european,
+    signed_words,
+    single_number,
+)
+from answerx.extraction.options import letter_text_problem, named_option, valued_option
 from answerx.extraction.values import comma_is_decimal, value_list
 
-__all__ = ["Accepted", "Acceptor", "check_task", "letter_of", "make_acceptor", "make_acceptors"]
+__all__ = [
+    "LETTER_LIST",
+    "Accepted",
+    "Acceptor",
+    "check_task",
+    "letter_of",
+    "make_acceptor",
+    "make_acceptors",
+    "several_letters",
+]
 
 
 class Accepted(NamedTuple):
@@ -52,10 +66,24 @@ _CHOICE_ANSWERS = {letter: Accepted(letter, "multiple_choice") for letter in _LE
 # A choice letter as an answer: "B", "(B)", "B)", "B.", "[B]", "(B) the text",
 # "B: text", "Option B". Never "A" followed by a word ("A bit more..."): that is prose.
 _LETTER = re.compile(
-    r"^(?:(?:option|choice)\s*)?(?:\(\s*([A-J])\s*\)|\[\s*([A-J])\s*\]|([A-J])(?=$|[.):\]]|\s*[-–—]\s))",
+    r"^(?:(?:option|choice)\s*)?(?:\(\s*([A-J])\s*\)|\[\s*([A-J])\s*\]|([A-J])(?=$|[.):\]]|\s*[-–—]\s"
+    # "C, and I'll duplicate it as requested": the letter, then a clause about it
+    r"|,\s+(?:and|so|because|since|as|which|but)\b))",
     re.IGNORECASE,
 )
 _STRICT_LETTER = re.compile(r"^\(?([A-J])\)?$")
+# A letter written several times, as prompts ask ("duplicate that letter five times"):
+# "FFFFF" is F.
+_REPEATED_LETTER = re.compile(r"([A-J])\1{1,9}")
+# Several letters in one answer: "B, C", "(A), (B), (C), or (D)", "A and D", "B、C", "AB".
+LETTER_LIST = re.compile(
+    r"\(?[A-J]\)?(?:\s*(?:,|，|、|/|&|;|\band\b|\bor\b|和|或|及)\s*(?:and\s+|or\s+)?"
+    r"\(?[A-J]\)?(?![A-Za-z]))+"
+)
+_GLUED_LETTERS = re.compile(r"[A-J]{2,5}")
+_BARE_FORMS = frozenset(
+    form.format(letter) for letter in "ABCDEFGHIJ" for form in ("{}", "({})", "{})", "{}.")
+)
 # A stated letter beyond the options ("The answer is (K)"): only the unmistakable forms.
 _ANY_LETTER = re.compile(r"^(?:(?:option|choice)\s*)?[(\[]?([A-Z])[)\]]?[.:]?$", re.IGNORECASE)
 _BOOLEAN = re.compile(r"^(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
@@ -76,7 +104,18 @@ def _maybe_list(s: str) -> bool:
     )
 
 
+_SYMBOLS_ONLY = re.compile(r"[\[\](){}<>⟨⟩]+(?:\s+[\[\](){}<>⟨⟩]+)*")
+# The value a sentence answer ends on, after its verb: "… is 11.25", "… equals -120 m/s".
+_CONCLUDED_VALUE = re.compile(
+    r"\b(?:is|are|was|equals|be)\s+(?:approximately\s+|about\s+|roughly\s+)?"
+    r"((?:negative\s+|minus\s+)?[-−]?(?:\\?\$|€|£)?\s*\d[\d,]*(?:\.\d+)?"
+    r"(?:\s*(?:×|\\times)\s*10\^\(?[-−]?\d+\)?)?\s*%?)"
+    r"(?:\s+[A-Za-z][A-Za-z/^()\d-]*){0,2}$"
+)
+_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>]|\d")
+# One or two unit words after a number ("72 clips", "12 square feet"), nothing else.
+_UNIT_AFTER = re.compile(r"\s+[A-Za-z]{2,}(?:\s+[A-Za-z]{2,})?$")
 _SIMPLE_EQUATION = re.compile(r"[A-Za-z]\s*=\s*(.+)")
 _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
 
@@ -98,6 +137,9 @@ def letter_of(candidate: str, choices: Sequence[str] | None = None) -> str | Non
         strict = _STRICT_LETTER.match(candidate)
         if strict and (not choices or "ABCDEFGHIJ".index(strict.group(1)) < len(choices)):
             return strict.group(1)
+    repeated = _REPEATED_LETTER.fullmatch(candidate) if len(candidate) <= 10 else None
+    if repeated and (not choices or "ABCDEFGHIJ".index(repeated.group(1)) < len(choices)):
+        return repeated.group(1)
     m = _LETTER.match(candidate)
     allowed = _LETTERS[: len(choices)] if choices else _LETTERS
     if m:
@@ -169,6 +211,8 @@ def _accept_math(candidate: str, choices: _Choices, numbers: _Numbers) -> Accept
     s = _cleaned(candidate)
     if not s:
         return None
+    if s[0] in "nmNM":
+        s = signed_words(s)  # "negative 0.5" is -0.5
     # "2,74", "1 000" and "1,000" are one number each, "-3,4" two (README, "How
     # extraction decides"); "x = -1, x = 2, and x = -2" is the list "-1, 2, -2".
     if "," in s or " " in s or "\\" in s or "~" in s or "$" in s:  # most answers have none
@@ -211,15 +255,54 @@ def _stated_numeric(candidate: str, choices: _Choices, numbers: _Numbers) -> Acc
         return Accepted(value, "numeric")
     if count == 0:
         return None  # states no number at all: not an answer to a numeric task
+    concluded = _CONCLUDED_VALUE.search(s) if s[-1:].isalnum() or s[-1:] in ")%" else None
+    if concluded is not None and _PROSE.search(s, 0, concluded.start()):
+        # A sentence that concludes on its value: "that the area under the curve between
+        # x=-1 and x=3 is 11.25", "her expected utility is 250", "should be 51,200 bits".
+        value, _ = single_number(concluded.group(1))
+        if value is not None:
+            return Accepted(value, "numeric")
     # "32 + 0.8x", "4 blue, 6 red": never cut down to the first number.
     return Accepted(s, "numeric", "not a single number")
 
 
+def several_letters(candidate: str, choices: Sequence[str] | None = None) -> list[str] | None:
+    """The distinct option letters of an answer that lists several ("B, C", "(A), (B), or
+    (D)", "A and D", "B、C"), in order; None when it is not such a list."""
+    if len(candidate) < 2 or len(candidate) > 60 or not candidate[:2].strip("([").isupper():
+        return None
+    if _GLUED_LETTERS.fullmatch(candidate):
+        # "AB", "ACD": several letters written together, in order (a word such as "BAD"
+        # or a repeated "FFFFF" is not a list of options).
+        if list(candidate) != sorted(set(candidate)):
+            return None
+    elif LETTER_LIST.fullmatch(candidate) is None:
+        return None
+    letters = list(dict.fromkeys(re.findall(r"[A-J]", candidate)))
+    allowed = _LETTERS[: len(choices)] if choices else _LETTERS
+    if len(letters) < 2 or any(letter not in allowed for letter in letters):
+        return None
+    return letters
+
+
+def _several(letters: list[str]) -> Accepted:
+    listed = ", ".join(letters)
+    return Accepted(listed, "multiple_choice", f"several options: {listed}")
+
+
 def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
+    # (A lone letter, "B" or "(B)", the usual candidate, lists nothing.)
+    letters = several_letters(s, choices) if s and s not in _BARE_FORMS else None
+    if letters is not None:
+        return _several(letters)
     letter = letter_of(s, choices) if s else None
-    if s is None or letter is None:
+    if s is None:
         return None
+    if letter is None:
+        # A reply that states one option's value ("… is 2256 square feet."), in any script.
+        valued = valued_option(s, choices, reply=True) if choices else None
+        return None if valued is None else _CHOICE_ANSWERS[_LETTERS[valued]]
     return _CHOICE_ANSWERS[letter] if len(s) <= 3 else _lettered(s, letter, choices)
 
 
@@ -238,11 +321,16 @@ def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Acce
     s = _cleaned(candidate)
     if not s:
         return None
+    letters = several_letters(s, choices) if s not in _BARE_FORMS else None
+    if letters is not None:
+        return _several(letters)
     letter = letter_of(s, choices)
     if letter:
         return _CHOICE_ANSWERS[letter] if len(s) <= 3 else _lettered(s, letter, choices)
     if choices:
         named = named_option(s, choices)
+        if named is None:  # "2256 square feet" for the option "2256"
+            named = valued_option(s, choices)
         if named is not None:  # "Mars", "No, the lamp is shorter than the shelf."
             return _CHOICE_ANSWERS[_LETTERS[named]]
     if len(s) > 12:
@@ -283,18 +371,28 @@ def _accept_auto(candidate: str, choices: _Choices, numbers: _Numbers) -> Accept
         return None
     if _STRICT_LETTER.match(s):
         return Accepted(s.strip("()"), "multiple_choice")
+    repeated = _REPEATED_LETTER.fullmatch(s) if len(s) <= 10 else None
+    if repeated is not None:
+        return Accepted(repeated.group(1), "multiple_choice")
     b = _BOOLEAN.match(s)
     if b and b.end() == len(s) and b.group(1).lower() in ("yes", "no"):
         return Accepted(s.lower(), "boolean")
+    if s[0] in "nmNM":
+        s = signed_words(s)  # "negative 0.5" is -0.5
     equation = _SIMPLE_EQUATION.fullmatch(s)
     if equation is not None and _PLAIN_NUMBER.match(equation.group(1)):
         s = equation.group(1)  # "x = 5": the value
+    unit = _UNIT_AFTER.search(s) if s[0].isdigit() or s[0] in "-−$€£" else None
+    if unit is not None and _PLAIN_NUMBER.match(s[: unit.start()]):
+        s = s[: unit.start()]  # "72 clips", "4.5 hours": the number, whatever it counts
     if _PLAIN_NUMBER.match(s):
         n = canonical_number(s)
         if n is not None:
             return Accepted(n, "numeric")
     elif s[0].isalpha() and len(s) < 60 and words_value(s) is not None:
         return Accepted(s, "numeric")  # "three", "a dozen": a number in words
+    if _SYMBOLS_ONLY.fullmatch(s):
+        return Accepted(s, "text")  # "] > )": a sequence of symbols, compared as written
     return Accepted(s, ("math" if _MATH_HINT.search(s) else "text"))
 
 

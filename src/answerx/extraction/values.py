@@ -106,7 +106,10 @@ def _top_level(s: str) -> list[str]:
 def count_values(answer: str, task: str) -> int:
     """How many values ``answer`` (an answer of ``task``) holds; 1 for a letter, a yes/no,
     a Game-of-24 expression or a text answer."""
-    if task in ("multiple_choice", "boolean", "game24", "text"):
+    if task == "multiple_choice":
+        # "B, C": the letters a stated answer lists (a letter is otherwise one value).
+        return max(sum(1 for c in answer if "A" <= c <= "J"), 1) if "," in answer else 1
+    if task in ("boolean", "game24", "text"):
         return 1
     if not any(mark in answer for mark in _SEPARATORS):
         return 1  # the usual "42", "\frac{1}{2}", "x + 1": one value, no scan

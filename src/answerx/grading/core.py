@@ -16,6 +16,7 @@ from typing import Any, Final, cast
 
 from answerx.errors import InputError
 from answerx.extraction import Extraction, clean_answer, extract
+from answerx.extraction.latex import brace_fractions
 from answerx.extraction.models import Task
 from answerx.grading.boolean import boolean_of
 from answerx.grading.choice import choice_of
@@ -371,7 +372,7 @@ def _choice(pred: str, ref: str, choices: Sequence[str] | None) -> _Decision:
 
 # LaTeX beyond a currency sign, a percent or a plain \frac{a}{b}: "\sqrt{25}" or "5^2"
 # is a number only math-verify can read (its first digits would be the wrong one).
-_LOOKS_MATH = re.compile(r"\\(?![$%]|[dt]?frac\{\d+\}\{\d+\})|\^")
+_LOOKS_MATH = re.compile(r"\\(?![$%]|[dt]?frac\s*(?:\{\d+\}|\d)\s*(?:\{\d+\}|\d))|\^")
 
 
 def _numeric(pred: str, ref: str, tolerance: float, limit_s: float) -> _Decision:
@@ -395,7 +396,11 @@ _SPACE = re.compile(r"(?<![A-Za-z])\s+|\s+(?![A-Za-z])")  # keeps "\pi r" from b
 
 
 def _normalised_math(text: str) -> str:
-    text = _LATEX_NOISE.sub("", text).replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    text = (
+        _LATEX_NOISE.sub("", brace_fractions(text))
+        .replace("\\dfrac", "\\frac")
+        .replace("\\tfrac", "\\frac")
+    )
     return _SPACE.sub("", text)
 
 
@@ -409,6 +414,8 @@ def _math(pred: str, ref: str, limit_s: float) -> _Decision:
         return "equivalent", "exact"
     if _WORDS.fullmatch(ref):
         return _text(pred, ref)
+    if len(ref) > 1 and ref.isalpha() and pred.lower() == ref.lower():
+        return "equivalent", "normalised_text"  # "no" for \text{No}: words, not symbols
     got, expected = exact_number(pred), exact_number(ref)
     if got is not None and expected is not None:
         (a, a_decimal), (b, b_decimal) = got, expected

@@ -20,7 +20,7 @@ PLAIN_NUMBER = re.compile(
 _BARE = re.compile(
     r"(?P<sign>-?)(?:(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
     r"|(?P<num>\d+)\s*/\s*(?P<den>\d+)"
-    r"|\\[dt]?frac\{(?P<fnum>\d+)\}\{(?P<fden>\d+)\})"
+    r"|\\[dt]?frac\s*(?:\{(?P<fnum>\d+)\}|(?P<fnum1>\d))\s*(?:\{(?P<fden>\d+)\}|(?P<fden1>\d)))"
 )
 _MAX_DIGITS = 15  # beyond this a float (math-verify's Float) no longer holds every digit
 
@@ -53,7 +53,11 @@ def exact_number(text: str) -> tuple[Fraction, bool] | None:
         if m["int"] is not None:
             value = Fraction(m["int"].replace(",", "") + (m["dec"] or ""))
             return sign * value, m["dec"] is not None
-        num, den = (m["num"], m["den"]) if m["num"] is not None else (m["fnum"], m["fden"])
+        num, den = (
+            (m["num"], m["den"])
+            if m["num"] is not None
+            else (m["fnum"] or m["fnum1"], m["fden"] or m["fden1"])  # \frac{1}{2}, \frac12
+        )
         return sign * Fraction(int(num), int(den)), False
     except ZeroDivisionError:
         return None
