@@ -9,8 +9,8 @@ So that nothing is downloaded, the fresh environment sees this environment's
 packages through a ``.pth`` file (the dependencies already installed here, never this
 checkout's answerx: the editable install's own ``.pth`` is not read from there) and
 pip runs with ``--no-index``, answerx coming from the folder holding the wheel. Every
-``pip install`` line of the documentation (README and docs/) that installs answerx is run there as written,
-``answerx`` resolved from that folder; a line whose extra pulls packages this
+``pip install`` line of the documentation (README and docs/) that installs answerx is
+run there as written, ``answerx`` resolved from that folder; a line whose extra pulls packages this
 environment lacks is installed ``--no-deps`` and its extra checked against the
 wheel's metadata (a misspelt extra is only a warning to pip).
 """
