@@ -6,7 +6,9 @@ Every error answerx raises on purpose descends from :class:`AnswerxError`, so
     AnswerxError
     ├── ConfigError               bad configuration or setting (also a ValueError)
     │   ├── UnknownName               an unknown task/approach/provider/sample name, with
-    │   │                             the closest valid one (did you mean …?) and the list
+    │   │   │                         the closest valid one (did you mean …?) and the list
+    │   │   └── UnsupportedProvider   an unknown provider given to the client manager; its
+    │   │                             message opens as ml-agents' ValueError does
     │   ├── CredentialsMissing        a provider's API-key environment variable is unset
     │   │                             (carries provider and variable, never a key)
     │   ├── RunNotFound               no run with that id (or id prefix) in the store
@@ -78,6 +80,7 @@ __all__ = [
     "SymlinkRefused",
     "UnknownName",
     "UnreadableFile",
+    "UnsupportedProvider",
     "redact",
 ]
 
@@ -108,6 +111,17 @@ class UnknownName(ConfigError):
         super().__init__(
             f"unknown {kind} {name!r}{hint}; {listed or f'valid {kind}s'}: {', '.join(self.valid)}"
         )
+
+
+class UnsupportedProvider(UnknownName):
+    """An unknown provider name given to :class:`~answerx.structured.InstructorClientManager`:
+    an :class:`UnknownName` (so a ConfigError and a ValueError) whose message opens as the
+    ml-agents manager's ``ValueError`` does, ``Unsupported provider: NAME``, followed by
+    the closest valid name and the list."""
+
+    def __init__(self, name: str, valid: Iterable[str]) -> None:
+        super().__init__("provider", name, valid)
+        self.args = (f"Unsupported provider: {name}: {self.args[0]}",)
 
 
 class CredentialsMissing(ConfigError):

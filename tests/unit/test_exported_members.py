@@ -276,6 +276,7 @@ EXPORTED: dict[str, set[str]] = {
         "LINE_COLUMNS",
         "RayRunResult",
         "Verifier",
+        "line_tables",
         "read_dataset",
         "read_summary",
         "run_ray",

@@ -14,7 +14,7 @@ unknown key (did you mean 'modes'?)``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -29,7 +29,7 @@ from pydantic import (
     model_validator,
 )
 
-from answerx.errors import ConfigError, CredentialsMissing, UnknownName
+from answerx.errors import ConfigError, CredentialsMissing, UnknownName, UnsupportedProvider
 from answerx.resources import data_file
 from answerx.structured.adapters import MODES, SdkAdapter, adapter_names, all_adapters, get_adapter
 from answerx.structured.extraction import ExtractionOverride
@@ -183,17 +183,6 @@ def load_providers(path: str | Path | None = None) -> Mapping[str, ProviderSpec]
     merged over them entry by entry."""
     override = path or os.environ.get(PROVIDERS_ENV)
     return _load(data_file("config/providers.yaml"), Path(override) if override else None)
-
-
-class UnsupportedProvider(UnknownName):
-    """An unknown provider name given to :class:`~answerx.structured.InstructorClientManager`:
-    an :class:`UnknownName` (so a ConfigError and a ValueError) whose message opens as the
-    ml-agents manager's ``ValueError`` does, ``Unsupported provider: NAME``, followed by
-    the closest valid name and the list."""
-
-    def __init__(self, name: str, valid: Iterable[str]) -> None:
-        super().__init__("provider", name, valid)
-        self.args = (f"Unsupported provider: {name}: {self.args[0]}",)
 
 
 def get_provider(name: str, path: str | Path | None = None) -> ProviderSpec:
