@@ -93,8 +93,12 @@ def test_verifiers_the_per_row_task_lives_under_info_answerx() -> None:
 IM = "<|im_start|>user\nQ?<|im_end|>\n<|im_start|>assistant\n"
 
 
+# Ends mid-sentence: only an end-of-turn token after it says the model stopped by itself.
+RUN_ON = "Adding the boxes: 6 * 7 = 42, so the total is 42 and the"
+
+
 def test_openrlhf_a_query_ending_on_the_end_of_turn_token_stopped() -> None:
-    got = rewards([IM + FINISHED + "<|im_end|>", IM + FINISHED], [IM, IM], ["42", "42"])
+    got = rewards([IM + RUN_ON + "<|im_end|>", IM + RUN_ON], [IM, IM], ["42", "42"])
     assert got["rewards"] == [1.0, 0.0]  # without the token it may have been cut off
 
 
