@@ -245,6 +245,11 @@ def _run_shell(block: Block, cwd: Path) -> None:
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "ANSWERX_HOME": str(cwd / "home"),
     }
+    # A command left running in the background would hold the output pipe open: such a
+    # block (a server started with "&") must be marked illustrative instead.
+    assert not re.search(r"(?<!&)&\s*$", block.code, re.M), (
+        f"{block.where}: starts a background process; mark it illustrative"
+    )
     script = "set -euo pipefail\n" + block.code
     done = subprocess.run(
         ["bash", "-c", script],
