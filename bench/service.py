@@ -222,6 +222,18 @@ def run_load(spec: LoadSpec) -> LoadResult:
 # --------------------------------------------------------------------------- servers
 
 
+def _tree_sum(pid: int, parents: dict[int, int], values: dict[int, int]) -> int:
+    """The sum of ``values`` over ``pid`` and every process descended from it."""
+    total = 0
+    for process, own in values.items():
+        ancestor = process
+        while ancestor not in (pid, 0, 1) and ancestor in parents:
+            ancestor = parents[ancestor]
+        if ancestor == pid:
+            total += own
+    return total
+
+
 def tree_cpu_seconds(pid: int) -> float | None:
     """CPU seconds (user + system) used so far by ``pid`` and all its descendants
     (uvicorn's workers, their extraction pools) (Linux /proc).
@@ -242,13 +254,7 @@ def tree_cpu_seconds(pid: int) -> float | None:
         ticks[int(stat.parent.name)] = int(fields[11]) + int(fields[12])
     if pid not in ticks:
         return None
-    total = 0
-    for process, own in ticks.items():
-        ancestor = process
-        while ancestor not in (pid, 0, 1) and ancestor in parents:
-            ancestor = parents[ancestor]
-        if ancestor == pid:
-            total += own
+    total = _tree_sum(pid, parents, ticks)
     return total / tick
 
 
@@ -656,13 +662,7 @@ def tree_rss_mb(pid: int) -> float | None:
         rss[process] = int(fields.get("VmRSS", "0 kB").split()[0])  # kB; none for a zombie
     if pid not in rss:
         return None
-    total = 0
-    for process, own in rss.items():
-        ancestor = process
-        while ancestor not in (pid, 0, 1) and ancestor in parents:
-            ancestor = parents[ancestor]
-        if ancestor == pid:
-            total += own
+    total = _tree_sum(pid, parents, rss)
     return total / 1024
 
 
