@@ -38,20 +38,15 @@ def test_numeric_extraction_reads_the_fraction(latex: str, slash: str, decimal: 
     assert extract(f"So we get ${latex}$", "numeric").answer == slash
 
 
+@pytest.mark.parametrize(("task", "stated"), [("numeric", "{}"), ("math", "${}$")])
 @pytest.mark.parametrize(("latex", "slash", "decimal"), _SPELLINGS)
-def test_numeric_grading_reads_the_fraction(latex: str, slash: str, decimal: str) -> None:
+def test_grading_reads_the_fraction(
+    task: str, stated: str, latex: str, slash: str, decimal: str
+) -> None:
     output = f"The answer is $\\boxed{{{latex}}}$."
-    assert verify(output, decimal, task="numeric").correct is True
-    assert verify(output, slash.replace("/", ""), task="numeric").correct is False
-    assert verify(f"The answer is {decimal}.", latex, task="numeric").correct is True
-
-
-@pytest.mark.parametrize(("latex", "slash", "decimal"), _SPELLINGS)
-def test_math_grading_reads_the_fraction(latex: str, slash: str, decimal: str) -> None:
-    output = f"The answer is $\\boxed{{{latex}}}$."
-    assert verify(output, decimal, task="math").correct is True
-    assert verify(output, slash.replace("/", ""), task="math").correct is False
-    assert verify(f"The answer is ${decimal}$.", latex, task="math").correct is True
+    assert verify(output, decimal, task=task).correct is True
+    assert verify(output, slash.replace("/", ""), task=task).correct is False
+    assert verify(f"The answer is {stated.format(decimal)}.", latex, task=task).correct is True
 
 
 @pytest.mark.parametrize(("latex", "slash", "decimal"), _SPELLINGS)
