@@ -51,7 +51,7 @@ from answerx.batch.outputs import Output, RowSink, open_output
 from answerx.batch.resume import ProgressRecord, progress_path
 from answerx.batch.settle import settle
 from answerx.batch.summary import BatchSummary, LLMTotals, RunProgress
-from answerx.batch.workers import INLINE, PoolStarter, spool_dir
+from answerx.batch.workers import INLINE, PoolStarter, spool_dir, workers_for
 from answerx.errors import ConfigError
 from answerx.extraction.files import MAX_REPORTED, MalformedLine
 from answerx.extraction.tasks import check_task
@@ -147,6 +147,7 @@ def run_file(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ConfigError("workers must be at least 1")
+    workers = workers_for(workers)
     settings = Settings(
         mode=mode, field=field, gold=gold, task=task, prefix=prefix, payload=_payload(fin, fout),
         question_field=question_field, judging=judge is not None,
@@ -255,7 +256,11 @@ def _pump(
                 job = piece.job
                 if starter is None and workers > 1 and (in_flight or pieces.more()):
                     # Started only once a second batch exists: a small file needs no pool.
-                    starter = PoolStarter(workers, grading=settings.mode == "verify")
+                    starter = PoolStarter(
+                        workers,
+                        grading=settings.mode == "verify",
+                        arrow=job.lines is None or settings.payload not in ("jsonl", "json"),
+                    )
                     spooling = spool_dir()
                 if pool is None and starter is not None:
                     # This process only hands out and writes once there are workers: the
