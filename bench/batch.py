@@ -28,6 +28,7 @@ need idle cores); the CPU figures much less so. Say which you had.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -93,6 +94,12 @@ def build_input(rows: int, work: Path, seed: int = 20261125) -> tuple[Path, Path
 def measure(mode: str, src: Path, out: Path, workers: int) -> dict[str, Any]:
     """Run one configuration in this process; its own CPU and wall time."""
     from answerx.batch import run_file
+
+    with contextlib.suppress(ImportError):
+        # pyarrow imports pandas on its first conversion of Python values (0.2 s): an
+        # import, as answerx's, left out of the run whichever process would pay it (the
+        # one worker, or the caller before it forks its workers).
+        import pandas  # noqa: F401
 
     started = time.perf_counter()
     cpu_started = time.process_time()

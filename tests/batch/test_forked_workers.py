@@ -32,7 +32,7 @@ def test_never_more_workers_than_cores() -> None:
 
 
 def test_verify_workers_forked_from_the_caller_start_with_math_verify_loaded() -> None:
-    assert can_fork_here()  # pytest runs one thread
+    assert can_fork_here()  # pytest runs one thread (and, maybe, grading reply readers)
     starter = PoolStarter(2, grading=True)
     try:
         pool = starter.wait()

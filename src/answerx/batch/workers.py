@@ -21,6 +21,7 @@ itself (:func:`answerx.grading.pool.fork_workers`). Never more workers than core
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -29,7 +30,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from functools import partial
 from typing import Any
@@ -37,7 +38,14 @@ from typing import Any
 from answerx.batch._jobs import ignore_sigint
 from answerx.workerpool import default_workers, process_pool, start_method
 
-__all__ = ["INLINE", "PoolStarter", "spool_dir", "workers_for"]
+__all__ = [
+    "INLINE",
+    "PoolStarter",
+    "can_fork_here",
+    "quiet_fork",
+    "spool_dir",
+    "workers_for",
+]
 
 
 def workers_for(requested: int) -> int:
@@ -82,12 +90,27 @@ def init_worker(grading: bool, forked: bool = False) -> None:
 
 def can_fork_here() -> bool:
     """Whether workers may be forked from this process: it runs no other Python thread (a
-    fork copies only the calling one; a lock another held would stay locked in the copy).
+    fork copies only the calling one; a lock another held would stay locked in the copy)
+    but the grading pool's reply readers, which a fork leaves behind safely.
 
     The threads pyarrow starts itself (jemalloc's, Arrow's pools) are not counted: they
     are made for it (at-fork handlers), as every fork-based data loader relies on.
     """
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    from answerx.grading.pool import REPLIES_THREAD
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    return all(t.name == REPLIES_THREAD for t in others)
+
+
+@contextlib.contextmanager
+def quiet_fork() -> Iterator[None]:
+    """Around a fork that :func:`can_fork_here` allowed: Python 3.12 warns of any other
+    thread at a fork, and pyarrow's own are fork-safe (Python's were counted)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        yield
 
 
 class PoolStarter:
@@ -126,12 +149,7 @@ class PoolStarter:
             initializer = partial(init_worker, self.grading, True)
             context = multiprocessing.get_context("fork")
             self.pool = ProcessPoolExecutor(self.workers, context, initializer=initializer)
-            with warnings.catch_warnings():
-                # Python 3.12 warns of any other thread at a fork; pyarrow's are fork-safe
-                # and Python's were counted (can_fork_here).
-                warnings.filterwarnings(
-                    "ignore", "This process .* is multi-threaded", DeprecationWarning
-                )
+            with quiet_fork():
                 futures = [self.pool.submit(os.getpid) for _ in range(self.workers)]
             for future in futures:
                 future.result()
