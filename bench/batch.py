@@ -100,6 +100,13 @@ def measure(mode: str, src: Path, out: Path, workers: int) -> dict[str, Any]:
         # import, as answerx's, left out of the run whichever process would pay it (the
         # one worker, or the caller before it forks its workers).
         import pandas  # noqa: F401
+    with contextlib.suppress(ImportError):  # an answerx without it (a baseline)
+        from answerx.batch._warm import warm_extraction
+
+        # The extraction modules' imports and first-use tables (0.1–0.3 s), likewise: the
+        # one worker loads them in its first batch, the caller of many before it forks.
+        # Grading is not warmed here: one worker's grading runs in a process of its own.
+        warm_extraction()
 
     started = time.perf_counter()
     cpu_started = time.process_time()

@@ -4,9 +4,12 @@ thread), from a fork server where it is not, and never starts more than the core
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from pathlib import Path
+
+import pytest
 
 from answerx.batch import run_file
 from answerx.batch.workers import PoolStarter, can_fork_here, workers_for
@@ -75,3 +78,21 @@ def test_a_verify_run_on_forked_workers_writes_what_one_process_writes(tmp_path:
 
     assert two.by_reason and two.written == 300
     assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
+
+
+def test_batches_are_spooled_to_shared_memory_only_where_it_has_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import answerx.batch.workers as workers
+
+    monkeypatch.setattr(workers, "_room", lambda path: 64 << 20)  # a container's /dev/shm
+    small = workers.spool_dir()
+    monkeypatch.setattr(workers, "_room", lambda path: 8 << 30)
+    roomy = workers.spool_dir()
+    try:
+        assert not small.startswith("/dev/shm/")
+        if os.access("/dev/shm", os.W_OK):
+            assert roomy.startswith("/dev/shm/")
+    finally:
+        os.rmdir(small)
+        os.rmdir(roomy)

@@ -33,7 +33,7 @@ from answerx.batch._jobs import spool
 from answerx.batch.inputs import Piece
 from answerx.batch.workers import quiet_fork
 
-__all__ = ["Feed"]
+__all__ = ["Feed", "pickled_exception", "unpickled_exception"]
 
 _END = "end"
 _ERROR = "error"
@@ -66,7 +66,7 @@ class Feed:
                 return
             if kind == _ERROR:
                 self.ended = True
-                raise _unpickled(value)
+                raise unpickled_exception(value)
             self.room.release()
             yield value
 
@@ -95,23 +95,24 @@ def _read(
         return  # the caller stopped reading: nothing to tell
     except BaseException as exc:  # raised in the caller, as there
         with contextlib.suppress(BrokenPipeError):
-            send.send((_ERROR, _pickled(exc)))
+            send.send((_ERROR, pickled_exception(exc)))
     finally:
         send.close()
 
 
-def _pickled(exc: BaseException) -> bytes:
+def pickled_exception(exc: BaseException) -> bytes:
     """``exc`` as its type, arguments and attributes (an :class:`~answerx.errors.UnreadableFile`
     keeps its ``path``), or, for one that cannot travel, a RuntimeError saying it."""
     try:
         data = pickle.dumps((type(exc), exc.args, vars(exc)))
-        _unpickled(data)
+        unpickled_exception(data)
     except Exception:
         data = pickle.dumps((RuntimeError, (f"{type(exc).__name__}: {exc}",), {}))
     return data
 
 
-def _unpickled(data: bytes) -> BaseException:
+def unpickled_exception(data: bytes) -> BaseException:
+    """The exception :func:`pickled_exception` made ``data`` of."""
     kind, args, attributes = pickle.loads(data)
     exc: BaseException = kind.__new__(kind)
     exc.args = args

@@ -24,6 +24,7 @@ continue where it stopped. The record goes away when a run finishes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections import deque
@@ -45,11 +46,10 @@ from answerx.batch._jobs import (
     needed_columns,
     run_job,
     spool,
-    unspool,
 )
 from answerx.batch.feed import Feed
 from answerx.batch.inputs import Piece, Reader, open_reader
-from answerx.batch.outputs import Output, RowSink, open_output
+from answerx.batch.outputs import RowSink, open_output
 from answerx.batch.resume import ProgressRecord, progress_path
 from answerx.batch.settle import settle
 from answerx.batch.summary import BatchSummary, LLMTotals, RunProgress
@@ -171,10 +171,11 @@ def run_file(
                 kind="judge" if judge is not None else "extraction",
                 name=str(getattr(asker, "name", type(asker).__name__)),
             )
-        output = stack.enter_context(open_output(dst, fout, resume=resume, record=record))
+        opened = open_output(dst, fout, resume=resume, record=record)
+        output = stack.enter_context(opened)
         residue = _Residue(asker, llm_concurrency) if asker is not None else None
         summary = _pump(
-            reader, output, settings, workers, summary, on_error, on_progress, stop, residue
+            reader, opened, settings, workers, summary, on_error, on_progress, stop, residue
         )
         if not summary.interrupted:
             output.finish()
@@ -210,7 +211,7 @@ class _Residue:
 
 def _pump(
     reader: Reader,
-    output: Output,
+    opened: open_output,
     settings: Settings,
     workers: int,
     summary: BatchSummary,
@@ -220,6 +221,8 @@ def _pump(
     residue: _Residue | None = None,
 ) -> BatchSummary:
     stopped = stop or (lambda: False)
+    output = opened.output
+    assert output is not None
     in_flight: deque[tuple[Future[Done], Piece, pa.RecordBatch | None]] = deque()
     pieces = _Lookahead(iter(reader))
     starter: PoolStarter | None = None
@@ -233,7 +236,7 @@ def _pump(
             done.replaced = [name for name in settings.added if name in kept.schema.names]
             done.payload = merge_columns(kept, done.payload)
         if piece.job is not None:
-            output.write(unspool(done.payload))
+            output.write(done.payload)  # read back (or sent on) by the output
         # The reader's malformed records come before the job's rows: reported in order,
         # and only now, with the piece, so a resumed run reports each exactly once.
         _count(summary, done, piece, on_error)
@@ -265,6 +268,9 @@ def _pump(
                         # from here on CSV or Parquet is parsed there, not in this process.
                         feed = Feed(pieces.pieces, spooling, limit)
                         pieces.pieces = iter(feed)
+                    if can_fork_here():
+                        # Likewise Parquet or CSV out: encoded there (see batch.writer).
+                        opened.hand_over(limit, spooling)
                     starter = PoolStarter(
                         workers,
                         grading=settings.mode == "verify",
@@ -314,6 +320,8 @@ def _pump(
         if feed is not None:
             feed.close()
         if spooling is not None:
+            with contextlib.suppress(Exception):  # a failure there is raised by its close
+                output.sync()  # the writer process has read every spool file it was sent
             shutil.rmtree(spooling, ignore_errors=True)  # what stopped or failed jobs left
     summary.interrupted = bool(in_flight) or not exhausted
     return summary

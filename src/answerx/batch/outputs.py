@@ -16,12 +16,12 @@ import os
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from answerx.batch._jobs import ResultRow
+from answerx.batch._jobs import ResultRow, unspool
 from answerx.batch.resume import ProgressRecord
 from answerx.batch.summary import BatchSummary
 from answerx.batch.tables import added_columns
@@ -29,6 +29,9 @@ from answerx.errors import ConfigError
 from answerx.nofollow import OutputDir, output_dir
 from answerx.recordfiles.streams import tell
 from answerx.recordfiles.writers import ArrowWriter, RecordWriter, open_writer
+
+if TYPE_CHECKING:
+    from answerx.batch.writer import WriterProcess
 
 __all__ = ["Output", "ResultRow", "RowSink", "open_output"]
 
@@ -42,15 +45,20 @@ class RowSink(Protocol):
 
 class Output:
     """Where a run writes: a record writer (with its progress record when it writes a
-    path), or a sink."""
+    path), or a sink; Parquet or CSV maybe by a process of its own (:meth:`hand_over`)."""
 
     def __init__(
         self, writer: RecordWriter | RowSink, record: ProgressRecord, path: Path | None
     ) -> None:
         self.writer, self.record, self.path = writer, record, path
+        self.remote: WriterProcess | None = None
 
     def write(self, payload: Any) -> None:
-        """One batch's output, as its job made it for this output."""
+        """One batch's output, as its job made it for this output (maybe spooled)."""
+        if self.remote is not None:
+            self.remote.write(payload)
+            return
+        payload = unspool(payload)
         if isinstance(self.writer, RecordWriter):
             self.writer.write(payload)
             return
@@ -59,13 +67,28 @@ class Output:
 
     def checkpoint(self, summary: BatchSummary) -> None:
         """Record how far the run is (a file written to a path only)."""
-        if self.path is not None and isinstance(self.writer, RecordWriter):
+        if self.remote is not None:
+            self.remote.checkpoint(summary)
+        elif self.path is not None and isinstance(self.writer, RecordWriter):
             self.record.save(self.path, summary, self.writer.state())
 
     def finish(self) -> None:
         """The input is done: end the file."""
-        if isinstance(self.writer, RecordWriter):
+        if self.remote is not None:
+            self.remote.finish()
+        elif isinstance(self.writer, RecordWriter):
             self.writer.finish()
+
+    def can_hand_over(self) -> bool:
+        """Whether encoding is per-row work worth a process (Parquet, CSV) and nothing is
+        written yet (the process takes the file over from its first byte)."""
+        writer = self.writer
+        return isinstance(writer, ArrowWriter) and writer.inner is None
+
+    def sync(self) -> None:
+        """Wait until every batch sent is written (their spool files read)."""
+        if self.remote is not None:
+            self.remote.sync()
 
 
 class open_output:
@@ -78,10 +101,12 @@ class open_output:
         self.stack = ExitStack()
         self.writer: RecordWriter | None = None
         self.path: Path | None = None
+        self.output: Output | None = None
 
     def __enter__(self) -> Output:
         if self.fmt == "rows":
-            return Output(cast(RowSink, self.dst), self.record, None)
+            self.output = Output(cast(RowSink, self.dst), self.record, None)
+            return self.output
         self.path = path = Path(self.dst) if isinstance(self.dst, str | os.PathLike) else None
         state = self.record.state if self.resume else {}
         schema = None
@@ -113,9 +138,31 @@ class open_output:
         if old is not None:
             for batch in old:
                 self.writer.write(pa.Table.from_batches([batch], schema=schema))
-        return Output(self.writer, self.record, path)
+        self.output = Output(self.writer, self.record, path)
+        return self.output
+
+    def hand_over(self, ahead: int, spooling: str) -> bool:
+        """Have a forked process write the output from now on, where it can
+        (:meth:`Output.can_hand_over`); whether it does."""
+        from answerx.batch.writer import WriterProcess
+
+        output = self.output
+        if output is None or not output.can_hand_over():
+            return False
+        output.remote = WriterProcess(output, self._close_here, ahead, spooling)
+        return True
 
     def __exit__(self, *exc: object) -> None:
+        remote = self.output.remote if self.output is not None else None
+        if remote is not None:
+            try:
+                remote.close()  # the file is closed there, and whole (or valid) once it is
+            finally:
+                self.stack.close()  # this process's copies: nothing was written through them
+            return
+        self._close_here()
+
+    def _close_here(self) -> None:
         try:
             if self.writer is not None:
                 self.writer.close()

@@ -218,9 +218,23 @@ def _start_fork_server(grading: bool = False) -> None:
         signal.signal(signal.SIGINT, previous)
 
 
+SHM_MIN_FREE = 1 << 30
+"""Shared memory a run spools to only with this much free (bytes): a container's
+``/dev/shm`` is often 64 MiB, which a run's batches in flight could fill."""
+
+
 def spool_dir() -> str:
     """A new directory for the files that carry batches between processes: in shared
-    memory (``/dev/shm``) where there is one, so they never reach a disk."""
+    memory (``/dev/shm``) where there is one with room, so they never reach a disk;
+    else in the temporary directory."""
     shm = "/dev/shm"
-    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    base = shm if _room(shm) >= SHM_MIN_FREE and os.access(shm, os.W_OK) else None
     return tempfile.mkdtemp(prefix="answerx-batch-", dir=base)
+
+
+def _room(path: str) -> int:
+    try:
+        stat = os.statvfs(path)
+    except OSError:  # none there
+        return 0
+    return stat.f_bavail * stat.f_frsize
