@@ -96,3 +96,32 @@ def test_batches_are_spooled_to_shared_memory_only_where_it_has_room(
     finally:
         os.rmdir(small)
         os.rmdir(roomy)
+
+
+def test_the_command_lines_progress_bar_leaves_its_run_free_to_fork_warm_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import answerx.batch.files
+    from answerx.cli import app
+
+    starters: list[PoolStarter] = []
+
+    class Recorded(PoolStarter):
+        def __init__(self, *args: object, **kwargs: bool) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            starters.append(self)
+
+    monkeypatch.setattr(answerx.batch.files, "PoolStarter", Recorded)
+    src = tmp_path / "in.jsonl"
+    src.write_text(_records(2000))
+
+    result = CliRunner().invoke(
+        app, ["extract", "-f", str(src), "-o", str(tmp_path / "out.jsonl"), "--progress",
+              "-w", "2", "--batch-size", "100"],
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert "lines/s" in result.stderr  # the bar was drawn
+    assert [s.forked for s in starters] == [True] * min(1, default_workers() - 1)

@@ -354,13 +354,21 @@ def _progress_bar(
         TimeElapsedColumn(),
         console=console,
         transient=True,
+        # Redrawn from update(), on this thread: a refresh thread would keep the run from
+        # forking its workers warm from this process (see answerx.batch.workers).
+        auto_refresh=False,
     )
     task_id = bar.add_task(os.path.basename(name), total=None, rows=0, rate=0.0)
     started = time.monotonic()
+    drawn = [0.0]
 
     def update(p: RunProgress) -> None:
-        rate = p.rows / max(time.monotonic() - started, 1e-9)
+        now = time.monotonic()
+        rate = p.rows / max(now - started, 1e-9)
         bar.update(task_id, completed=p.done, total=p.total, rows=p.rows, rate=rate)
+        if now - drawn[0] >= 0.1:  # at most ten redraws a second, as rich's own thread
+            drawn[0] = now
+            bar.refresh()
 
     with bar:
         yield update
