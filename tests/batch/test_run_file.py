@@ -263,7 +263,8 @@ def test_continuing_a_finished_output_says_there_is_nothing_to_continue(tmp_path
 
 
 def test_only_a_few_batches_are_read_ahead(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", list(records(2000)))
+    # 20 MB: reads of a megabyte (READ_BYTES) ahead of the batches are still far from it.
+    src = write_jsonl(tmp_path / "in.jsonl", [r | {"pad": "x" * 5000} for r in records(4000)])
     on_progress, stop = stop_after(1)
     with src.open("rb") as stream:
         run_file(
@@ -276,7 +277,7 @@ def test_only_a_few_batches_are_read_ahead(tmp_path: Path) -> None:
         )
         position = stream.tell()
 
-    assert position < src.stat().st_size // 10  # far from the whole file
+    assert position < src.stat().st_size // 5  # far from the whole file
 
 
 def test_verify_mode_grades_every_record_against_its_gold(tmp_path: Path) -> None:

@@ -96,12 +96,14 @@ def can_fork_here() -> bool:
     The threads pyarrow starts itself (jemalloc's, Arrow's pools) are not counted: they
     are made for it (at-fork handlers), as every fork-based data loader relies on.
     """
-    from answerx.grading.pool import REPLIES_THREAD
-
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
+    # Not imported here (grading is a quarter second of imports an extract run never
+    # needs): where it is not loaded, no grading pool has started a thread.
+    grading_pool = sys.modules.get("answerx.grading.pool")
+    readers = getattr(grading_pool, "REPLIES_THREAD", None)
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
-    return all(t.name == REPLIES_THREAD for t in others)
+    return all(t.name == readers for t in others)
 
 
 @contextlib.contextmanager

@@ -81,58 +81,55 @@ def line_blocks(
     """``stream``'s lines, ``max_lines`` (or :data:`BLOCK_BYTES`) at a time, each line
     over ``max_line_bytes`` a block of its own (``too_long``) read past.
 
+    Read :data:`READ_BYTES` at a time and cut at line ends found by ``bytes.find``: the
+    lines are never split one by one in Python (a ``readline`` per line cost the one
+    process that reads a file run's input half its work). At most ``max_line_bytes``
+    and one read of a line are held before it is known to be over the maximum.
+
     ``first_line`` numbers the stream's first line in the error raised for an input
     that is not lines at all (:class:`~answerx.errors.UnreadableFile`, see the module).
     """
     check_max_line(max_line_bytes)
-    pending: list[bytes] = []
-    size = 0
+    data = b""  # read and not yet handed out: whole lines, then the start of one
     line = first_line
+    ended = False
     while True:
-        raw = _next_line(stream, max_line_bytes)
-        if raw is None:
-            break
-        if raw is _TOO_LONG:
-            if pending:
-                yield LineBlock(b"".join(pending), len(pending))
-                pending, size = [], 0
+        end = scan = count = 0
+        while count < max_lines and end < BLOCK_BYTES:
+            newline = data.find(b"\n", scan)
+            if newline < 0:
+                started = len(data) - end  # of the line at ``end``, read so far
+                if ended or started > max_line_bytes:
+                    break
+                # Never more than the maximum and a byte of one line: enough to know.
+                more = stream.read(min(READ_BYTES, max_line_bytes + 1 - started))
+                scan = len(data)
+                if more:
+                    data += more
+                else:
+                    ended = True
+                continue
+            if newline - end > max_line_bytes:
+                break
+            end = scan = newline + 1
+            count += 1
+        if count:
+            yield LineBlock(data[:end], count)
+            data = data[end:]
+            line += count
+            continue
+        newline = data.find(b"\n")
+        if newline >= 0:  # a line over the maximum, its end already read
+            data = data[newline + 1 :]
+        elif len(data) > max_line_bytes:  # over the maximum, its end still to come
+            data = b""
             skip_line(stream, max_line_bytes, where, line)
-            yield LineBlock(b"", 1, too_long=True)
-        else:
-            pending.append(raw)
-            size += len(raw)
-            if len(pending) >= max_lines or size >= BLOCK_BYTES:
-                yield LineBlock(b"".join(pending), len(pending))
-                pending, size = [], 0
+        else:  # the input's end
+            if data:
+                yield LineBlock(data, 1)  # the last line, without its end
+            return
+        yield LineBlock(b"", 1, too_long=True)
         line += 1
-    if pending:
-        yield LineBlock(b"".join(pending), len(pending))
-
-
-_TOO_LONG = b""
-
-
-def _next_line(stream: IO[bytes], max_line: int) -> bytes | None:
-    """The next line (its end included), :data:`_TOO_LONG` for a line over ``max_line``
-    (its first part read), None at the end of the input.
-
-    Read :data:`READ_BYTES` at a time (``readline(n)`` holds at most n bytes), so
-    that a line over the maximum costs the maximum, not twice it.
-    """
-    line = stream.readline(min(READ_BYTES, max_line + 1))
-    if not line:
-        return None
-    if line.endswith(b"\n"):
-        return line
-    held = bytearray(line)
-    while len(held) <= max_line:
-        more = stream.readline(min(READ_BYTES, max_line + 1 - len(held)))
-        if not more:
-            return bytes(held)  # the input's last line, without its end
-        held += more
-        if more.endswith(b"\n"):
-            return bytes(held)
-    return _TOO_LONG
 
 
 def skip_line(
