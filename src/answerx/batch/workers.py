@@ -89,14 +89,15 @@ def init_worker(grading: bool, forked: bool = False) -> None:
 
 
 def can_fork_here() -> bool:
-    """Whether workers may be forked from this process: it runs no other Python thread (a
+    """Whether workers may be forked from this process (Linux): it runs no other Python thread (a
     fork copies only the calling one; a lock another held would stay locked in the copy)
     but the grading pool's reply readers, which a fork leaves behind safely.
 
     The threads pyarrow starts itself (jemalloc's, Arrow's pools) are not counted: they
     are made for it (at-fork handlers), as every fork-based data loader relies on.
     """
-    if "fork" not in multiprocessing.get_all_start_methods():
+    # Linux only: macOS has fork, but its system libraries are not safe to use in a copy.
+    if not sys.platform.startswith("linux"):
         return False
     # Not imported here (grading is a quarter second of imports an extract run never
     # needs): where it is not loaded, no grading pool has started a thread.
