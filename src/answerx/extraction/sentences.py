@@ -57,8 +57,14 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
         return pos, symbols.end(1)
     # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
     simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
-    if simple and not _INITIALS.match(text, pos) and simple.group(1) not in _TITLES:
-        return pos, simple.end(1)
+    if simple:
+        token_end = simple.end(1)
+        size = token_end - pos
+        # Not an initial ("J. R. R. Tolkien": one letter) nor a title ("Mrs": two to four).
+        if not (size == 1 and _INITIALS.match(text, pos)) and not (
+            1 < size < 5 and text[pos:token_end] in _TITLES
+        ):
+            return pos, token_end
     start = end = pos
     depth = 0
     math: str | None = None  # the closing delimiter of the math mode we are in
