@@ -11,7 +11,6 @@ those; ``/v1/reward`` stays rules-only (a trainer's reward must be fast and fixe
 
 from __future__ import annotations
 
-import os
 from typing import Any, Final
 
 from fastapi import APIRouter
@@ -20,7 +19,7 @@ from pydantic import ValidationError
 from starlette.responses import Response
 
 from answerx.batch.residue import Residue, judge_residue
-from answerx.errors import AnswerxError, redact
+from answerx.errors import AnswerxError, ConfigError, redact
 from answerx.grading import Verdict, verify
 from answerx.grading.residue import judge_totals
 from answerx.grading.rewards import reward_logs, reward_verdicts
@@ -44,7 +43,7 @@ from answerx.service.verify_schemas import (
     VerifyRequest,
 )
 
-__all__ = ["configure_reward", "verify_router"]
+__all__ = ["reward_settings", "verify_router"]
 
 # The 200 examples are real verdicts (a numeric item: no math-verify worker is needed),
 # so the documented shape cannot drift from what the endpoints return.
@@ -67,7 +66,7 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     """The verification endpoints of one app (their verdict counter joins its registry)."""
     router = APIRouter(prefix="/v1", tags=["verification"])
     max_batch = settings.max_batch
-    reward_settings = RewardSettings.from_env()
+    rewarding = settings.reward
     judge = server_judge(settings, metrics)
     verdicts = Counter(
         "answerx_verdicts",
@@ -185,8 +184,8 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
             body.query,
             prompts,
             body.labels,
-            task=body.task or reward_settings.task,
-            fields=reward_settings.fields,
+            task=body.task or rewarding.task,
+            fields=rewarding.fields,
             metas=body.metas,
             max_golds=MAX_GOLDS,  # as many aliases as /v1/verify takes, however nested
         )
@@ -198,14 +197,18 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     return router
 
 
-def configure_reward(**options: str | None) -> RewardSettings:
-    """Set ``/v1/reward``'s defaults (``task``, ``choices_field``, ...) for the servers this
-    process starts, in their ``ANSWERX_REWARD_*`` variables; None leaves one as it is.
-    Checked here, so a bad value fails before the server starts."""
-    for name, value in options.items():
-        if value is not None:
-            os.environ[REWARD_ENV_VARS[name]] = value
-    return RewardSettings.from_env()
+def reward_settings(base: RewardSettings, **options: str | None) -> RewardSettings:
+    """``base`` with ``options`` (``task``, ``choices_field``, ...) over it; None leaves one as
+    it is. Checked here, so a bad value fails before the server starts."""
+    given = {name: value for name, value in options.items() if value is not None}
+    try:
+        return RewardSettings.model_validate({**dict(base), **given})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{REWARD_ENV_VARS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}"
+            for e in exc.errors(include_input=False, include_url=False)
+        )
+        raise ConfigError(f"invalid reward settings: {problems}") from None
 
 
 def _verify(body: VerifyRequest, judge: ServerJudge | None) -> Verdict:
