@@ -16,11 +16,34 @@ from answerx.errors import ConfigError
 from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
 from answerx.structured.providers import ModeName
 
-__all__ = ["JudgeSpec"]
+__all__ = ["JudgeLimits", "JudgeSpec"]
 
 
-class JudgeSpec(BaseModel):
-    """Which LLM judges, how it is reached, what it may spend and where it caches.
+class JudgeLimits(BaseModel):
+    """What a judge may spend, and when its ruling counts: shared by :class:`JudgeSpec` and
+    a run's ``judge:`` section (:class:`~answerx.experiments.config.JudgeConfig`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_calls: int | None = Field(default=None, ge=0, description="Questions it may be asked.")
+    max_cost_usd: float | None = Field(
+        default=None, ge=0, description="What its calls may cost, in USD (needs a price)."
+    )
+    min_confidence: float = Field(
+        default=DEFAULT_JUDGE_MIN_CONFIDENCE,
+        ge=0.0,
+        le=1.0,
+        description="Rulings below this leave the rules' verdict.",
+    )
+    concurrency: int = Field(default=4, ge=1, description="Judge calls in flight at once.")
+    max_tokens: int | None = Field(
+        default=None, ge=1, description="Per judge call; None: the provider's default."
+    )
+
+
+class JudgeSpec(JudgeLimits):
+    """Which LLM judges, how it is reached, what it may spend (:class:`JudgeLimits`) and
+    where it caches.
 
     ``JudgeSpec.model_validate("openai/gpt-4o-mini")`` reads the ``PROVIDER/MODEL``
     shorthand (``openrouter/openai/gpt-4o-mini``: the model is everything after the
@@ -40,18 +63,6 @@ class JudgeSpec(BaseModel):
         description="The environment variable holding the key; None: the provider's own.",
     )
     timeout_s: float | None = Field(default=None, gt=0, description="Per request.")
-    max_tokens: int | None = Field(default=None, ge=1, description="Per judge call.")
-    max_calls: int | None = Field(default=None, ge=0, description="Questions it may be asked.")
-    max_cost_usd: float | None = Field(
-        default=None, ge=0, description="What its calls may cost (needs the model's price)."
-    )
-    min_confidence: float = Field(
-        default=DEFAULT_JUDGE_MIN_CONFIDENCE,
-        ge=0.0,
-        le=1.0,
-        description="Rulings below this leave the rules' verdict.",
-    )
-    concurrency: int = Field(default=4, ge=1, description="Judge calls in flight at once.")
     cache: str | None = Field(
         default=None,
         description="The cache override: a file, or 'off'; None: the rule of "

@@ -1,5 +1,8 @@
 """The service's settings: a frozen pydantic model, read from ``ANSWERX_*`` variables.
 
+``answerx serve``'s options go over them (:meth:`ServiceSettings.updated`) and the
+result is handed to ``create_app(settings)``: nothing is written into the environment.
+
 =========================  ===========================================  =========
 variable                   meaning                                      default
 =========================  ===========================================  =========

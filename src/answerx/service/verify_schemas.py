@@ -191,7 +191,7 @@ class RewardResponse(BaseModel):
 
 
 #: RewardSettings field -> the environment variable that sets it (``answerx serve``'s
-#: ``--reward-*`` options set them, so every server worker process reads the same).
+#: ``--reward-*`` options go over them, in ``ServiceSettings.reward``).
 REWARD_ENV_VARS: Final[Mapping[str, str]] = {
     "task": "ANSWERX_REWARD_TASK",
     "gold_field": "ANSWERX_REWARD_GOLD_FIELD",
