@@ -30,9 +30,7 @@ def test_the_shorthand_names_provider_and_model() -> None:
 
 
 def test_the_spec_gives_the_judge_its_budget_floor_price_and_cache(openai_key: None) -> None:
-    spec = JudgeSpec.named(
-        "openai/judge-model", max_calls=7, max_cost_usd=0.5, min_confidence=0.8
-    )
+    spec = JudgeSpec.named("openai/judge-model", max_calls=7, max_cost_usd=0.5, min_confidence=0.8)
     cache = MemoryJudgeCache()
     prices = {"openai": {"judge-model": Price(input=1.0, output=2.0)}}
     judge = open_judge(spec, cache=cache, prices=prices)
@@ -158,3 +156,24 @@ def test_the_service_builds_its_judge_with_open_judge(
     judge = server_judge(settings, ServiceMetrics())
     assert judge is not None and judge.llm.cache is None
     assert [(s.label, s.max_calls, s.cache) for s in built] == [("openai/judge-model", 2, "off")]
+
+
+def test_a_run_builds_its_judge_with_open_judge_through_its_own_manager(
+    openai_key: None, built: list[JudgeSpec], tmp_path: Path
+) -> None:
+    from answerx.experiments.cache import ResponseCache
+    from answerx.experiments.calls import ProviderLimits, RunClientManager
+    from answerx.experiments.config import JudgeConfig
+    from answerx.experiments.judging import judge_for_run
+
+    config = JudgeConfig.model_validate({"provider": "openai", "model": "judge-model"})
+    cache = ResponseCache(tmp_path / "cache.db")  # the run's own response cache
+    try:
+        judge = judge_for_run(
+            config, cache=cache, prices={}, limits=ProviderLimits(concurrency=2),
+            prompt_dir=None,
+        )  # fmt: skip
+    finally:
+        cache.close()
+    assert isinstance(judge.manager, RunClientManager) and judge.cache is cache
+    assert [s.label for s in built] == ["openai/judge-model"]
