@@ -66,9 +66,8 @@ def test_worker_processes_read_the_same_settings_from_their_variables(tmp_path: 
 
 def test_a_bad_option_fails_naming_its_variable(clean_provider_env: None) -> None:
     from answerx.errors import ConfigError
-    from answerx.service.verify_api import reward_settings
 
     with pytest.raises(ConfigError, match="ANSWERX_REWARD_TASK"):
-        reward_settings(ServiceSettings().reward, task="gsm8k")
+        ServiceSettings().reward.updated(task="gsm8k")
     with pytest.raises(ConfigError, match="ANSWERX_MAX_BATCH"):
         ServiceSettings().updated(max_batch=0)

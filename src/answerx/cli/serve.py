@@ -131,10 +131,9 @@ def serve_settings(reward: dict[str, str | None], **judge: Any) -> ServiceSettin
     from answerx.service.judge import server_judge
     from answerx.service.metrics import ServiceMetrics
     from answerx.service.settings import ServiceSettings
-    from answerx.service.verify_api import reward_settings
 
     base = ServiceSettings.from_env()
-    settings = base.updated(reward=reward_settings(base.reward, **reward), **judge)
+    settings = base.updated(reward=base.reward.updated(**reward), **judge)
     limits = {name: value for name, value in judge.items() if name != "judge"}
     if settings.judge is None and any(value is not None for value in limits.values()):
         from answerx.cli._common import ExitCode, fail

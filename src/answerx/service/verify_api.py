@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from starlette.responses import Response
 
 from answerx.batch.residue import Residue, judge_residue
-from answerx.errors import AnswerxError, ConfigError, redact
+from answerx.errors import AnswerxError, redact
 from answerx.grading import Verdict, verify
 from answerx.grading.residue import judge_totals
 from answerx.grading.rewards import reward_logs, reward_verdicts
@@ -32,18 +32,16 @@ from answerx.service.schemas import ErrorDetail
 from answerx.service.settings import ServiceSettings
 from answerx.service.verify_schemas import (
     MAX_GOLDS,
-    REWARD_ENV_VARS,
     VERIFY_EXAMPLE,
     RewardRequest,
     RewardResponse,
-    RewardSettings,
     VerifyBatchItem,
     VerifyBatchRequest,
     VerifyBatchResponse,
     VerifyRequest,
 )
 
-__all__ = ["reward_settings", "verify_router"]
+__all__ = ["verify_router"]
 
 # The 200 examples are real verdicts (a numeric item: no math-verify worker is needed),
 # so the documented shape cannot drift from what the endpoints return.
@@ -195,20 +193,6 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
         return Response(response.model_dump_json(), media_type=JSON)
 
     return router
-
-
-def reward_settings(base: RewardSettings, **options: str | None) -> RewardSettings:
-    """``base`` with ``options`` (``task``, ``choices_field``, ...) over it; None leaves one as
-    it is. Checked here, so a bad value fails before the server starts."""
-    given = {name: value for name, value in options.items() if value is not None}
-    try:
-        return RewardSettings.model_validate({**dict(base), **given})
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{REWARD_ENV_VARS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}"
-            for e in exc.errors(include_input=False, include_url=False)
-        )
-        raise ConfigError(f"invalid reward settings: {problems}") from None
 
 
 def _verify(body: VerifyRequest, judge: ServerJudge | None) -> Verdict:

@@ -232,6 +232,15 @@ class RewardSettings(BaseModel):
         a bad value is a ConfigError naming the variable."""
         env = os.environ if environ is None else environ
         values = {f: env[var] for f, var in REWARD_ENV_VARS.items() if env.get(var, "").strip()}
+        return cls._checked(values)
+
+    def updated(self, **fields: str | None) -> RewardSettings:
+        """These settings with ``fields`` over them (None leaves one as it is), checked:
+        ``answerx serve``'s ``--reward-*`` options."""
+        return self._checked({**dict(self), **{k: v for k, v in fields.items() if v is not None}})
+
+    @classmethod
+    def _checked(cls, values: Mapping[str, object]) -> RewardSettings:
         try:
             return cls.model_validate(values)
         except ValidationError as exc:
