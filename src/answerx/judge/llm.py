@@ -20,8 +20,9 @@ from typing import Any, Final
 from answerx.callinfo import CallInfo
 from answerx.errors import ConfigError, ProviderError
 from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE, JudgeRequest, JudgeRuling
-from answerx.judge.budget import JudgeBudget, JudgeSummary, Price
+from answerx.judge.budget import JudgeBudget, Price
 from answerx.judge.cache import JudgeCache, judge_cache_key
+from answerx.judge.caller import BudgetedCaller
 from answerx.judge.models import TASK_RULES, Judgement, judgement_model
 from answerx.redactor import describe_failure, sanitise_provider_text
 from answerx.resources import prompt_template
@@ -46,7 +47,7 @@ _DOUBT_NOTES: Final = {
 }
 
 
-class LLMJudge:
+class LLMJudge(BudgetedCaller):
     """A :class:`~answerx.grading.judgement.Judge` that asks an LLM, within a budget.
 
     >>> judge = LLMJudge(InstructorClientManager("openai", "gpt-4o-mini"),   # doctest: +SKIP
@@ -93,19 +94,6 @@ class LLMJudge:
         # The modes a call tries: the whole chain until a mode is refused (remembered).
         self._modes: tuple[str, ...] | None = None
         prompt_template("judge", prompt_dir)  # a missing or broken prompt fails here
-
-    @property
-    def name(self) -> str:
-        """``provider/model``, as rulings name the judge."""
-        return f"{self.manager.provider}/{self.manager.model}"
-
-    @property
-    def summary(self) -> JudgeSummary:
-        """What this judge did and spent so far."""
-        return self.budget.summary
-
-    def __repr__(self) -> str:
-        return f"LLMJudge({self.name!r})"
 
     # ------------------------------------------------------------------ judging
     def judge(self, request: JudgeRequest) -> JudgeRuling:
