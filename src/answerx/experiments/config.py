@@ -56,8 +56,8 @@ from answerx.agent.budget import Budget
 from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
-from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
 from answerx.home import default_db, default_report_dir
+from answerx.judge.spec import JudgeLimits
 from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
 from answerx.reasoning.response import Strategy
@@ -162,7 +162,7 @@ class TargetSpec(BaseModel):
         return f"{self.provider}/{self.model}"
 
 
-class JudgeConfig(TargetSpec):
+class JudgeConfig(JudgeLimits, TargetSpec):
     """The LLM judge of a run (``judge:``): asked only about the items the rules are unsure
     of (``Verdict.doubt``), through the run's response cache, within a budget.
 
@@ -171,23 +171,6 @@ class JudgeConfig(TargetSpec):
     price); a ruling below ``min_confidence`` is not used; ``concurrency`` bounds its
     calls in flight (the provider's ``provider_concurrency`` and ``rate_limits`` hold too).
     """
-
-    max_calls: int | None = Field(
-        default=None, ge=0, description="Questions the judge may be asked in the run."
-    )
-    max_cost_usd: float | None = Field(
-        default=None, ge=0, description="What its calls may cost, in USD (needs a price)."
-    )
-    min_confidence: float = Field(
-        default=DEFAULT_JUDGE_MIN_CONFIDENCE,
-        ge=0.0,
-        le=1.0,
-        description="Rulings below this leave the rules' verdict.",
-    )
-    concurrency: int = Field(default=4, ge=1, description="Judge calls in flight at once.")
-    max_tokens: int | None = Field(
-        default=None, ge=1, description="Per judge call; None: the provider's default."
-    )
 
 
 #: Keys of ``judge:`` that bound how much it is asked, not what it answers: left out of

@@ -52,7 +52,6 @@ from answerx.experiments.config import (
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.judging import charge_earlier_rulings, judge_for_run
-from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
 from answerx.experiments.scoring import (
@@ -72,6 +71,7 @@ from answerx.reasoning.registry import SEARCH_APPROACHES
 from answerx.reasoning.response import ApproachName, Strategy
 from answerx.redactor import describe_failure
 from answerx.retrieval import Bm25sIndex, Index, Retriever, bundled_index, open_index
+from answerx.structured.prices import PriceTable, cost, load_prices, price_of
 
 __all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment", "span_in"]
 
