@@ -46,7 +46,7 @@ def _store(db: Path | None, *, reading: bool = False) -> Any:
     from answerx.experiments.store import ResultStore
 
     path = existing_store(db)
-    return ResultStore.for_reading(path) if reading else ResultStore(path, existing=True)
+    return ResultStore.open(path, "read" if reading else "existing")
 
 
 RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/models.

@@ -396,6 +396,7 @@ class _Run:
             extracted_answer=response.extracted_answer,
             candidate=found.candidate,
             span=span_in(response.text, found),
+            extraction=found.model_dump(mode="json"),
             method=found.method,
             confidence=meta.confidence,
             valid=found.valid,
@@ -510,7 +511,7 @@ async def arun_experiment(
     items = load_datasets(config.datasets)
     with contextlib.ExitStack() as resources:
         if store is None:
-            store = resources.enter_context(ResultStore(config.output.db))
+            store = resources.enter_context(ResultStore.open(config.output.db, "write"))
         cache = None
         if config.cache:
             cache = ResponseCache(Path(config.output.db).with_name("cache.db"))
