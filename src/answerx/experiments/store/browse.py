@@ -338,7 +338,7 @@ def compile_query(run_id: str, query: ItemQuery, *, table: str = "items") -> tup
             params += [_sql_value(column, v) for v in given]
         if len(given) < len(values):
             either.append(f"{table}.{column} IS NULL")
-        clauses.append(f"({' OR '.join(either)})" if either else "0")
+        clauses.append(f"({' OR '.join(either)})" if either else "1 = 0")
     for column, low in query.at_least.items():
         clauses.append(f"{table}.{column} >= ?")
         params.append(low)
@@ -377,8 +377,8 @@ def paired_sql(a: Arm, b: Arm) -> tuple[str, list[Any]]:
     """The SQL that counts :class:`PairedCounts` for arms ``a`` and ``b`` in one pass."""
     sql = (
         "SELECT count(*), coalesce(sum(a.correct), 0), coalesce(sum(b.correct), 0), "
-        "coalesce(sum(a.correct AND NOT b.correct), 0), "
-        "coalesce(sum(b.correct AND NOT a.correct), 0) "
+        "coalesce(sum(a.correct * (1 - b.correct)), 0), "
+        "coalesce(sum(b.correct * (1 - a.correct)), 0) "
         f"FROM items AS a JOIN items AS b ON {_SAME_QUESTION.format(a='a', b='b')} "
         "WHERE a.run_id = ? AND a.approach = ? AND a.strategy = ? AND a.provider = ? "
         "AND a.model = ? AND a.correct IS NOT NULL AND b.correct IS NOT NULL"
@@ -400,4 +400,6 @@ def order_of(query: ItemQuery, *, table: str = "items") -> str:
     direction = "DESC" if query.descending else "ASC"
     if query.sort == "id":
         return f"{table}.id {direction}"
-    return f"{table}.{query.sort} {direction}, {table}.id {direction}"
+    # NULLs where SQLite puts them (first going up), said aloud for PostgreSQL (last).
+    nulls = "NULLS LAST" if query.descending else "NULLS FIRST"
+    return f"{table}.{query.sort} {direction} {nulls}, {table}.id {direction}"

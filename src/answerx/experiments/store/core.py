@@ -47,7 +47,7 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -74,6 +74,7 @@ from answerx.experiments.store.schema import (
     old_schema_columns,
     to_sql,
 )
+from answerx.experiments.store.url import is_store_url
 from answerx.home import default_db
 from answerx.redactor import redact_keys_deep
 
@@ -104,6 +105,12 @@ class ResultStore(BrowseQueries):
     ...     store.get_run(run.run_id).status
     'running'
     """
+
+    #: What the driver raises for a broken key or a missing run (a duplicate, no run).
+    _INTEGRITY: type[Exception] = sqlite3.IntegrityError
+    #: The items table read through its key index alone (its rows, not the browsing
+    #: index, which would claim items a damaged page has lost).
+    _ITEMS_BY_KEY = "main.items INDEXED BY items_key"
 
     def __init__(
         self, path: str | Path | None = None, *, read_only: bool = False, existing: bool = False
@@ -156,9 +163,15 @@ class ResultStore(BrowseQueries):
           ``existing``, and read-only where this process may not write the file.
         - ``read_only``: nothing is ever written, migrations included (the viewer).
 
-        Every mode but ``write`` refuses a missing file (:class:`StoreError`).
+        Every mode but ``write`` refuses a missing file (:class:`StoreError`). A
+        ``postgresql://`` URL opens the store on that server
+        (:class:`~answerx.experiments.store.postgres.PostgresStore`) in the same modes.
         """
         path = default_db() if path is None else path
+        if is_store_url(path):
+            from answerx.experiments.store.postgres import PostgresStore
+
+            return PostgresStore(str(path), mode)
         if mode != "write" and str(path) != ":memory:" and not Path(path).exists():
             # SQLite would create an empty store there: a typo'd --db must not pass.
             raise StoreError(
@@ -168,6 +181,11 @@ class ResultStore(BrowseQueries):
         if mode == "read":
             return cls.for_reading(path)
         return cls(path, read_only=mode == "read_only", existing=mode == "existing")
+
+    @property
+    def where(self) -> str:
+        """The store as messages name it: its file (a server's URL without credentials)."""
+        return str(self.path)
 
     @classmethod
     def for_reading(cls, path: str | Path | None = None) -> ResultStore:
@@ -235,10 +253,10 @@ class ResultStore(BrowseQueries):
         version = self.schema_version
         if version > SCHEMA_VERSION:
             raise StoreError(
-                f"results store {str(self.path)!r} has schema version {version}, "
+                f"results store {self.where!r} has schema version {version}, "
                 f"newer than this answerx ({__version__}) knows ({SCHEMA_VERSION}): "
                 "upgrade answerx",
-                path=str(self.path),
+                path=self.where,
             )
         return version
 
@@ -266,7 +284,7 @@ class ResultStore(BrowseQueries):
                     f"VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
                     row,
                 )
-            except sqlite3.IntegrityError:
+            except self._INTEGRITY:
                 raise DuplicateRun(
                     f"a run with id {record.run_id!r} already exists", run_id=record.run_id
                 ) from None
@@ -307,7 +325,7 @@ class ResultStore(BrowseQueries):
                 row = matches[0] if matches else None
         if row is None:
             raise RunNotFound(
-                f"no run {run_id!r} in {self.path}; `answerx runs list` shows the runs there",
+                f"no run {run_id!r} in {self.where}; `answerx runs list` shows the runs there",
                 run_id=run_id,
             )
         return self._run_from_row(row)
@@ -369,7 +387,7 @@ class ResultStore(BrowseQueries):
             return RunRecord.model_validate(values)
         except ValueError:  # bytes overwritten inside a page SQLite still reads
             damaged = ValueError(f"the stored run {row['run_id']!r} is unreadable")
-            raise store_error(self.path, damaged) from None
+            raise self._error(damaged) from None
 
     # --- items -------------------------------------------------------------------------
 
@@ -405,8 +423,8 @@ class ResultStore(BrowseQueries):
                 f"DO UPDATE SET {updates} WHERE items.error IS NOT NULL",
                 [to_sql(c, values[c]) for c in ITEM_COLUMNS],
             )
-        except sqlite3.IntegrityError as exc:
-            if "FOREIGN KEY" in str(exc):
+        except self._INTEGRITY as exc:
+            if "foreign key" in str(exc).lower():
                 raise RunNotFound(
                     f"no run {item.run_id!r}: create the run first", run_id=item.run_id
                 ) from None
@@ -419,7 +437,7 @@ class ResultStore(BrowseQueries):
         # and the error too, and would claim as done an item whose row a damaged page lost.
         with self._guard():
             rows = self._db.execute(
-                f"SELECT {', '.join(KEY_COLUMNS)} FROM main.items INDEXED BY items_key "
+                f"SELECT {', '.join(KEY_COLUMNS)} FROM {self._ITEMS_BY_KEY} "
                 "WHERE run_id = ? AND error IS NULL",
                 (run_id,),
             ).fetchall()
@@ -500,7 +518,7 @@ class ResultStore(BrowseQueries):
                 f"its index lists {indexed.get(run_id, 0)} items of run {run_id!r}, "
                 f"its table holds {counts.get(run_id, 0)}"
             )
-            raise store_error(self.path, damaged)
+            raise self._error(damaged)
         return counts
 
     def _count_run(self, run_id: str) -> tuple[int, int]:
@@ -529,7 +547,7 @@ class ResultStore(BrowseQueries):
                 clauses.append(f"{name} IS NULL")
             elif isinstance(value, list | tuple | set | frozenset):
                 values = list(value)
-                clauses.append(f"{name} IN ({', '.join('?' * len(values))})" if values else "0")
+                clauses.append(f"{name} IN ({', '.join('?' * len(values))})" if values else "1 = 0")
                 params.extend(to_sql(name, v) for v in values)
             else:
                 clauses.append(f"{name} = ?")
@@ -546,9 +564,9 @@ class ResultStore(BrowseQueries):
             )
         except ValueError:  # bytes overwritten inside a page SQLite still reads
             damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
-            raise store_error(self.path, damaged) from None
+            raise self._error(damaged) from None
 
-    def _transaction(self) -> _Transaction:
+    def _transaction(self) -> AbstractContextManager[None]:
         return _Transaction(self._db)
 
     @contextmanager

@@ -14,9 +14,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answerx.errors import ConfigError
+from answerx.errors import ConfigError, StoreError
 from answerx.experiments.records import ItemRecord
-from answerx.experiments.sqlitefile import store_error
 from answerx.experiments.store.browse import (
     GROUPS,
     ROW_COLUMNS,
@@ -51,6 +50,8 @@ class BrowseQueries:
 
         def _item_from_row(self, row: sqlite3.Row) -> ItemRecord: ...
 
+        def _error(self, exc: Exception) -> StoreError: ...
+
     def item_page(
         self, run_id: str, query: ItemQuery | None = None, *, offset: int = 0, limit: int = 50
     ) -> ItemPage:
@@ -81,7 +82,7 @@ class BrowseQueries:
                     f"SELECT id, {columns} FROM items WHERE id IN ({', '.join('?' * len(ids))})",
                     ids,
                 )
-            }
+            } if ids else {}  # fmt: skip
         return ItemPage(rows=[self._rowfrom_sql(rows[i]) for i in ids if i in rows], total=total)
 
     def count_rows(self, run_id: str, query: ItemQuery | None = None) -> int:
@@ -115,7 +116,7 @@ class BrowseQueries:
                 "SELECT id, row_number() OVER w AS place, lag(id) OVER w AS previous, "
                 "lead(id) OVER w AS following, count(*) OVER () AS total "
                 f"FROM items WHERE {where} WINDOW w AS (ORDER BY {order_of(query)})"
-                ") WHERE id = ?",
+                ") AS ranked WHERE id = ?",
                 [*params, row],
             ).fetchone()
         if found is None:
@@ -132,9 +133,10 @@ class BrowseQueries:
         first, last = ("max", "min") if not descending else ("min", "max")
         with self._guard():
             total, place, previous, following, there = self._db.execute(
-                f"SELECT count(*), coalesce(sum(id {before} ?), 0), "
+                f"SELECT count(*), coalesce(sum(CASE WHEN id {before} ? THEN 1 ELSE 0 END), 0), "
                 f"{first}(CASE WHEN id {before} ? THEN id END), "
-                f"{last}(CASE WHEN id {after} ? THEN id END), coalesce(sum(id = ?), 0) "
+                f"{last}(CASE WHEN id {after} ? THEN id END), "
+                "coalesce(sum(CASE WHEN id = ? THEN 1 ELSE 0 END), 0) "
                 f"FROM items WHERE {where}",
                 [row, row, row, row, *params],
             ).fetchone()
@@ -154,37 +156,39 @@ class BrowseQueries:
                 f"cannot group items by {unknown[0]!r}; group by: {', '.join(GROUPS)}"
             )
         where, params = compile_query(run_id, query or ItemQuery())
+        # The figures are named apart from every column (t_*): a group's column of the same
+        # name (correct, cached) would otherwise be read in their place, by SQLite's row,
+        # and be ambiguous in PostgreSQL's ORDER BY.
         keys = ", ".join(by)
         sql = (
-            f"SELECT {keys + ', ' if by else ''}count(*) AS n, count(correct) AS scored, "
-            "coalesce(sum(correct), 0) AS correct, "
-            "coalesce(sum(error IS NOT NULL), 0) AS errors, "
-            "coalesce(sum(unfinished), 0) AS unfinished, coalesce(sum(cached), 0) AS cached, "
-            "coalesce(sum(input_tokens), 0) AS input_tokens, "
-            "coalesce(sum(output_tokens), 0) AS output_tokens, "
-            "sum(cost_usd) AS cost, count(cost_usd) AS priced, "
-            "coalesce(avg(latency_s), 0) AS latency_s "
+            f"SELECT {keys + ', ' if by else ''}count(*) AS t_n, count(correct) AS t_scored, "
+            "coalesce(sum(correct), 0) AS t_correct, count(error) AS t_errors, "
+            "coalesce(sum(unfinished), 0) AS t_unfinished, coalesce(sum(cached), 0) AS t_cached, "
+            "coalesce(sum(input_tokens), 0) AS t_input_tokens, "
+            "coalesce(sum(output_tokens), 0) AS t_output_tokens, "
+            "sum(cost_usd) AS t_cost, count(cost_usd) AS t_priced, "
+            "coalesce(avg(latency_s), 0) AS t_latency_s "
             f"FROM items WHERE {where}" + (f" GROUP BY {keys} ORDER BY {keys}" if by else "")
         )
         with self._guard():
             rows = self._db.execute(sql, params).fetchall()
         return [
             Tally(
-                group={c: from_sql(c, row[c]) for c in by},
-                n=row["n"],
-                scored=row["scored"],
-                correct=row["correct"],
-                errors=row["errors"],
-                unfinished=row["unfinished"],
-                cached=row["cached"],
-                input_tokens=row["input_tokens"],
-                output_tokens=row["output_tokens"],
+                group={c: from_sql(c, row[i]) for i, c in enumerate(by)},
+                n=row["t_n"],
+                scored=row["t_scored"],
+                correct=row["t_correct"],
+                errors=row["t_errors"],
+                unfinished=row["t_unfinished"],
+                cached=row["t_cached"],
+                input_tokens=row["t_input_tokens"],
+                output_tokens=row["t_output_tokens"],
                 # One unpriced item makes the sum unknown, never an undercount.
-                cost_usd=(row["cost"] or 0.0) if row["priced"] == row["n"] else None,
-                latency_s=row["latency_s"],
+                cost_usd=(row["t_cost"] or 0.0) if row["t_priced"] == row["t_n"] else None,
+                latency_s=row["t_latency_s"],
             )
             for row in rows
-            if row["n"]
+            if row["t_n"]
         ]
 
     def value_counts(
@@ -223,4 +227,4 @@ class BrowseQueries:
             )
         except ValueError:  # bytes overwritten inside a page SQLite still reads
             damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
-            raise store_error(self.path, damaged) from None
+            raise self._error(damaged) from None
