@@ -34,12 +34,12 @@ from answerx.cli.options import (
     set_option,
     strategy_names,
 )
-from answerx.home import default_db, default_report_dir
+from answerx.home import default_report_dir
 
 __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
 
-def _store(db: Path | None, *, reading: bool = False) -> Any:
+def _store(db: str | Path | None, *, reading: bool = False) -> Any:
     """The results store at ``db`` (default: $ANSWERX_HOME's); ``reading`` for the
     commands that only read it: read-only, so they never write to it, and work on a
     store they may not write."""
@@ -193,7 +193,7 @@ def run_command(
             rich_help_panel=_SETTINGS,
         ),
     ] = False,
-    db: Annotated[Path | None, db_option(rich_help_panel=_OUTPUT)] = None,
+    db: Annotated[str | None, db_option(rich_help_panel=_OUTPUT)] = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -284,7 +284,7 @@ def run_command(
         if summary.judge is not None:
             err.print(_judge_line(summary.judge, summary.judge_stopped))
         if report:
-            _report(Path(summary.db), summary.run_id, out=cfg.output.report_dir)
+            _report(cfg.output.db, summary.run_id, out=cfg.output.report_dir)
     if summary.errors:
         raise typer.Exit(int(ExitCode.MALFORMED))
 
@@ -319,6 +319,8 @@ def resume_command(ctx: typer.Context, run_id: str) -> str:
 
     from typer.core import TyperArgument, TyperOption
 
+    from answerx.experiments.store.url import display_store
+
     words = ["answerx", "run"]
     for param in ctx.command.params:
         name = param.name or ""
@@ -336,13 +338,14 @@ def resume_command(ctx: typer.Context, run_id: str) -> str:
                 words += [flag] if value else []
             else:
                 for item in value if isinstance(value, list | tuple) else [value]:
-                    words += [flag, str(item)]
+                    # A store URL's password stays out of the printed line (PGPASSWORD gives it).
+                    words += [flag, display_store(str(item)) if name == "db" else str(item)]
     words += ["--resume", run_id]
     return shlex.join(words)
 
 
 def _report(
-    db: Path,
+    db: str | Path | None,
     run_id: str,
     *,
     compare: Iterable[str] = (),
@@ -404,7 +407,7 @@ def report_command(
         fmt = Format.markdown
     with command_boundary():
         out_dir = out_dir or out or default_report_dir()
-        _report(db or default_db(), run_id, compare=compare or (), out=out_dir, fmt=fmt)
+        _report(db, run_id, compare=compare or (), out=out_dir, fmt=fmt)
 
 
 def score_command(
@@ -541,8 +544,12 @@ def runs_recover(
     (answerx run CONFIG --resume RUN_ID --db OUT) asks those items again.
     """
     from answerx.experiments.store import salvage
+    from answerx.experiments.store.url import default_store, store_location
 
-    source = db or default_db()
+    source = store_location(db) if db else default_store()
+    if isinstance(source, str):
+        fail("runs recover reads a damaged SQLite file; a PostgreSQL server keeps its own "
+             "backups (pg_dump)", ExitCode.USAGE)  # fmt: skip
     if not source.exists():
         fail(f"no results store at {source} (pass --db)", ExitCode.IO)
     with command_boundary():

@@ -123,7 +123,7 @@ def _stopping_is_success() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _resolve(path: Path, run_ids: list[str]) -> list[str]:
+def _resolve(path: Path | str, run_ids: list[str]) -> list[str]:
     """The full ids of the runs named (ids or prefixes); RunNotFound for one not there."""
     from answerx.experiments.store import ResultStore
 

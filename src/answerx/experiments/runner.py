@@ -62,9 +62,11 @@ from answerx.experiments.scoring import (
     verdict_fields,
 )
 from answerx.experiments.store import ResultStore
+from answerx.experiments.store.url import display_store
 from answerx.extraction.models import Extraction
 from answerx.grading import JudgeRuling, Verdict
 from answerx.grading.residue import JudgeTotals, apply_ruling, judge_totals
+from answerx.home import answerx_home
 from answerx.judge import LLMJudge
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
@@ -418,6 +420,12 @@ class _Run:
         return cost(target.provider, target.model, input_tokens, output_tokens, prices=self.prices)
 
 
+def _cache_path(db: Path | str) -> Path:
+    """The response cache of a run stored in ``db``: beside a file store; for a server's
+    store (a URL), in ``$ANSWERX_HOME``, this machine's."""
+    return answerx_home() / "cache.db" if isinstance(db, str) else db.with_name("cache.db")
+
+
 def span_in(text: str, found: Extraction) -> tuple[int, int] | None:
     """Where ``found``'s candidate sits in ``text``, the response's text: the extraction
     read one reply, and a multi-step approach's text joins its replies, each stripped,
@@ -514,7 +522,7 @@ async def arun_experiment(
             store = resources.enter_context(ResultStore.open(config.output.db, "write"))
         cache = None
         if config.cache:
-            cache = ResponseCache(Path(config.output.db).with_name("cache.db"))
+            cache = ResponseCache(_cache_path(config.output.db))
             resources.callback(cache.close)
         # Opened before the run is recorded: an unreadable index stops it with nothing stored.
         retriever = open_retriever(config, resources)
@@ -563,7 +571,7 @@ async def arun_experiment(
     return RunSummary(
         run_id=record.run_id,
         status=status,
-        db=str(config.output.db),
+        db=display_store(config.output.db),
         total=total,
         skipped=skipped,
         done=t.done,

@@ -80,7 +80,7 @@ class ViewerSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    db: Path
+    db: Path | str  # a SQLite file, or a PostgreSQL server's URL
     run_ids: tuple[str, ...] | None = None
 
 
@@ -159,7 +159,7 @@ def _settings(request: Request) -> ViewerSettings:
 def _store(request: Request) -> Iterator[ResultStore]:
     """The store, opened read-only for one request."""
     settings = _settings(request)
-    if not settings.db.is_file():
+    if isinstance(settings.db, Path) and not settings.db.is_file():
         raise _Problem(404, f"no results store at {settings.db}: run an experiment first")
     opened = ResultStore.open(settings.db, "read_only")
     try:
@@ -309,6 +309,8 @@ def _cached(request: Request, key: tuple[str, str], compute: Callable[[], T]) ->
     """``compute()``, kept until the store changes: a run's figures (counted over all its
     items) are counted again only when an item is added or scored."""
     settings = _settings(request)
+    if not isinstance(settings.db, Path):  # a server's store: no file tells when it changed
+        return compute()
     cache: dict[tuple[Any, ...], Any] = request.app.state.figures
     lock: threading.Lock = request.app.state.figures_lock
     signed = (*key, _signature(settings.db))
