@@ -194,6 +194,25 @@ def run_command(
         ),
     ] = False,
     db: Annotated[str | None, db_option(rich_help_panel=_OUTPUT)] = None,
+    join: Annotated[
+        bool,
+        typer.Option(
+            "--join",
+            help="Work on this config's unfinished run together with other workers using "
+            "the same --db (other processes or machines); start it if there is none.",
+            rich_help_panel=_OUTPUT,
+        ),
+    ] = False,
+    lease: Annotated[
+        float,
+        typer.Option(
+            "--lease",
+            min=1.0,
+            help="With --join: seconds a worker holds an item before another may take it "
+            "(renewed while it lives; a killed worker's items pass on after this).",
+            rich_help_panel=_OUTPUT,
+        ),
+    ] = 60.0,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -262,6 +281,8 @@ def run_command(
                     resume=resume,
                     on_start=lambda record: started.append(record.run_id),
                     on_progress=bar,
+                    join=join,
+                    lease_s=lease,
                 )
         except KeyboardInterrupt:
             if started:

@@ -46,7 +46,8 @@ import json
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -78,15 +79,27 @@ from answerx.experiments.store.url import is_store_url
 from answerx.home import default_db
 from answerx.redactor import redact_keys_deep
 
-__all__ = ["DEFAULT_DB", "OpenMode", "ResultStore", "new_run_id"]
+__all__ = ["DEFAULT_DB", "OpenMode", "ResultStore", "new_run_id", "register_server"]
 
 #: The results store when ``$ANSWERX_HOME`` is unset (:func:`answerx.home.default_db`).
 DEFAULT_DB = Path("runs/answerx.db")
 
 _PAGE = 500  # rows read per query when iterating items
 
+#: The lease of an item a worker has finished: it never runs out (no one asks it again).
+FINISHED_LEASE = 1e18
+
 #: How a command opens a store (:meth:`ResultStore.open`).
 OpenMode = Literal["write", "existing", "read", "read_only"]
+
+#: The stores on a server, by kind: filled by their modules (:mod:`.postgres` registers
+#: itself when the package is imported), so this one never imports them.
+_SERVERS: dict[str, Callable[[str, OpenMode], ResultStore]] = {}
+
+
+def register_server(kind: str, opener: Callable[[str, OpenMode], ResultStore]) -> None:
+    """Let :meth:`ResultStore.open` open a server's URL of ``kind`` with ``opener``."""
+    _SERVERS[kind] = opener
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -169,9 +182,7 @@ class ResultStore(BrowseQueries):
         """
         path = default_db() if path is None else path
         if is_store_url(path):
-            from answerx.experiments.store.postgres import PostgresStore
-
-            return PostgresStore(str(path), mode)
+            return _SERVERS["postgresql"](str(path), mode)
         if mode != "write" and str(path) != ":memory:" and not Path(path).exists():
             # SQLite would create an empty store there: a typo'd --db must not pass.
             raise StoreError(
@@ -371,6 +382,76 @@ class ResultStore(BrowseQueries):
             )
         if cursor.rowcount == 0:
             self.get_run(run_id)  # raises the "no run" error
+
+    # --- many workers, one run (answerx run --join) -------------------------------------
+
+    def join_run(self, name: str, config: Mapping[str, Any], config_hash: str) -> RunRecord:
+        """The run the workers of this configuration share: the newest run of
+        ``config_hash`` not yet finished (resumed, its old claims cleared, unless it is
+        running), else a new one. One worker at a time decides, so workers started
+        together join one run."""
+        with self._guard(), self._transaction():
+            self._lock_runs()
+            row = self._db.execute(
+                "SELECT * FROM runs WHERE config_hash = ? AND status <> 'finished' "
+                "ORDER BY started_at DESC, run_id DESC LIMIT 1",
+                (config_hash,),
+            ).fetchone()
+            if row is None:
+                return self.start_run(name, config, config_hash)
+            run = self._run_from_row(row)
+            if run.status != "running":  # nobody works on it: earlier claims mean nothing
+                self._db.execute("DELETE FROM claims WHERE run_id = ?", (run.run_id,))
+                self._update_run(run.run_id, "running", None)
+        return self.get_run(run.run_id)
+
+    def _lock_runs(self) -> None:
+        """Hold the store's lock on starting runs until the transaction ends (SQLite's
+        ``BEGIN IMMEDIATE`` already holds the whole file's)."""
+
+    def claim(self, run_id: str, key: ItemKey, worker: str, lease_s: float) -> bool:
+        """Take item ``key`` of run ``run_id`` for ``worker`` for ``lease_s`` seconds, if no
+        other worker holds it (never held, or its lease ran out); atomic, so two workers
+        never both take one item."""
+        now = time.time()
+        keys = ", ".join(KEY_COLUMNS)
+        with self._guard():
+            cursor = self._db.execute(
+                f"INSERT INTO claims (run_id, {keys}, worker, leased_until) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"ON CONFLICT (run_id, {keys}) DO UPDATE SET worker = excluded.worker, "
+                "leased_until = excluded.leased_until WHERE claims.leased_until < ?",
+                (run_id, *key, worker, now + lease_s, now),
+            )
+        return int(cursor.rowcount) > 0
+
+    def renew_claims(self, run_id: str, worker: str, lease_s: float) -> None:
+        """Extend every unfinished lease ``worker`` holds (its heartbeat)."""
+        with self._guard():
+            self._db.execute(
+                "UPDATE claims SET leased_until = ? "
+                "WHERE run_id = ? AND worker = ? AND leased_until < ?",
+                (time.time() + lease_s, run_id, worker, FINISHED_LEASE),
+            )
+
+    def finish_claim(self, run_id: str, key: ItemKey, worker: str) -> None:
+        """Mark ``worker``'s item ``key`` finished: its lease never runs out."""
+        where = " AND ".join(f"{c} = ?" for c in KEY_COLUMNS)
+        with self._guard():
+            self._db.execute(
+                f"UPDATE claims SET leased_until = ? WHERE run_id = ? AND {where} AND worker = ?",
+                (FINISHED_LEASE, run_id, *key, worker),
+            )
+
+    def finished_claims(self, run_id: str) -> set[ItemKey]:
+        """The keys of the run's items some worker has finished since the run was joined."""
+        with self._guard():
+            rows = self._db.execute(
+                f"SELECT {', '.join(KEY_COLUMNS)} FROM claims "
+                "WHERE run_id = ? AND leased_until >= ?",
+                (run_id, FINISHED_LEASE),
+            ).fetchall()
+        return {cast(ItemKey, tuple(row)) for row in rows}
 
     def delete_run(self, run_id: str) -> int:
         """Delete a run and all its items; returns the number of items deleted."""

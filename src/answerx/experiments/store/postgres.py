@@ -37,7 +37,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, cast
 
 from answerx.errors import StoreError
-from answerx.experiments.store.core import OpenMode, ResultStore
+from answerx.experiments.store.core import OpenMode, ResultStore, register_server
 from answerx.experiments.store.schema import MIGRATIONS, SCHEMA_VERSION
 from answerx.experiments.store.url import display_url, url_password
 from answerx.redactor import register_secret
@@ -46,6 +46,7 @@ __all__ = ["PostgresStore", "postgres_ddl"]
 
 # One lock id for every answerx migration on a server (pg_advisory_xact_lock's key).
 _MIGRATION_LOCK = 0x616E7377  # "answ"
+_RUNS_LOCK = _MIGRATION_LOCK + 1  # workers joining a run decide one at a time
 _CONNECT_TIMEOUT_S = 10
 
 
@@ -267,6 +268,9 @@ class PostgresStore(ResultStore):
             self._db.execute("DELETE FROM answerx_schema")
             self._db.execute("INSERT INTO answerx_schema (version) VALUES (?)", [SCHEMA_VERSION])
 
+    def _lock_runs(self) -> None:
+        self._db.execute("SELECT pg_advisory_xact_lock(?)", [_RUNS_LOCK])
+
     def _transaction(self) -> AbstractContextManager[None]:
         return cast(AbstractContextManager[None], self._connection.transaction())
 
@@ -285,3 +289,6 @@ class PostgresStore(ResultStore):
         if run_ids is None:
             return counts
         return {run_id: counts.get(run_id, 0) for run_id in run_ids}
+
+
+register_server("postgresql", PostgresStore)

@@ -183,6 +183,25 @@ ALTER TABLE items ADD COLUMN cover REAL
 # older rows: scoring rebuilds an extraction from those columns there.
 _M006 = "ALTER TABLE items ADD COLUMN extraction TEXT"
 
+# Many workers, one run (`answerx run --join`): which worker holds which item, until when
+# (Unix time by the worker's clock; leases are long beside clock skew). A lease runs out
+# when its worker dies, so another takes the item; a finished item's lease never does
+# (FINISHED), so no one asks it again in that session. Cleared when a run is resumed.
+_M007 = """
+CREATE TABLE claims (
+    run_id       TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    approach     TEXT NOT NULL,
+    strategy     TEXT NOT NULL,
+    provider     TEXT NOT NULL,
+    model        TEXT NOT NULL,
+    item_id      TEXT NOT NULL,
+    repetition   INTEGER NOT NULL,
+    worker       TEXT NOT NULL,
+    leased_until REAL NOT NULL,
+    PRIMARY KEY (run_id, approach, strategy, provider, model, item_id, repetition)
+)
+"""
+
 #: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_runs_and_items", _M001),
@@ -191,6 +210,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m004_items_span_conversation", _M004),
     ("m005_items_answers_and_qa_measures", _M005),
     ("m006_items_extraction", _M006),
+    ("m007_claims", _M007),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
