@@ -10,6 +10,7 @@ message.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -252,3 +253,36 @@ def test_records_cross_backends_unchanged(tmp_path: Path, postgres_url: str) -> 
         lite.create_run(run)
         lite.add_items(items)
         assert list(lite.items(run_id)) == items and lite.get_run(run_id) == run
+
+
+KEY = ("none", "structured", "openai", "gpt-test", "q1", 0)
+OTHER = ("none", "structured", "openai", "gpt-test", "q2", 0)
+
+
+def test_an_item_is_held_by_one_worker_until_its_lease_runs_out(backend: str) -> None:
+    with ResultStore.open(backend, "write") as store:
+        run_id = store.start_run("claims", {}, HASH).run_id
+        assert store.claim(run_id, KEY, "worker-a", 60)
+        assert not store.claim(run_id, KEY, "worker-b", 60)  # held: never both
+        assert store.claim(run_id, OTHER, "worker-b", 0.05)
+        time.sleep(0.1)  # worker-b died: its lease ran out
+        assert store.claim(run_id, OTHER, "worker-a", 60)
+        store.finish_claim(run_id, KEY, "worker-a")
+        assert store.finished_claims(run_id) == {KEY}
+        store.renew_claims(run_id, "worker-a", 0.05)  # renews OTHER, never a finished one
+        time.sleep(0.1)
+        assert not store.claim(run_id, KEY, "worker-b", 60)  # finished: asked no more
+        assert store.claim(run_id, OTHER, "worker-b", 60)
+
+
+def test_workers_joining_a_configuration_share_its_unfinished_run(backend: str) -> None:
+    with ResultStore.open(backend, "write") as one, ResultStore.open(backend, "write") as two:
+        first = one.join_run("shared", {}, HASH)
+        assert two.join_run("shared", {}, HASH).run_id == first.run_id
+        two.claim(first.run_id, KEY, "worker-b", 60)
+        one.finish_run(first.run_id, "interrupted")  # everyone stopped: claims mean nothing
+        again = one.join_run("shared", {}, HASH)
+        assert (again.run_id, again.status) == (first.run_id, "running")
+        assert one.claim(first.run_id, KEY, "worker-a", 60)
+        one.finish_run(first.run_id, "finished")
+        assert two.join_run("shared", {}, HASH).run_id != first.run_id  # a new run
