@@ -48,6 +48,7 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -56,7 +57,8 @@ from answerx.agent.budget import Budget
 from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
-from answerx.home import default_db, default_report_dir
+from answerx.experiments.store.url import default_store, display_url, store_location
+from answerx.home import default_report_dir
 from answerx.judge.spec import JudgeLimits
 from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
@@ -192,13 +194,20 @@ class OutputConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    db: Path = Field(
-        default_factory=default_db, description="The SQLite results store ($ANSWERX_HOME)."
+    db: Annotated[Path | str, BeforeValidator(store_location)] = Field(
+        default_factory=default_store,
+        description="The results store: a SQLite file, or a postgresql:// URL "
+        "($ANSWERX_DB, else answerx.db in $ANSWERX_HOME).",
     )
     report_dir: Path = Field(
         default_factory=default_report_dir,
         description="Reports and plots, one folder per run ($ANSWERX_HOME/reports).",
     )
+
+    @field_serializer("db", when_used="json")
+    def _db_without_password(self, db: Path | str) -> str:
+        # The config is stored with its run and shown in reports: a URL's password never is.
+        return display_url(db) if isinstance(db, str) else db.as_posix()
 
 
 class ExperimentConfig(BaseModel):

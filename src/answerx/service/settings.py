@@ -231,13 +231,23 @@ class ServiceSettings(BaseModel):
             return (*LOOPBACK_HOSTS, *self.allowed_hosts)
         return None if self.api_token is not None else LOOPBACK_HOSTS
 
-    runs_db: Path | None = Field(
-        default=None, description="A results store shown read-only under /runs/; None: none."
+    runs_db: Path | str | None = Field(
+        default=None,
+        description="A results store shown read-only under /runs/ (a SQLite file, or a "
+        "postgresql:// URL); None: none.",
     )
     reward: RewardSettings = Field(
         default_factory=RewardSettings,
         description="How /v1/reward reads rollouts a request does not describe.",
     )
+
+    @field_validator("runs_db", mode="before")
+    @classmethod
+    def _store_location(cls, value: object) -> object:
+        # A URL stays text (a Path would fold its //); the store decides what it names.
+        if isinstance(value, str | os.PathLike) and "://" not in os.fspath(value):
+            return Path(value)
+        return value
 
     @property
     def auth_required(self) -> bool:
