@@ -56,7 +56,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from answerx._version import __version__
 from answerx.errors import ConfigError, DuplicateRun, RunNotFound, StoreError, redact
@@ -64,6 +64,7 @@ from answerx.experiments.browse import (
     GROUPS,
     ROW_COLUMNS,
     Arm,
+    BadRow,
     ItemPage,
     ItemQuery,
     ItemRow,
@@ -961,14 +962,20 @@ class ResultStore:
             pairs=pairs, a_correct=a_correct, b_correct=b_correct, only_a=only_a, only_b=only_b
         )
 
-    def _row_from_sql(self, row: sqlite3.Row) -> ItemRow:
+    def _row_from_sql(self, row: sqlite3.Row) -> ItemRow | BadRow:
         try:
             return ItemRow.model_validate(
                 {"row": row["id"], **{c: _from_sql(c, row[c]) for c in ROW_COLUMNS}}
             )
-        except ValueError:  # bytes overwritten inside a page SQLite still reads
-            damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
-            raise store_error(self.path, damaged) from None
+        except ValueError as exc:  # a value answerx does not allow: this row only
+            if isinstance(exc, ValidationError):
+                problem = "; ".join(
+                    f"{e['loc'][0]}={str(e.get('input'))[:60]!r}: {e['msg']}"
+                    for e in exc.errors()[:3]
+                )
+            else:
+                problem = str(exc)[:200]
+            return BadRow(row=row["id"], item_id=str(row["item_id"]), problem=problem)
 
     def _where(self, run_id: str, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
         clauses, params = ["run_id = ?"], [run_id]

@@ -12,7 +12,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-__all__ = ["ANSWER_ID", "message_text", "pretty_json", "render_output"]
+__all__ = ["ANSWER_ID", "message_text", "pretty_json", "render_output", "span_fits"]
 
 #: The id of the element that holds the answer's span (the first one, when split).
 ANSWER_ID = "answer"
@@ -35,6 +35,12 @@ def _marked(
     return escape(text[lo:a]) + mark + escape(text[a:b]) + Markup("</mark>") + escape(text[b:hi])
 
 
+def span_fits(text: str, span: tuple[int, int] | None) -> bool:
+    """Whether ``span`` marks characters of ``text`` (a store whose span does not match
+    its output, written by another version or edited, gets no highlight)."""
+    return span is not None and 0 <= span[0] < span[1] <= len(text)
+
+
 def render_output(
     text: str,
     span: tuple[int, int] | None = None,
@@ -47,7 +53,7 @@ def render_output(
     when it holds the answer's span), the span in ``<mark class="answer" id=mark_id>``
     naming ``rule``. A span outside the text (a store that does not match its output) is
     not marked."""
-    if span is not None and not (0 <= span[0] < span[1] <= len(text)):
+    if not span_fits(text, span):
         span = None
 
     def marked(lo: int, hi: int) -> Markup:

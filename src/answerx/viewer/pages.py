@@ -17,19 +17,30 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar, cast
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 
 from answerx.errors import ConfigError, RunNotFound, StoreError
-from answerx.experiments.browse import SEARCHABLE, SORTABLE, ItemQuery, ItemRow, Pairing
+from answerx.experiments.browse import (
+    SEARCHABLE,
+    SORTABLE,
+    BadRow,
+    ItemQuery,
+    ItemRow,
+    Pairing,
+)
 from answerx.experiments.records import RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
-from answerx.viewer.outputs import message_text, pretty_json, render_output
+from answerx.viewer.outputs import message_text, pretty_json, render_output, span_fits
+from answerx.viewer.reading import read_store
 from answerx.viewer.summary import (
     ARM_COLUMNS,
     BREAKDOWNS,
+    RunOverview,
+    RunRow,
     compare_runs,
     run_overview,
     run_rows,
@@ -43,10 +54,17 @@ from answerx.viewer.urls import (
     href,
     query_params,
     read_query,
+    whole_number,
     with_params,
 )
 
-__all__ = ["ViewerSettings", "install_problem_pages", "item_href", "viewer_router"]
+__all__ = [
+    "ViewerSettings",
+    "install_problem_pages",
+    "item_href",
+    "p_value",
+    "viewer_router",
+]
 
 _HERE = Path(__file__).parent
 T = TypeVar("T")
@@ -106,6 +124,12 @@ def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
+def p_value(value: float) -> str:
+    """A p-value as a reader wants it: three significant digits, and "< 0.001" below
+    that (an exact test's tail underflows to 0.0 on large counts; it is never 0)."""
+    return "< 0.001" if value < 0.001 else f"{value:.3g}"
+
+
 def _when(value: datetime | None) -> str:
     return "—" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
 
@@ -118,7 +142,9 @@ _TEMPLATES = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-_TEMPLATES.filters.update(percent=_percent, number=_number, money=_money, when=_when)
+_TEMPLATES.filters.update(
+    percent=_percent, number=_number, money=_money, when=_when, p_value=p_value
+)
 _TEMPLATES.globals.update(
     href=href,
     with_params=with_params,
@@ -132,6 +158,7 @@ _TEMPLATES.globals.update(
     message_text=message_text,
     pretty_json=pretty_json,
     render_output=render_output,
+    span_fits=span_fits,
 )
 
 
@@ -165,15 +192,13 @@ def _settings(request: Request) -> ViewerSettings:
 
 
 def _store(request: Request) -> Iterator[ResultStore]:
-    """The store, opened read-only for one request."""
+    """The store, opened read-only for one request (:func:`~answerx.viewer.reading.read_store`:
+    checked as ``runs list`` checks it, leaving nothing beside the file)."""
     settings = _settings(request)
-    if not settings.db.is_file():
+    if not settings.db.exists():
         raise _Problem(404, f"no results store at {settings.db}: run an experiment first")
-    opened = ResultStore(settings.db, read_only=True)
-    try:
+    with read_store(settings.db) as opened:
         yield opened
-    finally:
-        opened.close()
 
 
 Store = Annotated[ResultStore, Depends(_store)]
@@ -199,7 +224,7 @@ def viewer_router() -> APIRouter:
         runs = db.list_runs()
         if settings.run_ids is not None:
             runs = [r for r in runs if r.run_id in settings.run_ids]
-        rows = _cached(request, ("runs", ""), lambda: run_rows(db, runs))
+        rows = _cached(request, ("runs", ""), lambda: _checked(db, runs))
         return _page(request, "runs.html", rows=rows, db_path=settings.db)
 
     @router.get("/compare", response_class=HTMLResponse, name="compare")
@@ -227,7 +252,7 @@ def viewer_router() -> APIRouter:
         run = _shown(request, db, run_id)
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}")
-        overview = _cached(request, ("run", run.run_id), lambda: run_overview(db, run))
+        overview = _cached(request, ("run", run.run_id), lambda: _checked_run(db, run))
         return _page(request, "run.html", run=run, overview=overview, breakdowns=BREAKDOWNS)
 
     @router.get("/{run_id}/items", response_class=HTMLResponse, name="items")
@@ -249,18 +274,21 @@ def viewer_router() -> APIRouter:
             pages=max(1, -(-page.total // paging.size)),
         )
 
-    @router.get("/{run_id}/items/{row}", response_class=HTMLResponse, name="item")
-    def item_page(request: Request, run_id: str, row: int, db: Store) -> Response:
+    @router.get("/{run_id}/items/{number}", response_class=HTMLResponse, name="item")
+    def item_page(request: Request, run_id: str, number: str, db: Store) -> Response:
         run = _shown(request, db, run_id)
+        # Read here, not by FastAPI: a row that is not a number is a 400 page naming it.
+        row = whole_number("row", number, 1)
         params = [(k, v) for k, v in request.query_params.multi_items() if k != "vs"]
         query, paging = read_query(params)
+        vs = request.query_params.get("vs", "").strip()
+        other_row = whole_number("vs", vs, 1) if vs else None
         item = db.item_at(run.run_id, row)
         if item is None:
             raise _Problem(404, f"run {run.run_id} has no item {row}")
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}/items/{row}", query_params(query))
-        vs = request.query_params.get("vs")
-        other = db.item_at(run.run_id, int(vs)) if vs and vs.isdigit() else None
+        other = db.item_at(run.run_id, other_row) if other_row is not None else None
         place = db.neighbours(run.run_id, row, query)
         if place is not None:
             paging = Paging(page=(place.position - 1) // paging.size + 1, size=paging.size)
@@ -271,7 +299,11 @@ def viewer_router() -> APIRouter:
         same_question = ItemQuery(
             equals={**arms, "item_id": (item.item_id,), "repetition": (item.repetition,)}
         )
-        siblings = [r for r in db.item_page(run.run_id, same_question, limit=200).rows]
+        siblings = [
+            r
+            for r in db.item_page(run.run_id, same_question, limit=200).rows
+            if isinstance(r, ItemRow)
+        ]
         return _page(
             request,
             "item.html",
@@ -289,6 +321,20 @@ def viewer_router() -> APIRouter:
         )
 
     return router
+
+
+def _checked(db: ResultStore, runs: list[RunRecord]) -> list[RunRow]:
+    """The runs page's rows, once the store has counted every run's items from the rows
+    themselves as ``runs list`` does (:meth:`ResultStore.item_counts`): a store with
+    damaged item pages is a 503 here too, never figures over items no one can read."""
+    db.item_counts([r.run_id for r in runs])
+    return run_rows(db, runs)
+
+
+def _checked_run(db: ResultStore, run: RunRecord) -> RunOverview:
+    """The run page's figures, after the same check of the run's items as :func:`_checked`."""
+    db.item_counts([run.run_id])
+    return run_overview(db, run)
 
 
 def _redirect(request: Request, path: str, params: list[tuple[str, str]] | None = None) -> Response:
@@ -374,9 +420,14 @@ def install_problem_pages(app: FastAPI) -> None:
             return problem_page(request, 400, f"cannot read this address: {exc}")
         if isinstance(exc, ConfigError):
             return problem_page(request, 400, str(exc))
+        if isinstance(exc, RequestValidationError):
+            where = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()
+            )
+            return problem_page(request, 400, f"cannot read this address: {where}")
         return problem_page(request, 503, str(exc))
 
-    for kind in (_Problem, BadQuery, ConfigError, StoreError):
+    for kind in (_Problem, BadQuery, ConfigError, StoreError, RequestValidationError):
         app.add_exception_handler(kind, problem)
 
 
@@ -426,7 +477,9 @@ def comparison_links(base: str, comparison: Comparison) -> dict[str, str]:
     return links
 
 
-def item_href(base: str, run_id: str, row: ItemRow, query: ItemQuery, paging: Paging) -> str:
+def item_href(
+    base: str, run_id: str, row: ItemRow | BadRow, query: ItemQuery, paging: Paging
+) -> str:
     """The item page of ``row``, keeping the list's filter (and page size) for next/previous."""
     params = query_params(query, Paging(size=paging.size))
     return href(f"{base}/{run_id}/items/{row.row}", params)
