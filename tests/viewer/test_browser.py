@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from big_run import BIDI_ID, BIG_ID, big_output, extra_run
 from screenshots import save
 
+from answerx.experiments.store import ResultStore
 from answerx.viewer import create_viewer_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -45,13 +47,26 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 
 
 @pytest.fixture(scope="module")
-def address(demo: tuple[Path, str]) -> Iterator[str]:
-    """The viewer of the demo run, served by uvicorn on a free loopback port."""
+def store(demo: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the demo store with one more run (:func:`extra_run`: a 2 MB output, an
+    item id with an unclosed right-to-left override)."""
+    db = tmp_path_factory.mktemp("browser") / "answerx.db"
+    with ResultStore(demo[0], read_only=True) as source, ResultStore(db) as copy:
+        run = source.get_run(demo[1])
+        copy.create_run(run)
+        copy.add_items(source.items(run.run_id))
+        extra_run(copy)
+    return db
+
+
+@pytest.fixture(scope="module")
+def address(store: Path) -> Iterator[str]:
+    """The viewer of the demo store, served by uvicorn on a free loopback port."""
     import uvicorn
 
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_viewer_app(demo[0]), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_viewer_app(store), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
@@ -153,3 +168,121 @@ def test_the_filter_form_keeps_the_address_short_and_shareable(
     assert page.locator("a.item-link").count() == 3
     page.goto(page.url)  # the same address shows the same items
     assert page.locator("a.item-link").count() == 3
+
+
+def _strain(store: Path) -> tuple[str, int, int]:
+    """The strain run's id and the rows of its big item and of its right-to-left id."""
+    with ResultStore(store, read_only=True) as opened:
+        run = next(r for r in opened.list_runs() if r.name == "strain")
+        rows = {r.item_id: r.row for r in opened.item_page(run.run_id).rows}
+    return run.run_id, rows[BIG_ID], rows[BIDI_ID]
+
+
+def _pages(address: str, store: Path, demo: tuple[Path, str]) -> dict[str, str]:
+    """One address of each kind of page."""
+    strain, big, bidi = _strain(store)
+    return {
+        "runs": f"{address}/runs/",
+        "run": f"{address}/runs/{demo[1]}",
+        "items": f"{address}/runs/{demo[1]}/items?correct=false",
+        "item": f"{address}/runs/{demo[1]}/items/2",
+        "side-by-side": f"{address}/runs/{demo[1]}/items/2?vs=12#side-by-side",
+        "compare": f"{address}/runs/compare?run={demo[1]}&run={strain}",
+        "big-item": f"{address}/runs/{strain}/items/{big}",
+        "bidi-item": f"{address}/runs/{strain}/items/{bidi}",
+        "problem": f"{address}/runs/{demo[1]}/items?page=0",
+    }
+
+
+def _sideways(page: Any) -> int:
+    """How far the page scrolls sideways (0: it fits its window)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_page_scrolls_sideways_on_a_phone_or_a_laptop(
+    address: str, page: Any, demo: tuple[Path, str], store: Path, tmp_path: Path, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    for kind, url in _pages(address, store, demo).items():
+        page.goto(url)
+        assert _sideways(page) <= 0, f"{kind} at {width} px: {_sideways(page)} px too wide"
+        _shoot(page, tmp_path / "screenshots", f"{kind}-{width}")
+    page.goto(_pages(address, store, demo)["items"])
+    # At 1,280 px the default columns fit without the table's own scrolling either.
+    overflow = page.evaluate(
+        "(() => { const box = document.querySelector('#items').parentElement;"
+        " return box.scrollWidth - box.clientWidth; })()"
+    )
+    assert overflow <= 0 or width < 1280, f"the items table is {overflow} px too wide"
+
+
+def test_a_dark_system_setting_gets_dark_pages(
+    address: str, page: Any, demo: tuple[Path, str], store: Path, tmp_path: Path
+) -> None:
+    lightness = (
+        "(() => { const [r, g, b] = getComputedStyle(document.body).backgroundColor"
+        ".match(/\\d+/g).map(Number); return (r + g + b) / 765; })()"
+    )
+    page.goto(_pages(address, store, demo)["item"])
+    assert page.evaluate(lightness) > 0.9
+    page.emulate_media(color_scheme="dark")
+    for kind in ("runs", "run", "items", "item"):
+        page.goto(_pages(address, store, demo)[kind])
+        assert page.evaluate(lightness) < 0.15, kind
+        _shoot(page, tmp_path / "screenshots", f"{kind}-dark")
+
+
+def test_the_column_chooser_keeps_its_choice_in_the_address(
+    address: str, page: Any, demo: tuple[Path, str]
+) -> None:
+    page.goto(f"{address}/runs/{demo[1]}/items?correct=false")
+    headers = page.locator("#items thead th")
+    assert "model" not in [headers.nth(i).inner_text() for i in range(headers.count())]
+    page.click("#column-chooser summary")
+    page.check("#column-chooser input[value=model]")
+    page.uncheck("#column-chooser input[value=question]")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_url("**/items?correct=false&cols=*")
+    assert "cols=item,approach,model,gold," in page.url
+    titles = [headers.nth(i).inner_text() for i in range(headers.count())]
+    assert "model" in titles and "question" not in titles
+    page.click("#items thead th.col-model a")  # sorting keeps the columns
+    page.wait_for_url("**sort=model**")
+    assert "cols=" in page.url and page.locator("#items thead th.col-model").count() == 1
+    page.locator("a.item-link").first.click()  # and so does the walk back to the list
+    page.wait_for_load_state()
+    page.click("#back-to-list")
+    page.wait_for_load_state()
+    assert page.locator("#items thead th.col-model").count() == 1
+
+
+def test_a_two_megabyte_output_is_sent_once_folded_until_show_all(
+    address: str, page: Any, store: Path, tmp_path: Path
+) -> None:
+    strain, big, _ = _strain(store)
+    response = page.goto(f"{address}/runs/{strain}/items/{big}")
+    assert response is not None and len(response.body()) < 600_000
+    assert page.locator("mark#answer").inner_text() == "4096"
+    assert page.locator("mark#answer").is_visible()
+    assert page.locator(".same-as-output").count() == 1  # the reply points to the output
+    _shoot(page, tmp_path / "screenshots", "big-output")
+    page.click("#show-all")
+    page.wait_for_url("**full=1#raw-output")
+    shown = page.locator("#raw-output").inner_text()
+    assert shown.strip() == big_output()[0].strip()  # every character, once
+    assert page.locator("a.elided").count() == 0
+    assert page.locator("mark#answer").inner_text() == "4096"
+
+
+def test_a_right_to_left_override_in_an_item_id_stays_inside_it(
+    address: str, page: Any, store: Path
+) -> None:
+    strain, _, bidi = _strain(store)
+    page.goto(f"{address}/runs/{strain}/items/{bidi}")
+    heading = page.locator("h1")
+    own = heading.locator("bdi").first.bounding_box()
+    rest = heading.locator("span.muted").first.bounding_box()
+    assert own is not None and rest is not None
+    assert own["x"] + own["width"] <= rest["x"] + 1  # what follows the id stays after it
+    assert "none / two_stage" in heading.inner_text()

@@ -93,7 +93,7 @@ PARAMETERS = [
     *WHOLE,
     *(f"{side}_{c}" for c in RANGED for side in ("min", "max")),
     *("error", "q", "in", "pair", "pair_correct", "pair_run", "sort", "desc", "page", "size"),
-    *("fcol", "fval"),
+    *("fcol", "fval", "cols"),
 ]
 
 
@@ -110,15 +110,15 @@ def test_every_parameter_answers_hostile_values_with_a_page_or_a_400_naming_it(
             assert parameter in _said(response), (parameter, value)
 
 
-@pytest.mark.parametrize("parameter", ["vs", "row", "run"])
+@pytest.mark.parametrize("parameter", ["vs", "full", "row", "run"])
 def test_the_item_and_compare_pages_answer_hostile_values_too(
     viewer: TestClient, store: tuple[Path, str], parameter: str
 ) -> None:
     for value in HOSTILE:
         if parameter == "row":
             address, params = f"/runs/{store[1]}/items/{quote(value, safe='') or '%20'}", {}
-        elif parameter == "vs":
-            address, params = f"/runs/{store[1]}/items/2", {"vs": value}
+        elif parameter in ("vs", "full"):
+            address, params = f"/runs/{store[1]}/items/2", {parameter: value}
         else:
             address, params = "/runs/compare", {"run": [store[1], value]}
         response = viewer.get(address, params=params)

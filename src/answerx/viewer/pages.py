@@ -34,7 +34,13 @@ from answerx.experiments.browse import (
 from answerx.experiments.records import RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
-from answerx.viewer.outputs import message_text, pretty_json, render_output, span_fits
+from answerx.viewer.outputs import (
+    FOLD_AT,
+    message_text,
+    pretty_json,
+    render_output,
+    span_fits,
+)
 from answerx.viewer.reading import read_store
 from answerx.viewer.summary import (
     ARM_COLUMNS,
@@ -46,6 +52,7 @@ from answerx.viewer.summary import (
     run_rows,
 )
 from answerx.viewer.urls import (
+    COLUMNS,
     NULL,
     PAGE_SIZES,
     BadQuery,
@@ -54,6 +61,7 @@ from answerx.viewer.urls import (
     href,
     query_params,
     read_query,
+    view_params,
     whole_number,
     with_params,
 )
@@ -83,22 +91,22 @@ FACETS: tuple[str, ...] = (
     "termination",
     "unfinished",
 )
-#: The columns of the items table: (title, sort column).
-TABLE: tuple[tuple[str, str], ...] = (
-    ("item", "item_id"),
-    ("approach", "approach"),
-    ("model", "model"),
-    ("question", ""),
-    ("gold", "gold"),
-    ("answer", "extracted_answer"),
-    ("verdict", "correct"),
-    ("reason", "reason"),
-    ("method", "method"),
-    ("conf.", "confidence"),
-    ("calls", "calls"),
-    ("tokens", "output_tokens"),
-    ("latency", "latency_s"),
-)
+#: The items table's columns (:data:`~answerx.viewer.urls.COLUMNS`): title, sort column.
+TABLE: dict[str, tuple[str, str]] = {
+    "item": ("item", "item_id"),
+    "approach": ("approach", "approach"),
+    "model": ("model", "model"),
+    "question": ("question", ""),
+    "gold": ("gold", "gold"),
+    "answer": ("answer", "extracted_answer"),
+    "verdict": ("verdict", "correct"),
+    "reason": ("reason", "reason"),
+    "method": ("method", "method"),
+    "confidence": ("conf.", "confidence"),
+    "calls": ("calls", "calls"),
+    "tokens": ("tokens", "output_tokens"),
+    "latency": ("latency", "latency_s"),
+}
 
 
 class ViewerSettings(BaseModel):
@@ -149,10 +157,12 @@ _TEMPLATES.globals.update(
     href=href,
     with_params=with_params,
     query_params=query_params,
+    view_params=view_params,
     NULL=NULL,
     PAGE_SIZES=PAGE_SIZES,
     ARM_COLUMNS=ARM_COLUMNS,
     TABLE=TABLE,
+    COLUMNS=COLUMNS,
     SEARCHABLE=SEARCHABLE,
     SORTABLE=SORTABLE,
     message_text=message_text,
@@ -279,10 +289,19 @@ def viewer_router() -> APIRouter:
         run = _shown(request, db, run_id)
         # Read here, not by FastAPI: a row that is not a number is a 400 page naming it.
         row = whole_number("row", number, 1)
-        params = [(k, v) for k, v in request.query_params.multi_items() if k != "vs"]
+        params = [(k, v) for k, v in request.query_params.multi_items() if k not in _ITEM_ONLY]
         query, paging = read_query(params)
         vs = request.query_params.get("vs", "").strip()
         other_row = whole_number("vs", vs, 1) if vs else None
+        full = request.query_params.get("full", "").strip()
+        every_character = bool(whole_number("full", full, 0, 1)) if full else False
+        show_all = href(
+            f"{request.scope.get('root_path', '').rstrip('/')}/{run.run_id}/items/{row}",
+            [
+                *((k, v) for k, v in request.query_params.multi_items() if k != "full"),
+                ("full", "1"),
+            ],
+        )
         item = db.item_at(run.run_id, row)
         if item is None:
             raise _Problem(404, f"run {run.run_id} has no item {row}")
@@ -291,7 +310,7 @@ def viewer_router() -> APIRouter:
         other = db.item_at(run.run_id, other_row) if other_row is not None else None
         place = db.neighbours(run.run_id, row, query)
         if place is not None:
-            paging = Paging(page=(place.position - 1) // paging.size + 1, size=paging.size)
+            paging = paging.model_copy(update={"page": (place.position - 1) // paging.size + 1})
         # The same question in every arm: each arm named (from the run's filter choices),
         # so the store's key index finds them at once (item ids hold their dataset).
         facets = _cached(request, ("facets", run.run_id), lambda: _facets(db, run.run_id))
@@ -318,6 +337,8 @@ def viewer_router() -> APIRouter:
             calls=calls_of(item.conversation),
             other_calls=calls_of(other.conversation) if other else None,
             prompt=_prompt(item.prompt),
+            fold_at=None if every_character else FOLD_AT,
+            show_all=f"{show_all}#raw-output",
         )
 
     return router
@@ -335,6 +356,10 @@ def _checked_run(db: ResultStore, run: RunRecord) -> RunOverview:
     """The run page's figures, after the same check of the run's items as :func:`_checked`."""
     db.item_counts([run.run_id])
     return run_overview(db, run)
+
+
+# An item page's own parameters, beside its list's: the arm beside it, every character.
+_ITEM_ONLY = frozenset({"vs", "full"})
 
 
 def _redirect(request: Request, path: str, params: list[tuple[str, str]] | None = None) -> Response:
@@ -481,7 +506,7 @@ def item_href(
     base: str, run_id: str, row: ItemRow | BadRow, query: ItemQuery, paging: Paging
 ) -> str:
     """The item page of ``row``, keeping the list's filter (and page size) for next/previous."""
-    params = query_params(query, Paging(size=paging.size))
+    params = query_params(query, paging.model_copy(update={"page": 1}))
     return href(f"{base}/{run_id}/items/{row.row}", params)
 
 

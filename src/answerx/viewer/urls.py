@@ -12,6 +12,7 @@ Parameters (each may repeat where a column takes several values):
 - ``pair=APPROACH/STRATEGY`` with ``pair_correct=true|false`` (and ``pair_run=RUN``): items
   whose same question that arm got right or wrong;
 - ``sort=COLUMN``, ``desc=1``, ``page=N``, ``size=N``;
+- ``cols=item,question,…``: the table's columns (of :data:`COLUMNS`; none: the default);
 - ``fcol=COLUMN&fval=VALUE``: a filter on a column picked in a form, rewritten into
   ``COLUMN=VALUE`` (:func:`canonical`).
 """
@@ -29,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from answerx.experiments.browse import RANGED, SEARCHABLE, SORTABLE, WHOLE, ItemQuery, Pairing
 
 __all__ = [
+    "COLUMNS",
+    "DEFAULT_COLUMNS",
     "MAX_PAGE",
     "NULL",
     "PAGE_SIZES",
@@ -38,6 +41,7 @@ __all__ = [
     "href",
     "query_params",
     "read_query",
+    "view_params",
     "whole_number",
     "with_params",
 ]
@@ -53,7 +57,7 @@ _TRUE = frozenset({"true", "1", "yes"})
 _FALSE = frozenset({"false", "0", "no"})
 _KNOWN = frozenset(
     {"error", "q", "in", "pair", "pair_correct", "pair_run", "sort", "desc", "page", "size"}
-    | {"fcol", "fval", "vs"}
+    | {"fcol", "fval", "vs", "cols"}
 )
 
 
@@ -72,13 +76,45 @@ _WHOLE_TEXT = re.compile(r"[0-9]{1,19}")
 _NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
 
 
+#: The columns an items table can show, in their order (``cols=`` picks some).
+COLUMNS: tuple[str, ...] = (
+    "item",
+    "approach",
+    "model",
+    "question",
+    "gold",
+    "answer",
+    "verdict",
+    "reason",
+    "method",
+    "confidence",
+    "calls",
+    "tokens",
+    "latency",
+)
+#: The columns shown when the address picks none: what fits a 1,280-pixel screen.
+DEFAULT_COLUMNS: tuple[str, ...] = (
+    "item",
+    "approach",
+    "question",
+    "gold",
+    "answer",
+    "verdict",
+    "reason",
+    "confidence",
+    "tokens",
+    "latency",
+)
+
+
 class Paging(BaseModel):
-    """Which page of a list: 1-based ``page`` of ``size`` rows."""
+    """How a list is shown: 1-based ``page`` of ``size`` rows, with these ``columns``."""
 
     model_config = ConfigDict(frozen=True)
 
     page: int = Field(default=1, ge=1, le=MAX_PAGE)
     size: int = Field(default=50, ge=1, le=PAGE_SIZES[-1])
+    columns: tuple[str, ...] = DEFAULT_COLUMNS
 
     @property
     def offset(self) -> int:
@@ -143,11 +179,14 @@ def read_query(params: Iterable[tuple[str, str]]) -> tuple[ItemQuery, Paging]:
     at_least: dict[str, float] = {}
     at_most: dict[str, float] = {}
     single: dict[str, str] = {}
+    picked: list[str] = []
     for name, raw in params:
         value = raw.strip()
         if not value:
             continue
-        if name in WHOLE:
+        if name == "cols":  # repeated (a form's boxes) or comma-separated (a link)
+            picked += [_choice("cols", c.strip(), COLUMNS) for c in value.split(",") if c.strip()]
+        elif name in WHOLE:
             equals.setdefault(name, []).append(_value(name, value))
         elif name.startswith(("min_", "max_")) and name[4:] in RANGED:
             (at_least if name.startswith("min_") else at_most)[name[4:]] = _number(name, value)
@@ -191,6 +230,7 @@ def read_query(params: Iterable[tuple[str, str]]) -> tuple[ItemQuery, Paging]:
     paging = Paging(
         page=whole_number("page", single.get("page", "1"), 1, MAX_PAGE),
         size=whole_number("size", single.get("size", str(PAGE_SIZES[1])), 1, PAGE_SIZES[-1]),
+        columns=tuple(c for c in COLUMNS if c in picked) or DEFAULT_COLUMNS,
     )
     return query, paging
 
@@ -235,7 +275,15 @@ def query_params(query: ItemQuery, paging: Paging | None = None) -> list[tuple[s
             params.append(("page", str(paging.page)))
         if paging.size != PAGE_SIZES[1]:
             params.append(("size", str(paging.size)))
+        if paging.columns != DEFAULT_COLUMNS:
+            params.append(("cols", ",".join(paging.columns)))
     return params
+
+
+def view_params(paging: Paging) -> list[tuple[str, str]]:
+    """How a list is shown (page size, columns), without its filter: kept by the links
+    that change only the filter (remove a condition, clear them all)."""
+    return query_params(ItemQuery(), paging.model_copy(update={"page": 1}))
 
 
 def canonical(params: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -246,7 +294,8 @@ def canonical(params: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def href(path: str, params: Sequence[tuple[str, str]] = ()) -> str:
     """``path`` with ``params`` as its query string."""
-    return f"{path}?{urlencode(params)}" if params else path
+    # Commas stay as they are (the columns of cols=): an address a reader can read.
+    return f"{path}?{urlencode(params, safe=',')}" if params else path
 
 
 def with_params(
