@@ -67,3 +67,43 @@ def extra_run(store: ResultStore) -> str:
     )
     store.finish_run(run.run_id)
     return run.run_id
+
+
+#: The questions the other model gets wrong where the demo model got them right.
+OTHER_MISSES = ("arithmetic/arith-01", "multiple_choice/mc-01")
+OTHER_MODEL = "gpt-rival"
+
+
+def other_model_run(store: ResultStore, source: str) -> str:
+    """The demo run's items again as a run of another model (``gpt-rival``) that answers
+    :data:`OTHER_MISSES` wrong (``999``) and fixes ``arithmetic/arith-02`` everywhere;
+    returns its id. Compared with the demo run, no arm has a twin: only arms of
+    different models share the questions."""
+    run = store.start_run("rival", {}, "3" * 64)
+    items = []
+    for item in store.items(source):
+        changes: dict[str, object] = {"run_id": run.run_id, "model": OTHER_MODEL}
+        if item.item_id in OTHER_MISSES:
+            text = item.raw_output.replace(f"\\boxed{{{item.extracted_answer}}}", "\\boxed{999}")
+            start = text.find("\\boxed{999}") + len("\\boxed{")
+            changes |= {
+                "raw_output": text,
+                "extracted_answer": "999",
+                "span": (start, start + 3) if start >= len("\\boxed{") else None,
+                "correct": False,
+                "reason": "different",
+            }
+        elif item.item_id == "arithmetic/arith-02" and item.gold is not None:
+            text = item.raw_output.replace("\\boxed{113}", f"\\boxed{{{item.gold}}}")
+            start = text.find(f"\\boxed{{{item.gold}}}") + len("\\boxed{")
+            changes |= {
+                "raw_output": text,
+                "extracted_answer": item.gold,
+                "span": (start, start + len(item.gold)),
+                "correct": True,
+                "reason": "equivalent",
+            }
+        items.append(item.model_copy(update=changes))
+    store.add_items(items)
+    store.finish_run(run.run_id)
+    return run.run_id

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from big_run import BIDI_ID, BIG_ID, big_output, extra_run
+from big_run import BIDI_ID, BIG_ID, OTHER_MISSES, big_output, extra_run, other_model_run
 from screenshots import save
 
 from answerx.experiments.store import ResultStore
@@ -56,6 +56,7 @@ def store(demo: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> P
         copy.create_run(run)
         copy.add_items(source.items(run.run_id))
         extra_run(copy)
+        other_model_run(copy, run.run_id)
     return db
 
 
@@ -178,10 +179,22 @@ def _strain(store: Path) -> tuple[str, int, int]:
     return run.run_id, rows[BIG_ID], rows[BIDI_ID]
 
 
+def _rival(store: Path) -> str:
+    with ResultStore(store, read_only=True) as opened:
+        return next(r.run_id for r in opened.list_runs() if r.name == "rival")
+
+
 def _pages(address: str, store: Path, demo: tuple[Path, str]) -> dict[str, str]:
     """One address of each kind of page."""
     strain, big, bidi = _strain(store)
+    rival = _rival(store)
+    arms = "&".join(
+        f"arm={run}%7Cnone%7Ctwo_stage%7Copenai%7C{model}"
+        for run, model in ((demo[1], "gpt-demo"), (rival, "gpt-rival"))
+    )
     return {
+        "arms": f"{address}/runs/arms?{arms}&show=a_only",
+        "arms-question": f"{address}/runs/arms/question?{arms}&show=a_only&at=1",
         "runs": f"{address}/runs/",
         "run": f"{address}/runs/{demo[1]}",
         "items": f"{address}/runs/{demo[1]}/items?correct=false",
@@ -286,3 +299,34 @@ def test_a_right_to_left_override_in_an_item_id_stays_inside_it(
     assert own is not None and rest is not None
     assert own["x"] + own["width"] <= rest["x"] + 1  # what follows the id stays after it
     assert "none / two_stage" in heading.inner_text()
+
+
+def test_two_runs_of_different_models_are_compared_and_their_differences_walked(
+    address: str, page: Any, demo: tuple[Path, str], store: Path, tmp_path: Path
+) -> None:
+    shots = tmp_path / "screenshots"
+    page.goto(f"{address}/runs/compare?run={demo[1]}&run={_rival(store)}")
+    assert page.locator("#across tbody tr").count() == 3  # no twin arms: across models
+    _shoot(page, shots, "compare")
+    page.locator("#across a.item-by-item").first.click()
+    page.wait_for_url("**/runs/arms?*")
+    page.click("#shows a:text('A right, B wrong')")
+    page.wait_for_url("**show=a_only")
+    _shoot(page, shots, "arms")
+    page.locator("a.pair-link").first.click()
+    page.wait_for_url("**/arms/question?*at=1")
+    seen = []
+    while True:
+        assert page.locator("mark#answer-a").is_visible()
+        assert page.locator("mark#answer-b").inner_text() == "999"
+        assert page.locator("#word-diff ins", has_text="999").count() == 1
+        seen.append(page.locator("h1").inner_text())
+        if len(seen) == 1:
+            _shoot(page, shots, "arms-question")
+        if not page.locator("a#next").count():
+            break
+        page.keyboard.press("j")  # the keyboard walks the differing questions
+        page.wait_for_url(f"**at={len(seen) + 1}")
+    assert sorted(seen) == sorted(OTHER_MISSES)
+    page.keyboard.press("u")
+    page.wait_for_url("**/runs/arms?*show=a_only")

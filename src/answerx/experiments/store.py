@@ -48,7 +48,7 @@ import secrets
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -961,6 +961,13 @@ class ResultStore:
         return PairedCounts(
             pairs=pairs, a_correct=a_correct, b_correct=b_correct, only_a=only_a, only_b=only_b
         )
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """The rows of one SELECT that a query module wrote
+        (:mod:`answerx.experiments.compare`), read under the store's guard: a damaged
+        file is a :class:`StoreError` here as from every other method."""
+        with self._guard():
+            return self._db.execute(sql, list(params)).fetchall()
 
     def _row_from_sql(self, row: sqlite3.Row) -> ItemRow | BadRow:
         try:

@@ -13,6 +13,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
+from itertools import combinations
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, cast
 
@@ -26,10 +27,19 @@ from answerx.errors import ConfigError, RunNotFound, StoreError
 from answerx.experiments.browse import (
     SEARCHABLE,
     SORTABLE,
+    Arm,
     BadRow,
     ItemQuery,
     ItemRow,
     Pairing,
+)
+from answerx.experiments.compare import (
+    SHOWS,
+    arm_text,
+    compare_arms,
+    pair_page,
+    read_arm,
+    unmatched_pairs,
 )
 from answerx.experiments.records import RunRecord, calls_of
 from answerx.experiments.report import Comparison
@@ -45,6 +55,7 @@ from answerx.viewer.reading import read_store
 from answerx.viewer.summary import (
     ARM_COLUMNS,
     BREAKDOWNS,
+    GroupFigures,
     RunOverview,
     RunRow,
     compare_runs,
@@ -53,6 +64,7 @@ from answerx.viewer.summary import (
 )
 from answerx.viewer.urls import (
     COLUMNS,
+    MAX_PAGE,
     NULL,
     PAGE_SIZES,
     BadQuery,
@@ -65,6 +77,7 @@ from answerx.viewer.urls import (
     whole_number,
     with_params,
 )
+from answerx.viewer.worddiff import word_diff
 
 __all__ = [
     "ViewerSettings",
@@ -248,6 +261,9 @@ def viewer_router() -> APIRouter:
         if [first.run_id, second.run_id] != picked:
             return _redirect(request, "/compare", [("run", first.run_id), ("run", second.run_id)])
         rows, comparisons = compare_runs(db, first, second)
+        arms_of = [[_arm(f) for f in side if f is not None] for side in zip(*rows, strict=True)]
+        lonely = unmatched_pairs(*arms_of) if len(arms_of) == 2 else []
+        across = [compare_arms(db, a, b) for a, b in lonely[:MAX_ACROSS]]
         return _page(
             request,
             "compare.html",
@@ -255,6 +271,52 @@ def viewer_router() -> APIRouter:
             second=second,
             rows=rows,
             comparisons=comparisons,
+            across=[c for c in across if c.pairs],
+            arm_of=_arm,
+        )
+
+    @router.get("/arms", response_class=HTMLResponse, name="arms")
+    def arms_page(request: Request, db: Store) -> Response:
+        arms, show, at = _picked_arms(request, db)
+        a, b = arms[0], arms[1]
+        paging = Paging(page=at, size=PAGE_SIZES[1])
+        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size)
+        return _page(
+            request,
+            "arms.html",
+            arms=arms,
+            show=show,
+            paging=paging,
+            listed=listed,
+            pages=max(1, -(-listed.total // paging.size)),
+            tests=[compare_arms(db, x, y) for x, y in combinations(arms, 2)],
+        )
+
+    @router.get("/arms/question", response_class=HTMLResponse, name="arms-question")
+    def pair_question_page(request: Request, db: Store) -> Response:
+        arms, show, at = _picked_arms(request, db, position="at")
+        a, b = arms[0], arms[1]
+        found = pair_page(db, a, b, show, offset=at - 1, limit=1)
+        if not found.rows:
+            raise _Problem(404, f"the list holds {found.total} questions, not {at}")
+        pair = found.rows[0]
+        first, second = db.item_at(a.run_id, pair.a_row), db.item_at(b.run_id, pair.b_row)
+        if first is None or second is None:
+            raise _Problem(404, "the question's items are no longer in the store")
+        diff, cut = word_diff(first.raw_output, second.raw_output)
+        return _page(
+            request,
+            "arms_question.html",
+            arms=arms,
+            show=show,
+            at=at,
+            total=found.total,
+            pair=pair,
+            first=first,
+            second=second,
+            diff=diff,
+            cut=cut,
+            fold_at=FOLD_AT,
         )
 
     @router.get("/{run_id}", response_class=HTMLResponse, name="run")
@@ -342,6 +404,71 @@ def viewer_router() -> APIRouter:
         )
 
     return router
+
+
+#: How many pairs of arms without a twin in the other run a comparison of two runs tests.
+MAX_ACROSS = 24
+
+
+def _arm(figures: GroupFigures) -> Arm:
+    """The arm whose figures these are."""
+    return Arm(run_id=figures.run_id, **{c: str(figures.group[c]) for c in ARM_COLUMNS})
+
+
+def comparison_arms(comparison: Comparison) -> list[Arm]:
+    """The two arms of a paired comparison of one model's arms (a run's report's)."""
+    arms = []
+    for run_id, arm in ((comparison.a_run_id, comparison.a), (comparison.b_run_id, comparison.b)):
+        approach, _, strategy = arm.partition("/")
+        arms.append(
+            Arm(
+                run_id=run_id,
+                approach=approach,
+                strategy=strategy,
+                provider=comparison.provider,
+                model=comparison.model,
+            )
+        )
+    return arms
+
+
+#: How many arms one comparison page takes at most (their pairs' tests: 15).
+MAX_ARMS = 6
+
+
+def _picked_arms(
+    request: Request, db: ResultStore, position: str = "page"
+) -> tuple[list[Arm], str, int]:
+    """The arms an address picks (``arm=RUN|approach|strategy|provider|model``, two to
+    :data:`MAX_ARMS`), which pairs it lists (``show=``) and the page or position."""
+    known = {"arm", "show", position}
+    for name in request.query_params:
+        if name not in known:
+            raise BadQuery(f"unknown parameter {name!r}; this page reads {', '.join(known)}")
+    texts = list(dict.fromkeys(request.query_params.getlist("arm")))
+    if not 2 <= len(texts) <= MAX_ARMS:
+        raise BadQuery(f"arm: pick two to {MAX_ARMS} arms to compare (got {len(texts)})")
+    arms = []
+    for text in texts:
+        try:
+            arm = read_arm(text)
+        except ValueError as exc:
+            raise BadQuery(f"arm={exc}") from None
+        run = _shown(request, db, arm.run_id)
+        arms.append(arm.model_copy(update={"run_id": run.run_id}))
+    show = request.query_params.get("show", "differ").strip() or "differ"
+    if show not in SHOWS:
+        raise BadQuery(f"show={show[:40]!r}: give one of {', '.join(SHOWS)}")
+    given = request.query_params.get(position, "").strip()
+    at = whole_number(position, given, 1, MAX_PAGE) if given else 1
+    return arms, show, at
+
+
+def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> str:
+    """The address comparing ``arms`` item by item (``more``: ``page=`` or ``at=``)."""
+    params = [("arm", arm_text(a)) for a in arms] + [("show", show)]
+    params += [(k, str(v)) for k, v in more.items()]
+    return href(f"{base}/arms" + ("/question" if "at" in more else ""), params)
 
 
 def _checked(db: ResultStore, runs: list[RunRecord]) -> list[RunRow]:
@@ -511,5 +638,11 @@ def item_href(
 
 
 _TEMPLATES.globals.update(
-    item_href=item_href, items_link=items_link, comparison_links=comparison_links
+    item_href=item_href,
+    items_link=items_link,
+    comparison_links=comparison_links,
+    arms_href=arms_href,
+    arm_text=arm_text,
+    comparison_arms=comparison_arms,
+    SHOWS=SHOWS,
 )
