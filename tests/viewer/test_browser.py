@@ -10,6 +10,7 @@ Skipped, saying why, where the browser is not installed: ``.ci/run`` installs it
 
 from __future__ import annotations
 
+import csv
 import os
 import socket
 import threading
@@ -330,3 +331,26 @@ def test_two_runs_of_different_models_are_compared_and_their_differences_walked(
     assert sorted(seen) == sorted(OTHER_MISSES)
     page.keyboard.press("u")
     page.wait_for_url("**/runs/arms?*show=a_only")
+
+
+def test_the_filtered_list_downloads_as_csv_and_its_link_copies(
+    address: str, page: Any, demo: tuple[Path, str], tmp_path: Path
+) -> None:
+    page.goto(f"{address}/runs/{demo[1]}/items?approach=none&correct=false")
+    with page.expect_download() as started:
+        page.click("#export a.export:text('CSV')")
+    saved = tmp_path / "items.csv"
+    started.value.save_as(saved)
+    rows = list(csv.DictReader(saved.open(encoding="utf-8")))
+    assert len(rows) == 3 and {(r["approach"], r["correct"]) for r in rows} == {("none", "false")}
+    listed = page.locator("a.item-link")
+    assert sorted(r["item_id"] for r in rows) == sorted(
+        listed.nth(i).inner_text() for i in range(listed.count())
+    )
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("button.copy-link")
+    if page.locator("input.address").count():  # no clipboard here: the address to copy
+        assert page.locator("input.address").input_value() == page.url
+    else:
+        page.wait_for_selector("button.copy-link:text('link copied')")
+        assert page.evaluate("navigator.clipboard.readText()") == page.url

@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar, cast
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 
@@ -44,6 +44,7 @@ from answerx.experiments.compare import (
 from answerx.experiments.records import RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
+from answerx.viewer.export import EXPORTS, stream_items
 from answerx.viewer.outputs import (
     FOLD_AT,
     message_text,
@@ -346,6 +347,21 @@ def viewer_router() -> APIRouter:
             pages=max(1, -(-page.total // paging.size)),
         )
 
+    @router.get("/{run_id}/items.{kind}", name="export")
+    def export_list(request: Request, run_id: str, kind: str, db: Store) -> Response:
+        if kind not in EXPORTS:
+            raise _Problem(404, f"no export as {kind[:20]!r}: give one of {', '.join(EXPORTS)}")
+        run = _shown(request, db, run_id)
+        query, _ = read_query(request.query_params.multi_items())  # the filter, any page
+        if run.run_id != run_id:
+            return _redirect(request, f"/{run.run_id}/items.{kind}", query_params(query))
+        name = f"{run.run_id}-items.{kind}"
+        return StreamingResponse(
+            stream_items(_settings(request).db, run.run_id, query, kind),
+            media_type=EXPORTS[kind],
+            headers={**_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
     @router.get("/{run_id}/items/{number}", response_class=HTMLResponse, name="item")
     def item_page(request: Request, run_id: str, number: str, db: Store) -> Response:
         run = _shown(request, db, run_id)
@@ -645,4 +661,5 @@ _TEMPLATES.globals.update(
     arm_text=arm_text,
     comparison_arms=comparison_arms,
     SHOWS=SHOWS,
+    EXPORTS=EXPORTS,
 )

@@ -18,3 +18,22 @@ document.addEventListener("submit", function (event) {
     if (field.name && field.value === "" && !field.disabled) field.disabled = true;
   });
 });
+// "copy link": the page's address (which holds the whole view) to the clipboard; where
+// the clipboard is not offered, the address is selected in a box to copy by hand.
+document.addEventListener("click", function (event) {
+  var button = event.target;
+  if (!button.matches || !button.matches("button.copy-link")) return;
+  var address = window.location.href;
+  var done = function () { button.textContent = button.getAttribute("data-copied"); };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(address).then(done, function () { showAddress(button, address); });
+  } else {
+    showAddress(button, address);
+  }
+});
+function showAddress(button, address) {
+  var box = document.createElement("input");
+  box.value = address; box.readOnly = true; box.className = "address";
+  button.replaceWith(box);
+  box.select();
+}
