@@ -53,6 +53,7 @@ from answerx.viewer.outputs import (
     span_fits,
 )
 from answerx.viewer.reading import read_store
+from answerx.viewer.snippets import snippets
 from answerx.viewer.summary import (
     ARM_COLUMNS,
     BREAKDOWNS,
@@ -336,9 +337,11 @@ def viewer_router() -> APIRouter:
         if run.run_id != run_id or canonical(given) != given:
             return _redirect(request, f"/{run.run_id}/items", query_params(query, paging))
         page = db.item_page(run.run_id, query, offset=paging.offset, limit=paging.size)
+        hits = snippets(db, [r.row for r in page.rows], query.search_in, query.search)
         return _page(
             request,
             "items.html",
+            hits=hits,
             run=run,
             query=query,
             paging=paging,
