@@ -354,3 +354,26 @@ def test_the_filtered_list_downloads_as_csv_and_its_link_copies(
     else:
         page.wait_for_selector("button.copy-link:text('link copied')")
         assert page.evaluate("navigator.clipboard.readText()") == page.url
+
+
+def test_a_running_run_updates_its_counts_and_items_without_a_reload(
+    address: str, page: Any, store: Path, tmp_path: Path
+) -> None:
+    from store_helpers import filler_item
+
+    with ResultStore(store) as writer:
+        run = writer.start_run("live", {}, "4" * 64)
+        writer.add_item(filler_item(run.run_id, 1))
+    page.goto(f"{address}/runs/{run.run_id}/items")
+    assert page.locator("#live").is_visible() and "running" in page.locator("#live").inner_text()
+    assert page.locator("a.item-link").count() == 1
+    page.evaluate("window.stayed = true")  # gone if the page were loaded again
+    with ResultStore(store) as writer:  # the experiment goes on
+        writer.add_items([filler_item(run.run_id, 2), filler_item(run.run_id, 3)])
+    page.locator("a.item-link").nth(2).wait_for(timeout=30_000)  # the third item came
+    assert "3 match" in page.locator("h1").inner_text()
+    _shoot(page, tmp_path / "screenshots", "live")
+    with ResultStore(store) as writer:
+        writer.finish_run(run.run_id)
+    page.wait_for_selector("#live", state="detached", timeout=30_000)
+    assert page.evaluate("window.stayed") is True

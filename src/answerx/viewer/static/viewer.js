@@ -37,3 +37,27 @@ function showAddress(button, address) {
   button.replaceWith(box);
   box.select();
 }
+// A running run's page refreshes itself: every few seconds it reads its own address
+// again and swaps in the new page body (counts, new items), without a reload, so the
+// place on the page stays; not while a filter field is being edited. It stops once the
+// run is no longer running (the new page has no "live" note).
+(function () {
+  var live = document.getElementById("live");
+  if (!live || !window.fetch || !window.DOMParser) return;
+  var every = 1000 * (parseFloat(live.getAttribute("data-every")) || 3);
+  function refresh() {
+    var editing = document.activeElement && document.activeElement.closest &&
+      document.activeElement.closest("form");
+    if (editing) { window.setTimeout(refresh, every); return; }
+    fetch(window.location.href, { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) throw new Error(String(response.status));
+      return response.text();
+    }).then(function (text) {
+      var fresh = new DOMParser().parseFromString(text, "text/html").querySelector("main");
+      var main = document.querySelector("main");
+      if (fresh && main) main.innerHTML = fresh.innerHTML;
+      if (document.getElementById("live")) window.setTimeout(refresh, every);
+    }).catch(function () { window.setTimeout(refresh, every * 3); });
+  }
+  window.setTimeout(refresh, every);
+})();
