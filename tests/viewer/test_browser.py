@@ -198,6 +198,7 @@ def _pages(address: str, store: Path, demo: tuple[Path, str]) -> dict[str, str]:
         "arms-question": f"{address}/runs/arms/question?{arms}&show=a_only&at=1",
         "runs": f"{address}/runs/",
         "run": f"{address}/runs/{demo[1]}",
+        "charts": f"{address}/runs/{demo[1]}/charts",
         "items": f"{address}/runs/{demo[1]}/items?correct=false",
         "item": f"{address}/runs/{demo[1]}/items/2",
         "side-by-side": f"{address}/runs/{demo[1]}/items/2?vs=12#side-by-side",
@@ -377,3 +378,23 @@ def test_a_running_run_updates_its_counts_and_items_without_a_reload(
         writer.finish_run(run.run_id)
     page.wait_for_selector("#live", state="detached", timeout=30_000)
     assert page.evaluate("window.stayed") is True
+
+
+def test_a_charts_bar_opens_the_items_behind_it(
+    address: str, page: Any, demo: tuple[Path, str], tmp_path: Path
+) -> None:
+    page.goto(f"{address}/runs/{demo[1]}")
+    page.click("#charts-link")
+    page.wait_for_url("**/charts")
+    _shoot(page, tmp_path / "screenshots", "charts")
+    assert page.locator("svg.chart").count() >= 6
+    page.locator("#chart-accuracy a.bar-link").first.click()
+    page.wait_for_url("**/items?*")
+    assert "10 match" in page.locator("h1").inner_text()
+    page.go_back()
+    bins = page.locator("#chart-dist-calls a.bar-link")
+    title = bins.last.locator("title").text_content() or ""
+    said = int(title.split(" items")[0].replace(",", ""))
+    bins.last.click()
+    page.wait_for_url("**max_calls=*")
+    assert f"{said} match" in page.locator("h1").inner_text()

@@ -221,3 +221,19 @@ def test_the_same_store_fault_is_the_same_exit_code_in_every_command(
 def test_a_p_value_too_small_to_print_reads_below_a_thousandth(p: float, shown: str) -> None:
     assert p_value(p) == shown
     assert p_value(0.0386) == "0.0386"
+
+
+def test_a_runs_figures_are_counted_once_while_the_store_is_unchanged(
+    store: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from answerx.viewer import pages
+
+    counted = []
+    original = pages._checked_run
+    monkeypatch.setattr(
+        pages, "_checked_run", lambda db, run: counted.append(1) or original(db, run)
+    )
+    with TestClient(create_viewer_app(store[0])) as viewer:
+        for _ in range(3):  # each page's reader makes and removes an empty WAL
+            assert viewer.get(f"/runs/{store[1]}").status_code == 200
+    assert len(counted) == 1

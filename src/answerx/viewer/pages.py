@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
 from answerx.errors import ConfigError, RunNotFound, StoreError
@@ -44,6 +45,14 @@ from answerx.experiments.compare import (
 from answerx.experiments.records import RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
+from answerx.viewer.chart_data import (
+    DISTRIBUTIONS,
+    accuracy_bars,
+    arm_points,
+    calibration,
+    distribution,
+)
+from answerx.viewer.charts import bars, histogram, scatter
 from answerx.viewer.export import EXPORTS, stream_items
 from answerx.viewer.outputs import (
     FOLD_AT,
@@ -329,6 +338,15 @@ def viewer_router() -> APIRouter:
         overview = _cached(request, ("run", run.run_id), lambda: _checked_run(db, run))
         return _page(request, "run.html", run=run, overview=overview, breakdowns=BREAKDOWNS)
 
+    @router.get("/{run_id}/charts", response_class=HTMLResponse, name="charts")
+    def charts_page(request: Request, run_id: str, db: Store) -> Response:
+        run = _shown(request, db, run_id)
+        if run.run_id != run_id:
+            return _redirect(request, f"/{run.run_id}/charts")
+        base = request.scope.get("root_path", "").rstrip("/")
+        drawn = _cached(request, ("charts", run.run_id), lambda: _charts(db, base, run))
+        return _page(request, "charts.html", run=run, charts=drawn)
+
     @router.get("/{run_id}/items", response_class=HTMLResponse, name="items")
     def items_page(request: Request, run_id: str, db: Store) -> Response:
         run = _shown(request, db, run_id)
@@ -490,6 +508,36 @@ def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> 
     return href(f"{base}/arms" + ("/question" if "at" in more else ""), params)
 
 
+def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, Markup]]:
+    """The run's charts: (id, title, SVG) each, every bar and point a link to its items."""
+    groups = _checked_run(db, run).groups
+
+    def arm(group: Mapping[str, Any]) -> str:
+        return items_link(base, run.run_id, group)
+
+    drawn = [
+        ("accuracy", "Accuracy per arm, with 95% intervals",
+         bars(accuracy_bars(base, groups, arm), "accuracy per arm")),
+        ("accuracy-tokens", "Accuracy against mean output tokens",
+         scatter(arm_points(groups, arm, "tokens"), "accuracy against tokens",
+                 "output tokens per item", "accuracy")),
+    ]  # fmt: skip
+    priced = arm_points(groups, arm, "cost")
+    if priced:
+        drawn.append(
+            ("accuracy-cost", "Accuracy against cost (arms with a price)",
+             scatter(priced, "accuracy against cost", "dollars per item", "accuracy"))
+        )  # fmt: skip
+    drawn.append(
+        ("calibration", "Calibration: extraction confidence against the share right",
+         bars(calibration(db, base, run.run_id), "calibration"))
+    )  # fmt: skip
+    for column, title, unit, whole in DISTRIBUTIONS:
+        counted = distribution(db, base, run.run_id, column, whole)
+        drawn.append((f"dist-{column}", title, histogram(counted, title, unit)))
+    return drawn
+
+
 def _checked(db: ResultStore, runs: list[RunRecord]) -> list[RunRow]:
     """The runs page's rows, once the store has counted every run's items from the rows
     themselves as ``runs list`` does (:meth:`ResultStore.item_counts`): a store with
@@ -515,7 +563,9 @@ def _redirect(request: Request, path: str, params: list[tuple[str, str]] | None 
 
 def _signature(db: Path) -> tuple[int, ...]:
     """What changes whenever the store does: the file's and its WAL's size and time (a
-    commit appends to the WAL; a checkpoint writes the file)."""
+    commit appends to the WAL; a checkpoint writes the file). An empty WAL holds no
+    commit: it counts as none, since each page's reader makes one and removes it
+    (:mod:`~answerx.viewer.reading`), and a figure must not be counted again for that."""
     found = []
     for path in (db, Path(f"{db}-wal")):
         try:
@@ -523,7 +573,7 @@ def _signature(db: Path) -> tuple[int, ...]:
         except FileNotFoundError:
             found += [0, 0]
         else:
-            found += [stat.st_mtime_ns, stat.st_size]
+            found += [stat.st_mtime_ns, stat.st_size] if stat.st_size else [0, 0]
     return tuple(found)
 
 
