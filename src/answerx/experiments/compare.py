@@ -30,6 +30,7 @@ __all__ = [
     "Show",
     "arm_text",
     "compare_arms",
+    "count_pairs",
     "pair_page",
     "read_arm",
     "unmatched_pairs",
@@ -160,13 +161,28 @@ def compare_arms(store: _Reads, a: Arm, b: Arm) -> ArmComparison:
     )
 
 
+def count_pairs(store: _Reads, a: Arm, b: Arm, show: str = "differ") -> int:
+    """How many questions both arms answered that ``show`` (of :data:`SHOWS`) picks."""
+    sql = f"SELECT count(*) {_JOIN} AND {SHOWS[show][1]}"
+    return int(store.fetch(sql, _params(a, b))[0][0])
+
+
 def pair_page(
-    store: _Reads, a: Arm, b: Arm, show: str = "differ", *, offset: int = 0, limit: int = 50
+    store: _Reads,
+    a: Arm,
+    b: Arm,
+    show: str = "differ",
+    *,
+    offset: int = 0,
+    limit: int = 50,
+    total: int | None = None,
 ) -> PairPage:
     """The questions both arms answered that ``show`` (of :data:`SHOWS`) picks, in arm
-    a's stored order: a page of them, and their number."""
+    a's stored order: a page of them, and their number (``total``, when the caller
+    knows it already: counting reads every pair, a page only its own)."""
     condition = SHOWS[show][1]
-    total = store.fetch(f"SELECT count(*) {_JOIN} AND {condition}", _params(a, b))[0][0]
+    if total is None:
+        total = count_pairs(store, a, b, show)
     rows = store.fetch(
         "SELECT a.dataset, a.item_id, a.repetition, a.id, b.id, a.extracted_answer, "
         f"b.extracted_answer, a.correct, b.correct {_JOIN} AND {condition} "

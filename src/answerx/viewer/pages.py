@@ -38,6 +38,7 @@ from answerx.experiments.compare import (
     SHOWS,
     arm_text,
     compare_arms,
+    count_pairs,
     pair_page,
     read_arm,
     unmatched_pairs,
@@ -291,7 +292,13 @@ def viewer_router() -> APIRouter:
         arms, show, at = _picked_arms(request, db)
         a, b = arms[0], arms[1]
         paging = Paging(page=at, size=PAGE_SIZES[1])
-        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size)
+        total = _pair_count(request, db, arms, show)
+        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size, total=total)
+        tests = _cached(
+            request,
+            ("tests", "\n".join(arm_text(x) for x in arms)),
+            lambda: [compare_arms(db, x, y) for x, y in combinations(arms, 2)],
+        )
         return _page(
             request,
             "arms.html",
@@ -300,14 +307,15 @@ def viewer_router() -> APIRouter:
             paging=paging,
             listed=listed,
             pages=max(1, -(-listed.total // paging.size)),
-            tests=[compare_arms(db, x, y) for x, y in combinations(arms, 2)],
+            tests=tests,
         )
 
     @router.get("/arms/question", response_class=HTMLResponse, name="arms-question")
     def pair_question_page(request: Request, db: Store) -> Response:
         arms, show, at = _picked_arms(request, db, position="at")
         a, b = arms[0], arms[1]
-        found = pair_page(db, a, b, show, offset=at - 1, limit=1)
+        total = _pair_count(request, db, arms, show)
+        found = pair_page(db, a, b, show, offset=at - 1, limit=1, total=total)
         if not found.rows:
             raise _Problem(404, f"the list holds {found.total} questions, not {at}")
         pair = found.rows[0]
@@ -499,6 +507,13 @@ def _picked_arms(
     given = request.query_params.get(position, "").strip()
     at = whole_number(position, given, 1, MAX_PAGE) if given else 1
     return arms, show, at
+
+
+def _pair_count(request: Request, db: ResultStore, arms: list[Arm], show: str) -> int:
+    """How many questions arms A and B answered that ``show`` picks: counted once while
+    the store is unchanged (it reads every pair; walking the list reads one each)."""
+    key = ("pairs", f"{arm_text(arms[0])}\n{arm_text(arms[1])}\n{show}")
+    return _cached(request, key, lambda: count_pairs(db, arms[0], arms[1], show))
 
 
 def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> str:
