@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -35,6 +35,9 @@ from answerx.cli.options import (
     strategy_names,
 )
 from answerx.home import default_report_dir
+
+if TYPE_CHECKING:
+    from answerx.experiments.store.browse import ItemQuery
 
 __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
@@ -529,12 +532,43 @@ def runs_export(
     run_id: Annotated[str, typer.Argument(help="A run id or its prefix.")],
     path: Annotated[Path, typer.Argument(help="Output file: .csv, .jsonl or .parquet.")],
     db: DbOption = None,
+    filter: Annotated[
+        str | None,
+        typer.Option(
+            "--filter",
+            help="Only the items of this filter, in its order, written as the viewer's "
+            "addresses write it: 'correct=false&approach=none', 'q=wait&sort=latency_s'. "
+            "Copy it from a `runs view` items page's address.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Export a run's items to CSV, JSONL or Parquet (chosen by the file's suffix)."""
     with command_boundary(), _store(db, reading=True) as store:
         run = store.get_run(run_id)
-        count = store.export(run.run_id, path)
+        if filter is None:
+            count = store.export(run.run_id, path)
+        else:
+            from answerx.experiments.store.export import export_items
+
+            count = export_items(store.items_matching(run.run_id, _filter(filter)), path)
     stderr().print(f"{count} items written to {escape(str(path))}")
+
+
+def _filter(text: str) -> ItemQuery:
+    """``runs export --filter``: the query a viewer's address holds (its part after ``?``
+    or the whole address); a value it cannot read is a usage error naming it."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from answerx.errors import ConfigError
+    from answerx.viewer.urls import BadQuery, read_query
+
+    given = urlsplit(text).query if "?" in text else text
+    try:
+        query, _ = read_query(parse_qsl(given, keep_blank_values=True))
+    except BadQuery as exc:
+        raise ConfigError(f"--filter: {exc}") from None
+    return query
 
 
 @runs_app.command("delete")

@@ -33,6 +33,7 @@ __all__ = [
     "SORTABLE",
     "WHOLE",
     "Arm",
+    "BadRow",
     "ItemPage",
     "ItemQuery",
     "ItemRow",
@@ -274,12 +275,24 @@ class ItemQuery(BaseModel):
         )
 
 
+class BadRow(BaseModel):
+    """A stored row a page lists but cannot read as an :class:`ItemRow` (a value answerx
+    does not allow, written by another program or version): shown as such, so one bad
+    row does not take the rest of the page with it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row: int
+    item_id: str
+    problem: str = Field(description="Which value, and why it is not allowed.")
+
+
 class ItemPage(BaseModel):
     """One page of a query's items, and how many items match it in all."""
 
     model_config = ConfigDict(frozen=True)
 
-    rows: list[ItemRow]
+    rows: list[ItemRow | BadRow]
     total: int
 
 

@@ -23,7 +23,7 @@ from answerx.experiments.records import ItemRecord
 from answerx.nofollow import output_dir
 from answerx.recordfiles.formats import format_of
 
-__all__ = ["ExportFormat", "export_items", "utc_iso"]
+__all__ = ["ExportFormat", "export_items", "utc_iso", "write_items"]
 
 ExportFormat = Literal["csv", "jsonl", "parquet"]
 
@@ -57,10 +57,13 @@ def export_items(
     # Written beside the target and renamed at the end: an export that fails half-way
     # (a damaged page, a full disk) leaves no half file, and an earlier export intact.
     with output_dir(target.parent, follow=True) as folder, folder.replacing(target.name) as out:
-        return _write(items, out, str(fmt))
+        return write_items(items, out, str(fmt))
 
 
-def _write(items: Iterable[ItemRecord], stream: IO[bytes], fmt: str) -> int:
+def write_items(items: Iterable[ItemRecord], stream: IO[bytes], fmt: str) -> int:
+    """Write ``items`` to ``stream`` as ``fmt`` (``csv``, ``jsonl``, ``parquet``) a page
+    at a time, as :func:`export_items` writes a file (the viewer streams an export so);
+    returns the row count."""
     # pyarrow: only an export needs it, not the runs.
     import pyarrow as pa
 

@@ -10,9 +10,12 @@ counted and paged without reading its texts into memory.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from answerx.errors import ConfigError, StoreError
 from answerx.experiments.records import ItemRecord
@@ -20,6 +23,7 @@ from answerx.experiments.store.browse import (
     GROUPS,
     ROW_COLUMNS,
     Arm,
+    BadRow,
     ItemPage,
     ItemQuery,
     ItemRow,
@@ -33,6 +37,8 @@ from answerx.experiments.store.browse import (
 from answerx.experiments.store.schema import from_sql
 
 __all__ = ["BrowseQueries"]
+
+_PAGE = 500  # whole items read per query when an export walks a query's matches
 
 
 class BrowseQueries:
@@ -220,11 +226,45 @@ class BrowseQueries:
             pairs=pairs, a_correct=a_correct, b_correct=b_correct, only_a=only_a, only_b=only_b
         )
 
-    def _rowfrom_sql(self, row: sqlite3.Row) -> ItemRow:
+    def items_matching(self, run_id: str, query: ItemQuery) -> Iterator[ItemRecord]:
+        """The run's whole items that ``query`` picks, in its order (what a viewer's list
+        shows, for an export): their row ids first, then the rows a page at a time, so
+        a 100,000-item run is written in flat memory."""
+        where, params = compile_query(run_id, query)
+        with self._guard():
+            ids = [
+                row[0]
+                for row in self._db.execute(
+                    f"SELECT id FROM items WHERE {where} ORDER BY {order_of(query)}", params
+                )
+            ]
+        for start in range(0, len(ids), _PAGE):
+            chunk = ids[start : start + _PAGE]
+            with self._guard():
+                rows = self._db.execute(
+                    f"SELECT * FROM items WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+            found = {row["id"]: row for row in rows}
+            yield from (self._item_from_row(found[i]) for i in chunk if i in found)
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """The rows of one SELECT that a query module wrote
+        (:mod:`answerx.experiments.compare`), read under the store's guard: a damaged
+        file is a :class:`StoreError` here as from every other method."""
+        with self._guard():
+            return self._db.execute(sql, list(params)).fetchall()
+
+    def _rowfrom_sql(self, row: sqlite3.Row) -> ItemRow | BadRow:
         try:
             return ItemRow.model_validate(
                 {"row": row["id"], **{c: from_sql(c, row[c]) for c in ROW_COLUMNS}}
             )
-        except ValueError:  # bytes overwritten inside a page SQLite still reads
-            damaged = ValueError(f"the stored item in row {row['id']} is unreadable")
-            raise self._error(damaged) from None
+        except ValueError as exc:  # a value answerx does not allow: this row only
+            if isinstance(exc, ValidationError):
+                problem = "; ".join(
+                    f"{e['loc'][0]}={str(e.get('input'))[:60]!r}: {e['msg']}"
+                    for e in exc.errors()[:3]
+                )
+            else:
+                problem = str(exc)[:200]
+            return BadRow(row=row["id"], item_id=str(row["item_id"]), problem=problem)
