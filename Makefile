@@ -7,8 +7,9 @@
 #   make test   the whole test suite (with the run viewer's browser test when Debian's
 #               chromium is there or can be installed: make browser)
 #   make test-fast  everything but the slow tiers (the local model, the browser, the wheel,
-#               the site build, harness imports, math-verify sweeps, subprocess runs):
-#               pytest -m "not slow", the tiers listed in tests/conftest.py (SLOW_TIERS)
+#               the site build and the docs' examples, harness imports, hypothesis's hunts,
+#               math-verify sweeps, subprocess runs): pytest -m "not slow", the tiers listed
+#               in tests/conftest.py (SLOW_TIERS)
 #   make lint   ruff (lint and format check) + mypy
 #   make dist   the installable package: a wheel and an sdist in dist/, checked by twine
 #   make docs   the documentation site into site/ (offline, --strict); make docs-serve serves it

@@ -79,6 +79,8 @@ def _isolated_user_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
 #: bundled local model (``local_model``) is slow wherever it is.
 SLOW_TIERS: dict[str, str] = {
     "local": "the bundled local model (llama.cpp on the CPU)",
+    "property": "hypothesis's hunts, 200 to 400 random examples a test (half the fast tier's time)",
+    "docs/test_examples.py": "every example of the README and docs/, answerx commands included",
     "wheel": "builds and installs the wheel in a fresh environment",
     "docs/test_site.py": "builds the documentation site",
     "viewer/test_browser.py": "drives a real browser",
