@@ -85,6 +85,14 @@ SLOW_TIERS: dict[str, str] = {
     "docs/test_site.py": "builds the documentation site",
     "viewer/test_browser.py": "drives a real browser",
     "viewer/test_screenshots.py": "drives a real browser",
+    # Processes started, stopped, killed or interrupted on purpose (each test seconds long).
+    "cli/test_cli_subprocess.py": "answerx commands in subprocesses, a reader that stops early",
+    "cli/test_cli_interrupt.py": "Ctrl-C sent to a file run in a subprocess",
+    "viewer/test_cli_view.py": "answerx runs view started and stopped in subprocesses",
+    "service/test_header_limits.py": "servers started to be fed broken headers",
+    "batch/test_bounded_lines_and_forked_grading.py": "grading workers that overrun, killed",
+    "experiments/test_store_health.py": "stores probed from other processes and users",
+    "reasoning/test_sandbox_view.py": "the sandbox's filesystem probed in namespaces",
     # Harnesses imported when the module is collected: a fast run does not even import them.
     "integrations/test_inspect_ai.py": "imports inspect-ai (15 s)",
     "integrations/test_dspy.py": "imports DSPy (7 s)",
