@@ -6,6 +6,10 @@
 #               (+ corpus agreement when ../shared is there)
 #   make test   the whole test suite (with the run viewer's browser test when Debian's
 #               chromium is there or can be installed: make browser)
+#   make test-fast  everything but the slow tiers (the local model, the browser, the wheel,
+#               the site build and the docs' examples, harness imports, hypothesis's hunts,
+#               math-verify sweeps, subprocess runs): pytest -m "not slow", the tiers listed
+#               in tests/conftest.py (SLOW_TIERS)
 #   make lint   ruff (lint and format check) + mypy
 #   make dist   the installable package: a wheel and an sdist in dist/, checked by twine
 #   make docs   the documentation site into site/ (offline, --strict); make docs-serve serves it
@@ -15,7 +19,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean test-integrations browser postgres dist docs docs-serve
+.PHONY: .venv demo test test-fast lint clean test-integrations browser postgres dist docs docs-serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +81,11 @@ demo: $(VENV)/.installed-bench
 
 test: $(VENV)/.installed-dev browser postgres
 	$(BIN)/python -m pytest -q
+
+# The fast tier while you work: what `make test` runs, less every test marked slow (the
+# tiers of SLOW_TIERS in tests/conftest.py, local_model tests, and the tests marked one by one).
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # The run viewer's browser test (tests/viewer/test_browser.py) drives Debian's chromium
 # through Playwright, never a browser Playwright downloads. Installed here when we are root
