@@ -53,4 +53,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    # The public names only: not the machinery of the lazy imports (importlib, Any,
+    # _HOMES), nor the submodules a caller happened to import.
+    return sorted(__all__)

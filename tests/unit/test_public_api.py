@@ -35,3 +35,11 @@ def test_extraction_and_the_cli_import_without_any_provider_sdk() -> None:
     done = subprocess.run([sys.executable, "-c", _BLOCKED], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "4"
+
+
+def test_dir_of_the_package_shows_its_public_names_and_nothing_else() -> None:
+    import answerx.cli  # a submodule imported is not a name of the package
+
+    assert dir(answerx) == sorted(answerx.__all__)
+    assert not {"importlib", "Any", "_HOMES", "TYPE_CHECKING", "cli"} & set(dir(answerx))
+    assert all(getattr(answerx, name) is not None for name in dir(answerx))

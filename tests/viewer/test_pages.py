@@ -163,7 +163,7 @@ def test_an_address_is_made_canonical_so_one_view_has_one_address(
     [
         ("colour=red", "unknown parameter 'colour'"),
         ("correct=maybe", "give true, false or null"),
-        ("min_latency_s=slow", "give a number"),
+        ("min_latency_s=slow", "min_latency_s='slow': give a finite number"),
         ("sort=raw_output", "cannot sort by 'raw_output'"),
         ("fcol=raw_output&fval=x", "cannot filter by 'raw_output'"),
     ],

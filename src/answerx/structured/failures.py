@@ -7,7 +7,7 @@ retry with backoff, try the next mode, or stop with a clear error.
 "The structured-output mode is refused" (``mode_rejected``: try the next mode) is an
 HTTP 400/404/422/500 whose message names the mechanism (tools, function calling,
 ``response_format``, JSON schema, grammar). Every provider's real wording is covered,
-in the shapes each sends it (``tests/integration/test_manager_tools_unsupported.py``):
+in the shapes each sends it (``tests/structured/test_manager_tools_unsupported.py``):
 OpenRouter's "No endpoints found that support tool use" (404) and, for a routed model,
 "Provider returned error" (400) with the upstream's own error in ``metadata.raw``
 ("model features function calling not support"); vLLM's '"auto" tool choice requires

@@ -12,10 +12,21 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-__all__ = ["ANSWER_ID", "message_text", "pretty_json", "render_output"]
+__all__ = [
+    "ANSWER_ID",
+    "FOLD_AT",
+    "kept_parts",
+    "message_text",
+    "pretty_json",
+    "render_output",
+    "span_fits",
+]
 
 #: The id of the element that holds the answer's span (the first one, when split).
 ANSWER_ID = "answer"
+#: Characters of one text a page sends before folding the rest behind "show all": a
+#: 2 MB output is sent as its start, its end and its answer's place (about 20 KB).
+FOLD_AT = 20_000
 
 # A <think> section, closed or running to the end (an output cut off while thinking).
 _THINK = re.compile(r"<\s*think\s*>(.*?)(<\s*/\s*think\s*>|\Z)", re.IGNORECASE | re.DOTALL)
@@ -35,6 +46,36 @@ def _marked(
     return escape(text[lo:a]) + mark + escape(text[a:b]) + Markup("</mark>") + escape(text[b:hi])
 
 
+def span_fits(text: str, span: tuple[int, int] | None) -> bool:
+    """Whether ``span`` marks characters of ``text`` (a store whose span does not match
+    its output, written by another version or edited, gets no highlight)."""
+    return span is not None and 0 <= span[0] < span[1] <= len(text)
+
+
+def kept_parts(length: int, span: tuple[int, int] | None, limit: int) -> list[tuple[int, int]]:
+    """The ranges of a text of ``length`` characters shown when it is longer than
+    ``limit``: its start and its end (two fifths of the limit each) and the answer's
+    ``span`` with a tenth of the limit around it, merged where they touch.
+
+    >>> kept_parts(100_000, (50_000, 50_003), 1_000)
+    [(0, 400), (49900, 50103), (99600, 100000)]
+    """
+    edge, around = limit * 2 // 5, limit // 10
+    parts = [(0, edge), (length - edge, length)]
+    if span is not None:
+        parts.append(
+            (max(0, span[0] - around), min(length, span[0] + limit // 5, span[1]) + around)
+        )
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(parts):
+        hi = min(hi, length)
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
 def render_output(
     text: str,
     span: tuple[int, int] | None = None,
@@ -42,17 +83,29 @@ def render_output(
     *,
     fold: bool = True,
     mark_id: str = ANSWER_ID,
+    limit: int | None = None,
+    more: str = "",
 ) -> Markup:
     """``text`` as HTML for a ``<pre>``: each ``<think>`` section in a ``<details>`` (open
     when it holds the answer's span), the span in ``<mark class="answer" id=mark_id>``
     naming ``rule``. A span outside the text (a store that does not match its output) is
-    not marked."""
-    if span is not None and not (0 <= span[0] < span[1] <= len(text)):
+    not marked. A text longer than ``limit`` is sent in part (:func:`kept_parts`), each
+    gap a link to ``more`` (the page with every character)."""
+    if not span_fits(text, span):
         span = None
 
     def marked(lo: int, hi: int) -> Markup:
         return _marked(text, lo, hi, span, rule, mark_id)
 
+    if limit is not None and len(text) > limit:
+        shown: list[Markup] = []
+        at = 0
+        for lo, hi in kept_parts(len(text), span, limit):
+            if lo > at:
+                shown.append(_elided(lo - at, len(text), more))
+            shown.append(marked(lo, hi))
+            at = hi
+        return Markup("").join(shown)
     if not fold:
         return marked(0, len(text))
     parts: list[Markup] = []
@@ -73,6 +126,12 @@ def render_output(
         at = section.end()
     parts.append(marked(at, len(text)))
     return Markup("").join(parts)
+
+
+def _elided(count: int, total: int, more: str) -> Markup:
+    return Markup(
+        '<a class="elided" href="{more}">… {count:,} characters not shown · show all {total:,}</a>'
+    ).format(more=more, count=count, total=total)
 
 
 def message_text(content: Any) -> str:

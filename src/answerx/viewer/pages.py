@@ -13,28 +13,71 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
+from itertools import combinations
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, cast
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
 from answerx.errors import ConfigError, RunNotFound, StoreError
-from answerx.experiments.browse import SEARCHABLE, SORTABLE, ItemQuery, ItemRow, Pairing
+from answerx.experiments.compare import (
+    SHOWS,
+    arm_text,
+    compare_arms,
+    count_pairs,
+    pair_page,
+    read_arm,
+    unmatched_pairs,
+)
 from answerx.experiments.records import RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
-from answerx.viewer.outputs import message_text, pretty_json, render_output
+from answerx.experiments.store.browse import (
+    FACETS,
+    SEARCHABLE,
+    SORTABLE,
+    Arm,
+    BadRow,
+    ItemQuery,
+    ItemRow,
+    Pairing,
+)
+from answerx.viewer.chart_data import (
+    DISTRIBUTIONS,
+    accuracy_bars,
+    arm_points,
+    calibration,
+    distribution,
+)
+from answerx.viewer.charts import bars, histogram, scatter
+from answerx.viewer.export import EXPORTS, stream_items
+from answerx.viewer.outputs import (
+    FOLD_AT,
+    message_text,
+    pretty_json,
+    render_output,
+    span_fits,
+)
+from answerx.viewer.reading import read_store
+from answerx.viewer.snippets import snippets
 from answerx.viewer.summary import (
     ARM_COLUMNS,
     BREAKDOWNS,
+    GroupFigures,
+    RunOverview,
+    RunRow,
     compare_runs,
     run_overview,
     run_rows,
 )
 from answerx.viewer.urls import (
+    COLUMNS,
+    MAX_PAGE,
     NULL,
     PAGE_SIZES,
     BadQuery,
@@ -43,44 +86,38 @@ from answerx.viewer.urls import (
     href,
     query_params,
     read_query,
+    view_params,
+    whole_number,
     with_params,
 )
+from answerx.viewer.worddiff import word_diff
 
-__all__ = ["ViewerSettings", "install_problem_pages", "item_href", "viewer_router"]
+__all__ = [
+    "ViewerSettings",
+    "install_problem_pages",
+    "item_href",
+    "p_value",
+    "viewer_router",
+]
 
 _HERE = Path(__file__).parent
 T = TypeVar("T")
-#: The columns an items list offers as filters with a choice of values: the browsing
-#: index's first columns, in its order, so their values are counted in one pass over it
-#: without sorting (half the time of any other order).
-FACETS: tuple[str, ...] = (
-    "approach",
-    "strategy",
-    "provider",
-    "model",
-    "correct",
-    "reason",
-    "how",
-    "method",
-    "termination",
-    "unfinished",
-)
-#: The columns of the items table: (title, sort column).
-TABLE: tuple[tuple[str, str], ...] = (
-    ("item", "item_id"),
-    ("approach", "approach"),
-    ("model", "model"),
-    ("question", ""),
-    ("gold", "gold"),
-    ("answer", "extracted_answer"),
-    ("verdict", "correct"),
-    ("reason", "reason"),
-    ("method", "method"),
-    ("conf.", "confidence"),
-    ("calls", "calls"),
-    ("tokens", "output_tokens"),
-    ("latency", "latency_s"),
-)
+#: The items table's columns (:data:`~answerx.viewer.urls.COLUMNS`): title, sort column.
+TABLE: dict[str, tuple[str, str]] = {
+    "item": ("item", "item_id"),
+    "approach": ("approach", "approach"),
+    "model": ("model", "model"),
+    "question": ("question", ""),
+    "gold": ("gold", "gold"),
+    "answer": ("answer", "extracted_answer"),
+    "verdict": ("verdict", "correct"),
+    "reason": ("reason", "reason"),
+    "method": ("method", "method"),
+    "confidence": ("conf.", "confidence"),
+    "calls": ("calls", "calls"),
+    "tokens": ("tokens", "output_tokens"),
+    "latency": ("latency", "latency_s"),
+}
 
 
 class ViewerSettings(BaseModel):
@@ -88,7 +125,7 @@ class ViewerSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    db: Path
+    db: Path | str  # a SQLite file, or a PostgreSQL server's URL
     run_ids: tuple[str, ...] | None = None
 
 
@@ -106,6 +143,12 @@ def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
+def p_value(value: float) -> str:
+    """A p-value as a reader wants it: three significant digits, and "< 0.001" below
+    that (an exact test's tail underflows to 0.0 on large counts; it is never 0)."""
+    return "< 0.001" if value < 0.001 else f"{value:.3g}"
+
+
 def _when(value: datetime | None) -> str:
     return "—" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
 
@@ -118,20 +161,25 @@ _TEMPLATES = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-_TEMPLATES.filters.update(percent=_percent, number=_number, money=_money, when=_when)
+_TEMPLATES.filters.update(
+    percent=_percent, number=_number, money=_money, when=_when, p_value=p_value
+)
 _TEMPLATES.globals.update(
     href=href,
     with_params=with_params,
     query_params=query_params,
+    view_params=view_params,
     NULL=NULL,
     PAGE_SIZES=PAGE_SIZES,
     ARM_COLUMNS=ARM_COLUMNS,
     TABLE=TABLE,
+    COLUMNS=COLUMNS,
     SEARCHABLE=SEARCHABLE,
     SORTABLE=SORTABLE,
     message_text=message_text,
     pretty_json=pretty_json,
     render_output=render_output,
+    span_fits=span_fits,
 )
 
 
@@ -165,15 +213,13 @@ def _settings(request: Request) -> ViewerSettings:
 
 
 def _store(request: Request) -> Iterator[ResultStore]:
-    """The store, opened read-only for one request."""
+    """The store, opened read-only for one request (:func:`~answerx.viewer.reading.read_store`:
+    checked as ``runs list`` checks it, leaving nothing beside the file)."""
     settings = _settings(request)
-    if not settings.db.is_file():
+    if isinstance(settings.db, Path) and not settings.db.exists():
         raise _Problem(404, f"no results store at {settings.db}: run an experiment first")
-    opened = ResultStore(settings.db, read_only=True)
-    try:
+    with read_store(settings.db) as opened:
         yield opened
-    finally:
-        opened.close()
 
 
 Store = Annotated[ResultStore, Depends(_store)]
@@ -199,7 +245,7 @@ def viewer_router() -> APIRouter:
         runs = db.list_runs()
         if settings.run_ids is not None:
             runs = [r for r in runs if r.run_id in settings.run_ids]
-        rows = _cached(request, ("runs", ""), lambda: run_rows(db, runs))
+        rows = _cached(request, ("runs", ""), lambda: _checked(db, runs))
         return _page(request, "runs.html", rows=rows, db_path=settings.db)
 
     @router.get("/compare", response_class=HTMLResponse, name="compare")
@@ -213,6 +259,9 @@ def viewer_router() -> APIRouter:
         if [first.run_id, second.run_id] != picked:
             return _redirect(request, "/compare", [("run", first.run_id), ("run", second.run_id)])
         rows, comparisons = compare_runs(db, first, second)
+        arms_of = [[_arm(f) for f in side if f is not None] for side in zip(*rows, strict=True)]
+        lonely = unmatched_pairs(*arms_of) if len(arms_of) == 2 else []
+        across = [compare_arms(db, a, b) for a, b in lonely[:MAX_ACROSS]]
         return _page(
             request,
             "compare.html",
@@ -220,6 +269,59 @@ def viewer_router() -> APIRouter:
             second=second,
             rows=rows,
             comparisons=comparisons,
+            across=[c for c in across if c.pairs],
+            arm_of=_arm,
+        )
+
+    @router.get("/arms", response_class=HTMLResponse, name="arms")
+    def arms_page(request: Request, db: Store) -> Response:
+        arms, show, at = _picked_arms(request, db)
+        a, b = arms[0], arms[1]
+        paging = Paging(page=at, size=PAGE_SIZES[1])
+        total = _pair_count(request, db, arms, show)
+        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size, total=total)
+        tests = _cached(
+            request,
+            ("tests", "\n".join(arm_text(x) for x in arms)),
+            lambda: [compare_arms(db, x, y) for x, y in combinations(arms, 2)],
+        )
+        return _page(
+            request,
+            "arms.html",
+            arms=arms,
+            show=show,
+            paging=paging,
+            listed=listed,
+            pages=max(1, -(-listed.total // paging.size)),
+            tests=tests,
+        )
+
+    @router.get("/arms/question", response_class=HTMLResponse, name="arms-question")
+    def pair_question_page(request: Request, db: Store) -> Response:
+        arms, show, at = _picked_arms(request, db, position="at")
+        a, b = arms[0], arms[1]
+        total = _pair_count(request, db, arms, show)
+        found = pair_page(db, a, b, show, offset=at - 1, limit=1, total=total)
+        if not found.rows:
+            raise _Problem(404, f"the list holds {found.total} questions, not {at}")
+        pair = found.rows[0]
+        first, second = db.item_at(a.run_id, pair.a_row), db.item_at(b.run_id, pair.b_row)
+        if first is None or second is None:
+            raise _Problem(404, "the question's items are no longer in the store")
+        diff, cut = word_diff(first.raw_output, second.raw_output)
+        return _page(
+            request,
+            "arms_question.html",
+            arms=arms,
+            show=show,
+            at=at,
+            total=found.total,
+            pair=pair,
+            first=first,
+            second=second,
+            diff=diff,
+            cut=cut,
+            fold_at=FOLD_AT,
         )
 
     @router.get("/{run_id}", response_class=HTMLResponse, name="run")
@@ -227,8 +329,17 @@ def viewer_router() -> APIRouter:
         run = _shown(request, db, run_id)
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}")
-        overview = _cached(request, ("run", run.run_id), lambda: run_overview(db, run))
+        overview = _cached(request, ("run", run.run_id), lambda: _checked_run(db, run))
         return _page(request, "run.html", run=run, overview=overview, breakdowns=BREAKDOWNS)
+
+    @router.get("/{run_id}/charts", response_class=HTMLResponse, name="charts")
+    def charts_page(request: Request, run_id: str, db: Store) -> Response:
+        run = _shown(request, db, run_id)
+        if run.run_id != run_id:
+            return _redirect(request, f"/{run.run_id}/charts")
+        base = request.scope.get("root_path", "").rstrip("/")
+        drawn = _cached(request, ("charts", run.run_id), lambda: _charts(db, base, run))
+        return _page(request, "charts.html", run=run, charts=drawn)
 
     @router.get("/{run_id}/items", response_class=HTMLResponse, name="items")
     def items_page(request: Request, run_id: str, db: Store) -> Response:
@@ -238,9 +349,11 @@ def viewer_router() -> APIRouter:
         if run.run_id != run_id or canonical(given) != given:
             return _redirect(request, f"/{run.run_id}/items", query_params(query, paging))
         page = db.item_page(run.run_id, query, offset=paging.offset, limit=paging.size)
+        hits = snippets(db, [r.row for r in page.rows], query.search_in, query.search)
         return _page(
             request,
             "items.html",
+            hits=hits,
             run=run,
             query=query,
             paging=paging,
@@ -249,21 +362,48 @@ def viewer_router() -> APIRouter:
             pages=max(1, -(-page.total // paging.size)),
         )
 
-    @router.get("/{run_id}/items/{row}", response_class=HTMLResponse, name="item")
-    def item_page(request: Request, run_id: str, row: int, db: Store) -> Response:
+    @router.get("/{run_id}/items.{kind}", name="export")
+    def export_list(request: Request, run_id: str, kind: str, db: Store) -> Response:
+        if kind not in EXPORTS:
+            raise _Problem(404, f"no export as {kind[:20]!r}: give one of {', '.join(EXPORTS)}")
         run = _shown(request, db, run_id)
-        params = [(k, v) for k, v in request.query_params.multi_items() if k != "vs"]
+        query, _ = read_query(request.query_params.multi_items())  # the filter, any page
+        if run.run_id != run_id:
+            return _redirect(request, f"/{run.run_id}/items.{kind}", query_params(query))
+        name = f"{run.run_id}-items.{kind}"
+        return StreamingResponse(
+            stream_items(_settings(request).db, run.run_id, query, kind),
+            media_type=EXPORTS[kind],
+            headers={**_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    @router.get("/{run_id}/items/{number}", response_class=HTMLResponse, name="item")
+    def item_page(request: Request, run_id: str, number: str, db: Store) -> Response:
+        run = _shown(request, db, run_id)
+        # Read here, not by FastAPI: a row that is not a number is a 400 page naming it.
+        row = whole_number("row", number, 1)
+        params = [(k, v) for k, v in request.query_params.multi_items() if k not in _ITEM_ONLY]
         query, paging = read_query(params)
+        vs = request.query_params.get("vs", "").strip()
+        other_row = whole_number("vs", vs, 1) if vs else None
+        full = request.query_params.get("full", "").strip()
+        every_character = bool(whole_number("full", full, 0, 1)) if full else False
+        show_all = href(
+            f"{request.scope.get('root_path', '').rstrip('/')}/{run.run_id}/items/{row}",
+            [
+                *((k, v) for k, v in request.query_params.multi_items() if k != "full"),
+                ("full", "1"),
+            ],
+        )
         item = db.item_at(run.run_id, row)
         if item is None:
             raise _Problem(404, f"run {run.run_id} has no item {row}")
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}/items/{row}", query_params(query))
-        vs = request.query_params.get("vs")
-        other = db.item_at(run.run_id, int(vs)) if vs and vs.isdigit() else None
+        other = db.item_at(run.run_id, other_row) if other_row is not None else None
         place = db.neighbours(run.run_id, row, query)
         if place is not None:
-            paging = Paging(page=(place.position - 1) // paging.size + 1, size=paging.size)
+            paging = paging.model_copy(update={"page": (place.position - 1) // paging.size + 1})
         # The same question in every arm: each arm named (from the run's filter choices),
         # so the store's key index finds them at once (item ids hold their dataset).
         facets = _cached(request, ("facets", run.run_id), lambda: _facets(db, run.run_id))
@@ -271,7 +411,11 @@ def viewer_router() -> APIRouter:
         same_question = ItemQuery(
             equals={**arms, "item_id": (item.item_id,), "repetition": (item.repetition,)}
         )
-        siblings = [r for r in db.item_page(run.run_id, same_question, limit=200).rows]
+        siblings = [
+            r
+            for r in db.item_page(run.run_id, same_question, limit=200).rows
+            if isinstance(r, ItemRow)
+        ]
         return _page(
             request,
             "item.html",
@@ -286,9 +430,131 @@ def viewer_router() -> APIRouter:
             calls=calls_of(item.conversation),
             other_calls=calls_of(other.conversation) if other else None,
             prompt=_prompt(item.prompt),
+            fold_at=None if every_character else FOLD_AT,
+            show_all=f"{show_all}#raw-output",
         )
 
     return router
+
+
+#: How many pairs of arms without a twin in the other run a comparison of two runs tests.
+MAX_ACROSS = 24
+
+
+def _arm(figures: GroupFigures) -> Arm:
+    """The arm whose figures these are."""
+    return Arm(run_id=figures.run_id, **{c: str(figures.group[c]) for c in ARM_COLUMNS})
+
+
+def comparison_arms(comparison: Comparison) -> list[Arm]:
+    """The two arms of a paired comparison of one model's arms (a run's report's)."""
+    arms = []
+    for run_id, arm in ((comparison.a_run_id, comparison.a), (comparison.b_run_id, comparison.b)):
+        approach, _, strategy = arm.partition("/")
+        arms.append(
+            Arm(
+                run_id=run_id,
+                approach=approach,
+                strategy=strategy,
+                provider=comparison.provider,
+                model=comparison.model,
+            )
+        )
+    return arms
+
+
+#: How many arms one comparison page takes at most (their pairs' tests: 15).
+MAX_ARMS = 6
+
+
+def _picked_arms(
+    request: Request, db: ResultStore, position: str = "page"
+) -> tuple[list[Arm], str, int]:
+    """The arms an address picks (``arm=RUN|approach|strategy|provider|model``, two to
+    :data:`MAX_ARMS`), which pairs it lists (``show=``) and the page or position."""
+    known = {"arm", "show", position}
+    for name in request.query_params:
+        if name not in known:
+            raise BadQuery(f"unknown parameter {name!r}; this page reads {', '.join(known)}")
+    texts = list(dict.fromkeys(request.query_params.getlist("arm")))
+    if not 2 <= len(texts) <= MAX_ARMS:
+        raise BadQuery(f"arm: pick two to {MAX_ARMS} arms to compare (got {len(texts)})")
+    arms = []
+    for text in texts:
+        try:
+            arm = read_arm(text)
+        except ValueError as exc:
+            raise BadQuery(f"arm={exc}") from None
+        run = _shown(request, db, arm.run_id)
+        arms.append(arm.model_copy(update={"run_id": run.run_id}))
+    show = request.query_params.get("show", "differ").strip() or "differ"
+    if show not in SHOWS:
+        raise BadQuery(f"show={show[:40]!r}: give one of {', '.join(SHOWS)}")
+    given = request.query_params.get(position, "").strip()
+    at = whole_number(position, given, 1, MAX_PAGE) if given else 1
+    return arms, show, at
+
+
+def _pair_count(request: Request, db: ResultStore, arms: list[Arm], show: str) -> int:
+    """How many questions arms A and B answered that ``show`` picks: counted once while
+    the store is unchanged (it reads every pair; walking the list reads one each)."""
+    key = ("pairs", f"{arm_text(arms[0])}\n{arm_text(arms[1])}\n{show}")
+    return _cached(request, key, lambda: count_pairs(db, arms[0], arms[1], show))
+
+
+def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> str:
+    """The address comparing ``arms`` item by item (``more``: ``page=`` or ``at=``)."""
+    params = [("arm", arm_text(a)) for a in arms] + [("show", show)]
+    params += [(k, str(v)) for k, v in more.items()]
+    return href(f"{base}/arms" + ("/question" if "at" in more else ""), params)
+
+
+def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, Markup]]:
+    """The run's charts: (id, title, SVG) each, every bar and point a link to its items."""
+    groups = _checked_run(db, run).groups
+
+    def arm(group: Mapping[str, Any]) -> str:
+        return items_link(base, run.run_id, group)
+
+    drawn = [
+        ("accuracy", "Accuracy per arm, with 95% intervals",
+         bars(accuracy_bars(base, groups, arm), "accuracy per arm")),
+        ("accuracy-tokens", "Accuracy against mean output tokens",
+         scatter(arm_points(groups, arm, "tokens"), "accuracy against tokens",
+                 "output tokens per item", "accuracy")),
+    ]  # fmt: skip
+    priced = arm_points(groups, arm, "cost")
+    if priced:
+        drawn.append(
+            ("accuracy-cost", "Accuracy against cost (arms with a price)",
+             scatter(priced, "accuracy against cost", "dollars per item", "accuracy"))
+        )  # fmt: skip
+    drawn.append(
+        ("calibration", "Calibration: extraction confidence against the share right",
+         bars(calibration(db, base, run.run_id), "calibration"))
+    )  # fmt: skip
+    for column, title, unit, whole in DISTRIBUTIONS:
+        counted = distribution(db, base, run.run_id, column, whole)
+        drawn.append((f"dist-{column}", title, histogram(counted, title, unit)))
+    return drawn
+
+
+def _checked(db: ResultStore, runs: list[RunRecord]) -> list[RunRow]:
+    """The runs page's rows, once the store has counted every run's items from the rows
+    themselves as ``runs list`` does (:meth:`ResultStore.item_counts`): a store with
+    damaged item pages is a 503 here too, never figures over items no one can read."""
+    db.item_counts([r.run_id for r in runs])
+    return run_rows(db, runs)
+
+
+def _checked_run(db: ResultStore, run: RunRecord) -> RunOverview:
+    """The run page's figures, after the same check of the run's items as :func:`_checked`."""
+    db.item_counts([run.run_id])
+    return run_overview(db, run)
+
+
+# An item page's own parameters, beside its list's: the arm beside it, every character.
+_ITEM_ONLY = frozenset({"vs", "full"})
 
 
 def _redirect(request: Request, path: str, params: list[tuple[str, str]] | None = None) -> Response:
@@ -298,7 +564,9 @@ def _redirect(request: Request, path: str, params: list[tuple[str, str]] | None 
 
 def _signature(db: Path) -> tuple[int, ...]:
     """What changes whenever the store does: the file's and its WAL's size and time (a
-    commit appends to the WAL; a checkpoint writes the file)."""
+    commit appends to the WAL; a checkpoint writes the file). An empty WAL holds no
+    commit: it counts as none, since each page's reader makes one and removes it
+    (:mod:`~answerx.viewer.reading`), and a figure must not be counted again for that."""
     found = []
     for path in (db, Path(f"{db}-wal")):
         try:
@@ -306,7 +574,7 @@ def _signature(db: Path) -> tuple[int, ...]:
         except FileNotFoundError:
             found += [0, 0]
         else:
-            found += [stat.st_mtime_ns, stat.st_size]
+            found += [stat.st_mtime_ns, stat.st_size] if stat.st_size else [0, 0]
     return tuple(found)
 
 
@@ -317,6 +585,8 @@ def _cached(request: Request, key: tuple[str, str], compute: Callable[[], T]) ->
     """``compute()``, kept until the store changes: a run's figures (counted over all its
     items) are counted again only when an item is added or scored."""
     settings = _settings(request)
+    if not isinstance(settings.db, Path):  # a server's store: no file tells when it changed
+        return compute()
     cache: dict[tuple[Any, ...], Any] = request.app.state.figures
     lock: threading.Lock = request.app.state.figures_lock
     signed = (*key, _signature(settings.db))
@@ -374,9 +644,14 @@ def install_problem_pages(app: FastAPI) -> None:
             return problem_page(request, 400, f"cannot read this address: {exc}")
         if isinstance(exc, ConfigError):
             return problem_page(request, 400, str(exc))
+        if isinstance(exc, RequestValidationError):
+            where = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()
+            )
+            return problem_page(request, 400, f"cannot read this address: {where}")
         return problem_page(request, 503, str(exc))
 
-    for kind in (_Problem, BadQuery, ConfigError, StoreError):
+    for kind in (_Problem, BadQuery, ConfigError, StoreError, RequestValidationError):
         app.add_exception_handler(kind, problem)
 
 
@@ -426,12 +701,21 @@ def comparison_links(base: str, comparison: Comparison) -> dict[str, str]:
     return links
 
 
-def item_href(base: str, run_id: str, row: ItemRow, query: ItemQuery, paging: Paging) -> str:
+def item_href(
+    base: str, run_id: str, row: ItemRow | BadRow, query: ItemQuery, paging: Paging
+) -> str:
     """The item page of ``row``, keeping the list's filter (and page size) for next/previous."""
-    params = query_params(query, Paging(size=paging.size))
+    params = query_params(query, paging.model_copy(update={"page": 1}))
     return href(f"{base}/{run_id}/items/{row.row}", params)
 
 
 _TEMPLATES.globals.update(
-    item_href=item_href, items_link=items_link, comparison_links=comparison_links
+    item_href=item_href,
+    items_link=items_link,
+    comparison_links=comparison_links,
+    arms_href=arms_href,
+    arm_text=arm_text,
+    comparison_arms=comparison_arms,
+    SHOWS=SHOWS,
+    EXPORTS=EXPORTS,
 )

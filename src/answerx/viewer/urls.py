@@ -1,32 +1,38 @@
-"""The viewer's query strings: an :class:`~answerx.experiments.browse.ItemQuery` and a page,
+"""The viewer's query strings: an :class:`~answerx.experiments.store.browse.ItemQuery` and a page,
 read from a URL and written back into links, so that every view has one stable address.
 
 Parameters (each may repeat where a column takes several values):
 
-- ``COLUMN=VALUE`` for any column of :data:`~answerx.experiments.browse.WHOLE`
+- ``COLUMN=VALUE`` for any column of :data:`~answerx.experiments.store.browse.WHOLE`
   (``approach=tree_of_thought&correct=false&unfinished=true``); ``null`` is "no value";
-- ``min_COLUMN`` / ``max_COLUMN`` for the numbers of :data:`~answerx.experiments.browse.RANGED`
-  (``min_latency_s=30``);
+- ``min_COLUMN`` / ``max_COLUMN`` for the numbers of
+  :data:`~answerx.experiments.store.browse.RANGED` (``min_latency_s=30``);
 - ``error=true|false``: failed items only, or none;
 - ``q=TEXT`` searches the raw outputs, ``in=COLUMN`` another text column;
 - ``pair=APPROACH/STRATEGY`` with ``pair_correct=true|false`` (and ``pair_run=RUN``): items
   whose same question that arm got right or wrong;
 - ``sort=COLUMN``, ``desc=1``, ``page=N``, ``size=N``;
+- ``cols=item,question,…``: the table's columns (of :data:`COLUMNS`; none: the default);
 - ``fcol=COLUMN&fval=VALUE``: a filter on a column picked in a form, rewritten into
   ``COLUMN=VALUE`` (:func:`canonical`).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from answerx.experiments.browse import RANGED, SEARCHABLE, SORTABLE, WHOLE, ItemQuery, Pairing
+from answerx.experiments.store.browse import RANGED, SEARCHABLE, SORTABLE, WHOLE, ItemQuery, Pairing
 
 __all__ = [
+    "COLUMNS",
+    "DEFAULT_COLUMNS",
+    "MAX_PAGE",
     "NULL",
     "PAGE_SIZES",
     "BadQuery",
@@ -35,6 +41,8 @@ __all__ = [
     "href",
     "query_params",
     "read_query",
+    "view_params",
+    "whole_number",
     "with_params",
 ]
 
@@ -49,7 +57,7 @@ _TRUE = frozenset({"true", "1", "yes"})
 _FALSE = frozenset({"false", "0", "no"})
 _KNOWN = frozenset(
     {"error", "q", "in", "pair", "pair_correct", "pair_run", "sort", "desc", "page", "size"}
-    | {"fcol", "fval", "vs"}
+    | {"fcol", "fval", "vs", "cols"}
 )
 
 
@@ -57,13 +65,56 @@ class BadQuery(ValueError):
     """A query string the viewer cannot read (its message says which parameter and why)."""
 
 
+#: The highest page a list may be asked for: far beyond any run (a billion pages), and
+#: low enough that the page's offset stays a 64-bit number for SQLite.
+MAX_PAGE = 10**9
+# SQLite's integers are 64-bit: a larger number would fail in the query, not here.
+_INT64 = 2**63 - 1
+# ASCII only: Python's int() and float() also read other scripts' digits ("١٢"), and a
+# value SQLite cannot compare the same way is refused rather than half-understood.
+_WHOLE_TEXT = re.compile(r"[0-9]{1,19}")
+_NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
+
+
+#: The columns an items table can show, in their order (``cols=`` picks some).
+COLUMNS: tuple[str, ...] = (
+    "item",
+    "approach",
+    "model",
+    "question",
+    "gold",
+    "answer",
+    "verdict",
+    "reason",
+    "method",
+    "confidence",
+    "calls",
+    "tokens",
+    "latency",
+)
+#: The columns shown when the address picks none: what fits a 1,280-pixel screen.
+DEFAULT_COLUMNS: tuple[str, ...] = (
+    "item",
+    "approach",
+    "question",
+    "gold",
+    "answer",
+    "verdict",
+    "reason",
+    "confidence",
+    "tokens",
+    "latency",
+)
+
+
 class Paging(BaseModel):
-    """Which page of a list: 1-based ``page`` of ``size`` rows."""
+    """How a list is shown: 1-based ``page`` of ``size`` rows, with these ``columns``."""
 
     model_config = ConfigDict(frozen=True)
 
-    page: int = Field(default=1, ge=1)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     size: int = Field(default=50, ge=1, le=PAGE_SIZES[-1])
+    columns: tuple[str, ...] = DEFAULT_COLUMNS
 
     @property
     def offset(self) -> int:
@@ -81,79 +132,106 @@ def _boolean(name: str, value: str) -> bool | None:
     raise BadQuery(f"{name}={value!r}: give true, false or {NULL}")
 
 
+def whole_number(name: str, value: str, low: int = 0, high: int = _INT64) -> int:
+    """``value`` as a whole number from ``low`` to ``high`` (ASCII digits), or
+    :class:`BadQuery` naming parameter ``name``."""
+    text = value.strip()
+    number = int(text) if _WHOLE_TEXT.fullmatch(text) else None
+    if number is None or not low <= number <= high:
+        raise BadQuery(f"{name}={_shown(value)}: give a whole number from {low:,} to {high:,}")
+    return number
+
+
+def _shown(value: str) -> str:
+    """A value quoted in an error, cut short (the page says which, not all of it)."""
+    return repr(value if len(value) <= 40 else value[:40] + "…")
+
+
 def _value(column: str, value: str) -> Any:
     if column in _BOOLEAN:
         return _boolean(column, value)
     if value == NULL:
         return None
     if column in _INTEGER:
-        try:
-            return int(value)
-        except ValueError:
-            raise BadQuery(f"{column}={value!r}: give a whole number") from None
+        return whole_number(column, value)
     return value
 
 
 def _number(name: str, value: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise BadQuery(f"{name}={value!r}: give a number") from None
+    text = value.strip()
+    number = float(text) if _NUMBER_TEXT.fullmatch(text) else math.nan
+    if not math.isfinite(number):  # nan, inf and 1e999 compare to nothing in SQL
+        raise BadQuery(f"{name}={_shown(value)}: give a finite number, such as 0.5 or 30")
+    return number
+
+
+def _choice(name: str, value: str, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise BadQuery(f"{name}={_shown(value)}: give one of {', '.join(allowed)}")
+    return value
 
 
 def read_query(params: Iterable[tuple[str, str]]) -> tuple[ItemQuery, Paging]:
     """The item query and the page a URL's parameters ask for; :class:`BadQuery` says
-    what is wrong with one it cannot read. Empty values are ignored (an unset form field).
-    """
+    which parameter it cannot read and why. Empty values are ignored (an unset form
+    field)."""
     equals: dict[str, list[Any]] = {}
     at_least: dict[str, float] = {}
     at_most: dict[str, float] = {}
     single: dict[str, str] = {}
+    picked: list[str] = []
     for name, raw in params:
         value = raw.strip()
         if not value:
             continue
-        if name in WHOLE:
+        if name == "cols":  # repeated (a form's boxes) or comma-separated (a link)
+            picked += [_choice("cols", c.strip(), COLUMNS) for c in value.split(",") if c.strip()]
+        elif name in WHOLE:
             equals.setdefault(name, []).append(_value(name, value))
         elif name.startswith(("min_", "max_")) and name[4:] in RANGED:
             (at_least if name.startswith("min_") else at_most)[name[4:]] = _number(name, value)
         elif name in _KNOWN:
             single[name] = value
         else:
-            raise BadQuery(f"unknown parameter {name!r}")
+            raise BadQuery(f"unknown parameter {_shown(name)}")
     if "fcol" in single and "fval" in single:
         column = single["fcol"]
         if column not in WHOLE:
-            raise BadQuery(f"cannot filter by {column!r}; the columns are: {', '.join(WHOLE)}")
+            raise BadQuery(
+                f"fcol: cannot filter by {_shown(column)}; the columns are: {', '.join(WHOLE)}"
+            )
         equals.setdefault(column, []).append(_value(column, single["fval"]))
     paired = None
     if "pair" in single:
         approach, _, strategy = single["pair"].partition("/")
         if not approach or not strategy:
-            raise BadQuery(f"pair={single['pair']!r}: give APPROACH/STRATEGY")
+            raise BadQuery(f"pair={_shown(single['pair'])}: give APPROACH/STRATEGY")
         correct = _boolean("pair_correct", single.get("pair_correct", NULL))
         paired = Pairing(
             approach=approach, strategy=strategy, correct=correct, run_id=single.get("pair_run")
         )
-    try:
-        query = ItemQuery(
-            equals={c: tuple(dict.fromkeys(v)) for c, v in equals.items()},
-            at_least=at_least,
-            at_most=at_most,
-            search=single.get("q", ""),
-            search_in=single.get("in", "raw_output"),
-            has_error=_boolean("error", single["error"]) if "error" in single else None,
-            paired=paired,
-            sort=single.get("sort", "id"),
-            descending=single.get("desc", "0").lower() in _TRUE,
+    sort = single.get("sort", "id")
+    if sort not in SORTABLE:
+        raise BadQuery(
+            f"sort: cannot sort by {_shown(sort)}; the columns are: {', '.join(SORTABLE)}"
         )
-        paging = Paging(
-            page=int(single.get("page", "1")), size=int(single.get("size", str(PAGE_SIZES[1])))
-        )
-    except ValidationError as exc:
-        raise BadQuery("; ".join(str(e["msg"]) for e in exc.errors())) from None
-    except ValueError:
-        raise BadQuery("page and size must be whole numbers") from None
+    descending = _boolean("desc", single.get("desc", "0"))
+    query = ItemQuery(
+        equals={c: tuple(dict.fromkeys(v)) for c, v in equals.items()},
+        at_least=at_least,
+        at_most=at_most,
+        search=single.get("q", ""),
+        search_in=_choice("in", single.get("in", SEARCHABLE[0]), SEARCHABLE),
+        has_error=_boolean("error", single["error"]) if "error" in single else None,
+        paired=paired,
+        sort=sort,
+        descending=bool(descending),
+    )
+    paging = Paging(
+        page=whole_number("page", single.get("page", "1"), 1, MAX_PAGE),
+        size=whole_number("size", single.get("size", str(PAGE_SIZES[1])), 1, PAGE_SIZES[-1]),
+        columns=tuple(c for c in COLUMNS if c in picked) or DEFAULT_COLUMNS,
+    )
     return query, paging
 
 
@@ -197,7 +275,15 @@ def query_params(query: ItemQuery, paging: Paging | None = None) -> list[tuple[s
             params.append(("page", str(paging.page)))
         if paging.size != PAGE_SIZES[1]:
             params.append(("size", str(paging.size)))
+        if paging.columns != DEFAULT_COLUMNS:
+            params.append(("cols", ",".join(paging.columns)))
     return params
+
+
+def view_params(paging: Paging) -> list[tuple[str, str]]:
+    """How a list is shown (page size, columns), without its filter: kept by the links
+    that change only the filter (remove a condition, clear them all)."""
+    return query_params(ItemQuery(), paging.model_copy(update={"page": 1}))
 
 
 def canonical(params: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -208,7 +294,8 @@ def canonical(params: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def href(path: str, params: Sequence[tuple[str, str]] = ()) -> str:
     """``path`` with ``params`` as its query string."""
-    return f"{path}?{urlencode(params)}" if params else path
+    # Commas stay as they are (the columns of cols=): an address a reader can read.
+    return f"{path}?{urlencode(params, safe=',')}" if params else path
 
 
 def with_params(

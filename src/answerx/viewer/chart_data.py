@@ -1,0 +1,150 @@
+"""What the run's charts draw (:mod:`answerx.viewer.charts`), counted in SQLite, each bar
+or point with the address of exactly the items it counts.
+
+- accuracy per arm with its Wilson interval, and against mean output tokens and cost;
+- calibration: extraction confidence in tenths against the share right;
+- distributions of output tokens, latency and calls, in about a dozen bins.
+
+A whole-number column is binned in whole numbers, each bin ``min_COL=a&max_COL=b`` with
+both ends in it; latency's bins end just below the next one's start, so a bin's items
+are the items its link lists.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from answerx.experiments.stats import wilson_interval
+from answerx.experiments.store.browse import ItemQuery
+from answerx.viewer.charts import Bar, Point
+from answerx.viewer.summary import GroupFigures
+from answerx.viewer.urls import href, query_params
+
+__all__ = ["BINS", "DISTRIBUTIONS", "accuracy_bars", "arm_points", "calibration", "distribution"]
+
+#: Bins of a distribution, at most.
+BINS = 12
+#: The distributions drawn: column, title, unit, whether it holds whole numbers.
+DISTRIBUTIONS: tuple[tuple[str, str, str, bool], ...] = (
+    ("output_tokens", "Output tokens per item", "tokens", True),
+    ("latency_s", "Latency per item", "s", False),
+    ("calls", "Calls per item", "calls", True),
+)
+# Just below a bin's end: its link's maximum, so the next bin's first value is not in it.
+_BELOW = 1e-9
+
+
+class _Reads(Protocol):
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
+
+
+def _link(base: str, run_id: str, scored: bool = False, **ranges: float) -> str:
+    at_least = {k[4:]: v for k, v in ranges.items() if k.startswith("min_")}
+    at_most = {k[4:]: v for k, v in ranges.items() if k.startswith("max_")}
+    # scored: right or wrong, the items with a verdict (what calibration counts).
+    equals: dict[str, tuple[Any, ...]] = {"correct": (True, False)} if scored else {}
+    query = ItemQuery(equals=equals, at_least=at_least, at_most=at_most)
+    return href(f"{base}/{run_id}/items", query_params(query))
+
+
+def _arm_label(f: GroupFigures) -> str:
+    g = f.group
+    return f"{g['approach']}/{g['strategy']} · {g['model']}"
+
+
+def accuracy_bars(base: str, groups: Sequence[GroupFigures], link: Any) -> list[Bar]:
+    """Each arm's accuracy with its interval; ``link(group)``: the arm's items."""
+    return [
+        Bar(
+            label=_arm_label(f),
+            value=f.accuracy,
+            low=f.ci_low,
+            high=f.ci_high,
+            href=link(f.group),
+            note=f"{_arm_label(f)}: {f.tally.correct:,} of {f.tally.scored:,} right",
+        )
+        for f in groups
+        if f.accuracy is not None
+    ]
+
+
+def arm_points(groups: Sequence[GroupFigures], link: Any, by: str) -> list[Point]:
+    """Each arm's accuracy against its mean output tokens (``by="tokens"``) or its cost
+    per item in dollars (``by="cost"``; arms without a price are left out)."""
+    points = []
+    for f in groups:
+        if f.accuracy is None or not f.tally.n:
+            continue
+        x = f.tally.output_tokens / f.tally.n if by == "tokens" else f.tally.cost_usd
+        if x is None:
+            continue
+        x = x if by == "tokens" else x / f.tally.n
+        unit = "output tokens" if by == "tokens" else "dollars"
+        points.append(
+            Point(
+                x=x,
+                y=f.accuracy,
+                label=_arm_label(f),
+                href=link(f.group),
+                note=f"{_arm_label(f)}: {100 * f.accuracy:.1f}% right, {x:,.4g} {unit} per item",
+            )
+        )
+    return points
+
+
+def calibration(store: _Reads, base: str, run_id: str) -> list[Bar]:
+    """Items with a verdict, by extraction confidence in tenths: the share right."""
+    rows = store.fetch(
+        "SELECT min(CAST(confidence * 10 AS INTEGER), 9) AS tenth, count(*), sum(correct) "
+        "FROM items WHERE run_id = ? AND correct IS NOT NULL GROUP BY tenth ORDER BY tenth",
+        [run_id],
+    )
+    bars = []
+    for tenth, n, right in rows:
+        low, high = tenth / 10, (tenth + 1) / 10
+        ci = wilson_interval(int(right), int(n))
+        top = high if tenth == 9 else high - _BELOW
+        bars.append(
+            Bar(
+                label=f"confidence {low:.1f}–{high:.1f} ({n:,})",
+                value=right / n,
+                low=ci[0],
+                high=ci[1],
+                href=_link(base, run_id, True, min_confidence=low, max_confidence=top),
+                note=f"{right:,} of {n:,} right with confidence {low:.1f} to {high:.1f}",
+            )
+        )
+    return bars
+
+
+def distribution(
+    store: _Reads, base: str, run_id: str, column: str, whole: bool
+) -> list[tuple[float, float, int, str]]:
+    """The run's items in about :data:`BINS` bins of ``column`` (a column of
+    :data:`DISTRIBUTIONS`): (low, high, count, the bin's items' address) each."""
+    if column not in {c for c, *_ in DISTRIBUTIONS}:  # the name goes into SQL: checked
+        raise ValueError(f"no distribution of {column!r}")
+    low, high = store.fetch(
+        f"SELECT min({column}), max({column}) FROM items WHERE run_id = ?", [run_id]
+    )[0]
+    if low is None:
+        return []
+    span = high - low
+    width: float = max(1, math.ceil((span + 1) / BINS)) if whole else (span / BINS or 1.0)
+    rows = store.fetch(
+        f"SELECT min(CAST(({column} - ?) / ? AS INTEGER), ?) AS bin, count(*) FROM items "
+        "WHERE run_id = ? GROUP BY bin ORDER BY bin",
+        [low, width, BINS - 1, run_id],
+    )
+    found = dict(rows)
+    bins = []
+    for k in range(max(found) + 1):
+        start = low + k * width
+        end = start + width - 1 if whole else start + width
+        last = k == max(found)
+        top = high if last else (end if whole else end - _BELOW)
+        link = _link(base, run_id, **{f"min_{column}": start, f"max_{column}": top})
+        bins.append((start, top if whole else end, int(found.get(k, 0)), link))
+    return bins
