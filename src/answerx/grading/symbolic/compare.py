@@ -19,7 +19,7 @@ from answerx.grading.symbolic.shapes import Interval, Shape, plain_number, shape
 from answerx.grading.symbolic.surds import TooBig
 from answerx.grading.symbolic.values import is_constant, is_decimal, plain, same_value
 
-__all__ = ["compare_shapes"]
+__all__ = ["compare_shapes", "several_values"]
 
 _MAX_ELEMENTS: Final = 24
 
@@ -61,6 +61,20 @@ def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
         return False, "symbolic_tuple"  # three values or more are never the two of a pair
     if set(kinds) == {"coll", "intervals"} and _ranged(answer, gold):
         return False, "symbolic_interval"  # finitely many values are no range of reals
+    return None
+
+
+def several_values(shape: Shape) -> Outcome:
+    """``(False, how)`` when ``shape`` is several plain numbers (a pair, a list or tuple of two
+    or more) or a range of reals, which no single value states; else None."""
+    if shape[0] == "pair" and all(plain_number(n) is not None for n in shape[1:3]):
+        return False, "symbolic_tuple"
+    if shape[0] == "coll" and len(shape[2]) >= 2:
+        values = [e[1] for e in shape[2] if e[0] == "scalar"]
+        if len(values) == len(shape[2]) and all(plain_number(v) is not None for v in values):
+            return False, "symbolic_tuple" if shape[1] else "symbolic_set"
+    if shape[0] == "intervals" and _ranged(shape, shape):
+        return False, "symbolic_interval"
     return None
 
 
