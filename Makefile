@@ -15,7 +15,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS := ../shared/data/corpus
 
-.PHONY: .venv demo test lint clean test-integrations browser dist docs docs-serve
+.PHONY: .venv demo test lint clean test-integrations browser postgres dist docs docs-serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,7 +75,7 @@ demo: $(VENV)/.installed-bench
 		echo "($(CORPUS) not found: corpus agreement skipped)"; \
 	fi
 
-test: $(VENV)/.installed-dev browser
+test: $(VENV)/.installed-dev browser postgres
 	$(BIN)/python -m pytest -q
 
 # The run viewer's browser test (tests/viewer/test_browser.py) drives Debian's chromium
@@ -93,6 +93,23 @@ browser:
 		echo "could not install chromium: the browser test will be skipped"; \
 	else \
 		echo "no $(CHROMIUM), and not root with apt-get to install it: the browser test will be skipped"; \
+	fi
+
+# The store's tests run on a real PostgreSQL server as well as SQLite (tests/postgres_server.py
+# starts one in a temporary folder with initdb and pg_ctl). Debian's server is installed here
+# when we are root with apt-get; otherwise, or when the install fails, those tests are skipped
+# and say why.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "PostgreSQL tests: $$(ls -d /usr/lib/postgresql/*/bin | head -n 1)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's postgresql for the store's tests (apt-get) ..."; \
+		{ apt-get install -y postgresql >/dev/null 2>&1 || \
+		  { apt-get update >/dev/null 2>&1 && apt-get install -y postgresql >/dev/null 2>&1; }; } && \
+		echo "PostgreSQL tests: installed" || \
+		echo "could not install postgresql: the PostgreSQL store tests will be skipped"; \
+	else \
+		echo "no PostgreSQL server, and not root with apt-get to install it: its tests will be skipped"; \
 	fi
 
 # The plug-ins of the heavy or conflicting frameworks, end to end and offline (issue 25): each

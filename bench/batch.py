@@ -1,7 +1,8 @@
 """File runs by worker count: rows/s, speed-up, and the CPU they cost, parent and workers.
 
     python bench/batch.py --rows 20000 --workers 1,2,8           # the issue's 2-core check
-    python bench/batch.py --rows 400000 --workers 1,2,4,8,16     # a 16-core machine
+    python bench/batch.py --rows 400000 --verify-rows 100000 --workers 1,2,4,8,16  # 16 cores
+    python bench/batch.py --baseline ../main-worktree/src        # outputs as main's?
 
 For each mode (extract, verify), format (JSONL in and out, Parquet in and out) and
 worker count, ``answerx.batch.run_file`` runs in a fresh interpreter, and this
@@ -11,7 +12,8 @@ parent (its run alone, imports aside) and of the workers: every descendant of th
 run, the fork server, the batch workers and their grading workers, counted by
 making this script their subreaper (``PR_SET_CHILD_SUBREAPER``) and reaping each
 one, so that a process orphaned by its parent is counted too. The outputs are
-hashed: each worker count must write the same bytes (JSONL) or rows (Parquet).
+hashed: each worker count must write the same bytes (JSONL) or rows (Parquet), and with
+``--baseline`` the same as another answerx (a worktree of main) at one worker.
 
 The parent's share of the CPU bounds the speed-up: every row passes through it, so
 ``workers`` cores reach at most ``total / parent`` times one worker's rate (printed
@@ -26,6 +28,7 @@ need idle cores); the CPU figures much less so. Say which you had.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -92,6 +95,12 @@ def measure(mode: str, src: Path, out: Path, workers: int) -> dict[str, Any]:
     """Run one configuration in this process; its own CPU and wall time."""
     from answerx.batch import run_file
 
+    with contextlib.suppress(ImportError):
+        # pyarrow imports pandas on its first conversion of Python values (0.2 s): an
+        # import, as answerx's, left out of the run whichever process would pay it (the
+        # one worker, or the caller before it forks its workers).
+        import pandas  # noqa: F401
+
     started = time.perf_counter()
     cpu_started = time.process_time()
     summary = run_file(src, out, mode=mode, workers=workers)  # type: ignore[arg-type]
@@ -106,9 +115,15 @@ def measure(mode: str, src: Path, out: Path, workers: int) -> dict[str, Any]:
     }
 
 
-def run_child(mode: str, fmt: str, src: Path, work: Path, workers: int) -> dict[str, Any]:
-    """:func:`measure` in a fresh interpreter, with every descendant's CPU counted."""
-    out = work / f"out-{mode}-{workers}.{fmt}"
+def run_child(
+    mode: str, fmt: str, src: Path, work: Path, workers: int, code: Path | None = None
+) -> dict[str, Any]:
+    """:func:`measure` in a fresh interpreter, with every descendant's CPU counted;
+    ``code``: the ``src`` folder of another answerx to run instead (the baseline)."""
+    out = work / f"out-{mode}-{workers}{'-baseline' if code else ''}.{fmt}"
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load = os.getloadavg()[0]
     done = subprocess.run(
@@ -116,6 +131,7 @@ def run_child(mode: str, fmt: str, src: Path, work: Path, workers: int) -> dict[
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     _reap_orphans()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -157,15 +173,22 @@ def _reap_orphans() -> None:
 
 
 def _hash(path: Path, fmt: str) -> str:
+    """The output's bytes (JSONL), or its rows column by column (Parquet: the rows, not the
+    file, whose row groups follow the batches), as a short hex digest."""
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
         digest = hashlib.sha256()
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=8192):
-            for row in batch.to_pylist():
-                digest.update(json.dumps(row, sort_keys=True, default=str).encode())
+        data = pq.read_table(path)
+        for name in data.column_names:  # a column at a time: C-speed, 400,000 rows in ~1 s
+            values = data.column(name).to_pylist()
+            digest.update(json.dumps([name, values], default=str).encode())
         return digest.hexdigest()[:12]
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 24), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
 
 
 def best_of(repeat: int, *args: Any) -> dict[str, Any]:
@@ -179,9 +202,9 @@ def best_of(repeat: int, *args: Any) -> dict[str, Any]:
 def table(results: list[dict[str, Any]]) -> list[str]:
     """The Markdown table of ``results``."""
     lines = [
-        "| mode | format | workers | rows/s | speed-up | parent CPU s/1k rows | "
+        "| mode | format | rows | workers | rows/s | speed-up | parent CPU s/1k rows | "
         "workers CPU s/1k rows | total CPU s/1k rows | parent share | bound | output |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     one: dict[tuple[str, str], dict[str, Any]] = {}
     for r in results:
@@ -190,23 +213,67 @@ def table(results: list[dict[str, Any]]) -> list[str]:
         share = r["parent_cpu_s_per_1k"] / max(r["total_cpu_s_per_1k"], 1e-9)
         bound = f"{1 / share:.0f}×" if r["workers"] > 1 and share > 0 else "—"
         lines.append(
-            f"| {r['mode']} | {r['format']} | {r['workers']} | {r['rows_per_s']:,.0f} | "
-            f"{r['rows_per_s'] / base['rows_per_s']:.2f}× | {r['parent_cpu_s_per_1k']:.3f} | "
-            f"{r['workers_cpu_s_per_1k']:.3f} | {r['total_cpu_s_per_1k']:.3f} | "
-            f"{share:.1%} | {bound} | `{r['output_hash']}` |"
+            f"| {r['mode']} | {r['format']} | {r['rows']:,} | {r['workers']} | "
+            f"{r['rows_per_s']:,.0f} | {r['rows_per_s'] / base['rows_per_s']:.2f}× | "
+            f"{r['parent_cpu_s_per_1k']:.3f} | {r['workers_cpu_s_per_1k']:.3f} | "
+            f"{r['total_cpu_s_per_1k']:.3f} | {share:.1%} | {bound} | `{r['output_hash']}` |"
         )
     return lines
+
+
+def same_outputs(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str]) -> list[str]:
+    """One line per mode and format: whether every worker count wrote the same output
+    (and the baseline's, when one ran)."""
+    lines = []
+    groups: dict[tuple[str, str], set[str]] = {}
+    for r in results:
+        groups.setdefault((r["mode"], r["format"]), set()).add(r["output_hash"])
+    for (mode, fmt), hashes in groups.items():
+        verdict = "identical for every worker count" if len(hashes) == 1 else "DIFFERENT"
+        if (mode, fmt) in baseline:
+            same = hashes == {baseline[mode, fmt]}
+            verdict += f"; {'identical to' if same else 'DIFFERENT from'} the baseline's"
+        lines.append(f"- {mode} {fmt}: {verdict} (`{'`, `'.join(sorted(hashes))}`)")
+    return lines
+
+
+def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], repeat: int) -> str:
+    """The whole Markdown report: the machine, the table, the output check, the load."""
+    loads = [r[k] for r in results for k in ("load_before", "load_after")]
+    return "\n".join(
+        [
+            f"{os.cpu_count()} cores, repeat {repeat}, Python {sys.version.split()[0]}",
+            "",
+            *table(results),
+            "",
+            *same_outputs(results, baseline),
+            "",
+            f"load average (1 min) during the runs: {min(loads):.1f}–{max(loads):.1f}",
+        ]
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument(
+        "--verify-rows", type=int, default=None, help="rows for verify (default: --rows)"
+    )
     parser.add_argument("--workers", default="1,2,8", help="worker counts, comma-separated")
     parser.add_argument("--modes", default="extract,verify")
     parser.add_argument("--formats", default="jsonl,parquet")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "answerx-bench")
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs per configuration; the least CPU is kept"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="the src folder of another answerx (a worktree of main): its one-worker "
+        "outputs must hash the same",
+    )
+    parser.add_argument(
+        "--markdown", type=Path, help="also write the report here (rewritten after each run)"
     )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -219,18 +286,22 @@ def main() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     args.work.mkdir(parents=True, exist_ok=True)
-    jsonl, parquet = build_input(args.rows, args.work)
-    sources = {"jsonl": jsonl, "parquet": parquet}
-    results = []
+    results: list[dict[str, Any]] = []
+    baseline: dict[tuple[str, str], str] = {}
     for mode in args.modes.split(","):
+        rows = args.verify_rows if mode == "verify" and args.verify_rows else args.rows
+        jsonl, parquet = build_input(rows, args.work)
+        sources = {"jsonl": jsonl, "parquet": parquet}
         for fmt in args.formats.split(","):
+            if args.baseline is not None:
+                ran = run_child(mode, fmt, sources[fmt], args.work, 1, args.baseline)
+                baseline[mode, fmt] = ran["output_hash"]
             for workers in (int(w) for w in args.workers.split(",")):
                 results.append(best_of(args.repeat, mode, fmt, sources[fmt], args.work, workers))
+                if args.markdown is not None:
+                    args.markdown.write_text(report(results, baseline, args.repeat) + "\n")
     print()
-    print(f"{args.rows:,} corpus rows, {os.cpu_count()} cores, repeat {args.repeat}")
-    print("\n".join(table(results)))
-    loads = [r[k] for r in results for k in ("load_before", "load_after")]
-    print(f"\nload average (1 min) during the runs: {min(loads):.1f}–{max(loads):.1f}")
+    print(report(results, baseline, args.repeat))
 
 
 if __name__ == "__main__":

@@ -11,8 +11,16 @@ The fake provider server runs in its own process and answers every request after
 * **memory**: peak RSS (ru_maxrss) and tracemalloc peak of a whole run of 2,000
   and of 20,000 items (targets: rate ≥ 85 % of ideal; memory ratio ≤ 1.3).
 
-    .venv/bin/python bench/runner.py                 # both
+* **workers** (issue 42): one run worked through by 4 worker processes joined on one
+  PostgreSQL store (``--join``; a server started in a temporary folder as the tests
+  start one) against 1 worker on a SQLite file, every worker at the same concurrency
+  (WORKER_CONCURRENCY): throughput from the first stored item to the last (target
+  >= 3.5x); and store writes per second on each backend (an item committed at a time,
+  as runs write them).
+
+    .venv/bin/python bench/runner.py                 # rate and memory
     .venv/bin/python bench/runner.py --only rate
+    .venv/bin/python bench/runner.py --only workers
 """
 
 from __future__ import annotations
@@ -152,6 +160,119 @@ def _measure(config_path: str, url: str, mode: str) -> None:
     print(json.dumps(figures), flush=True)
 
 
+WORKER_CONCURRENCY = 2
+
+
+def _measure_worker(config_path: str, db: str, start_file: str, join: str) -> None:
+    """Child: one worker, imported and ready, starting when ``start_file`` appears;
+    prints when it ended (Unix time) and how many items it answered."""
+    os.environ["OPENAI_API_KEY"] = KEY
+    from answerx.experiments.config import load_config
+    from answerx.experiments.runner import run_experiment
+
+    config = load_config(config_path, {"db": db, "concurrency": WORKER_CONCURRENCY})
+    while not Path(start_file).exists():
+        time.sleep(0.005)
+    summary = run_experiment(config, join=join == "join", lease_s=30)
+    print(json.dumps({"ended": time.time(), "done": summary.done}), flush=True)
+
+
+def _workers_rate(folder: Path, config: Path, db: str, workers: int, join: bool) -> float:
+    """Items/s of ``workers`` worker processes on one run in ``db``."""
+    start = folder / f"go-{workers}-{join}"
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                str(config),
+                db,
+                str(start),
+                "join" if join else "alone",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(workers)
+    ]
+    time.sleep(15)  # every child imported and waiting (a loaded machine is slow to import)
+    started = time.time()
+    start.touch()
+    results = []
+    for child in children:
+        out, _ = child.communicate(timeout=600)
+        assert child.returncode == 0, out
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    from answerx.experiments.store import ResultStore
+
+    # From the first stored item to the last: the run's pace once the workers are going.
+    # Each worker's start-up (imports, the clients' set-up: some seconds of CPU) is paid
+    # once per machine, on that machine; here all of them share this one's cores.
+    with ResultStore.open(db, "read") as store:
+        (run,) = store.list_runs()
+        times = sorted(i.finished_at.timestamp() for i in store.items(run.run_id) if i.finished_at)
+    assert len(times) == sum(r["done"] for r in results), (len(times), results)
+    print(f"    ({len(children)} worker(s): first item {times[0] - started:.1f} s after the start)")
+    return (len(times) - 1) / (times[-1] - times[0])
+
+
+def _writes_per_s(location: str, n: int = 500) -> float:
+    """Items committed one at a time (as a run commits them) per second."""
+    from answerx.experiments.records import ItemRecord
+    from answerx.experiments.store import ResultStore
+
+    with ResultStore.open(location, "write") as store:
+        run = store.start_run("writes", {}, "0" * 64)
+        items = [
+            ItemRecord(run_id=run.run_id, approach="none", strategy="structured",
+                       provider="openai", model="m", item_id=f"q{i}", question="What?",
+                       raw_output="x" * 2500, extracted_answer="4")
+            for i in range(n)
+        ]  # fmt: skip
+        started = time.perf_counter()
+        for item in items:
+            store.add_item(item)
+        return n / (time.perf_counter() - started)
+
+
+def _workers(folder: Path, url: str, items: int) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+    from postgres_server import start_server, unavailable
+
+    why = unavailable()
+    if why is not None:
+        print(f"workers: skipped, PostgreSQL cannot be had here: {why}")
+        return
+    import psycopg
+
+    server = start_server()
+    try:
+        with psycopg.connect(server.url(), autocommit=True) as admin:
+            admin.execute("CREATE DATABASE bench")
+            admin.execute("CREATE DATABASE writes")
+        pg = server.url("bench")
+        config = _config(folder, items, url)
+        alone = _workers_rate(folder, config, str(folder / "alone.db"), 1, join=False)
+        joined = _workers_rate(folder, config, pg, 4, join=True)
+        ideal = WORKER_CONCURRENCY / LATENCY_S
+        print(
+            f"workers, {items} items, {LATENCY_S * 1000:.0f} ms per request, concurrency "
+            f"{WORKER_CONCURRENCY} per worker (one worker's ideal {ideal:.0f} items/s):"
+        )
+        print(f"  1 worker,  SQLite      {alone:7.1f} items/s")
+        print(
+            f"  4 workers, PostgreSQL  {joined:7.1f} items/s   {joined / alone:.2f}x  "
+            f"target >= 3.5x: {'PASS' if joined / alone >= 3.5 else 'FAIL'}"
+        )
+        lite = _writes_per_s(str(folder / "writes.db"))
+        server_writes = _writes_per_s(server.url("writes"))
+        print(f"store writes (an item committed at a time): SQLite {lite:.0f}/s, "
+              f"PostgreSQL {server_writes:.0f}/s")  # fmt: skip
+    finally:
+        server.stop()
+
+
 def _run_loop(coroutine: Any) -> float:
     """Run on the event loop runs use (``new_event_loop``), for a like-for-like baseline."""
     from answerx.experiments.eventloop import new_event_loop
@@ -169,7 +290,8 @@ def _child(*args: str) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["rate", "memory"])
+    parser.add_argument("--only", choices=["rate", "memory", "workers"])
+    parser.add_argument("--worker-items", type=int, default=400)
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--large", type=int, default=20000)
     args = parser.parse_args()
@@ -202,6 +324,8 @@ def main() -> None:
                     f"({share:.0%} of ideal, {figures['rate'] / figures['raw_rate']:.0%} of raw)"
                     f"  target >= 85% of ideal: {'PASS' if share >= 0.85 else 'FAIL'}"
                 )
+            if args.only == "workers":
+                _workers(folder, url, args.worker_items)
             if args.only in (None, "memory"):
                 small = _child("--measure", str(_config(folder, args.items, url)), url, "memory")
                 large = _child("--measure", str(_config(folder, args.large, url)), url, "memory")
@@ -228,5 +352,7 @@ if __name__ == "__main__":
         _serve()
     elif sys.argv[1:2] == ["--measure"]:
         _measure(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1:2] == ["--worker"]:
+        _measure_worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     else:
         main()

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, settings
 from answerx import redactor
 from answerx.home import HOME_ENV
 from answerx.structured.providers import provider_environment
+from postgres_server import PostgresServer, start_server, unavailable
 
 settings.register_profile(
     "answerx",
@@ -64,7 +65,36 @@ def _isolated_user_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     of the environment reaches a test (a test that needs one sets a dummy), and a key a
     test gave a manager directly is not redacted in the next test's text."""
     monkeypatch.setenv(HOME_ENV, str(tmp_path / "runs"))
+    for name in ("ANSWERX_DB", "PGPASSWORD", "PGUSER", "PGHOST", "PGDATABASE", "PGPORT"):
+        monkeypatch.delenv(name, raising=False)  # the store a test names is its own
     for name in provider_env_vars():
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(redactor, "_registered", {})
     yield
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One real PostgreSQL server for the session (:mod:`postgres_server`); the tests
+    that need it are skipped, saying why, where it cannot be had."""
+    why = unavailable()
+    if why is not None:
+        pytest.skip(f"PostgreSQL cannot be had here: {why}")
+    server = start_server()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The URL of a new, empty database on the session's server (one per test)."""
+    import secrets
+
+    import psycopg
+
+    name = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    return postgres_server.url(name)

@@ -232,9 +232,19 @@ def register_secret(secret: str | None) -> None:
             del _registered[next(iter(_registered))]
 
 
+# A password written in a URL (postgresql://user:PASSWORD@host/db, a proxy's
+# http://user:PASSWORD@host): known to no variable, and of any length, so found by its place.
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^:/@\s]*):[^@\s/]+@")
+
+
 def redact_keys(text: str, *extra: str | None) -> str:
     """``text`` with every run of 6+ characters of a configured key (or of ``extra``
-    secrets), plain or encoded, replaced by ``***``."""
+    secrets), plain or encoded, and every password written in a URL, replaced by ``***``.
+
+    >>> redact_keys("cannot reach postgresql://team:hunter2@db.lab/answerx")
+    'cannot reach postgresql://team:***@db.lab/answerx'
+    """
+    text = _URL_PASSWORD.sub(r"\1:***@", text)
     return _redactor((*configured_secrets(), *(s for s in extra if s)))(text)
 
 

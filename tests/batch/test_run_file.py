@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import answerx
-from answerx.batch.files import progress_path, run_file
+from answerx.batch.files import default_workers, progress_path, run_file
 from answerx.errors import ConfigError, InputError
 from answerx.extraction.files import MalformedLine
 
@@ -62,7 +62,7 @@ def test_two_workers_write_the_same_records_in_the_same_order_as_one(tmp_path: P
 
     assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
     assert [r["id"] for r in read_jsonl(tmp_path / "two.jsonl")] == list(range(500))
-    assert (one.written, two.written, two.workers) == (500, 500, 2)
+    assert (one.written, two.written, two.workers) == (500, 500, min(2, default_workers()))
     assert not progress_path(tmp_path / "two.jsonl").exists()  # a finished run leaves none
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from answerx.errors import ConfigError
-from answerx.experiments.prices import PRICES_ENV, Price, cost, load_prices, price_of
+from answerx.structured.prices import PRICES_ENV, Price, cost, load_prices, price_of
 from answerx.structured.providers import load_providers
 
 

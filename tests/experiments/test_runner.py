@@ -21,6 +21,7 @@ from answerx.experiments.config import ExperimentConfig, TargetSpec, load_config
 from answerx.experiments.runner import arun_experiment, run_experiment
 from answerx.experiments.scoring import score_items
 from answerx.experiments.store import ResultStore
+from answerx.extraction import Extraction
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 from concurrency_checks import (
     assert_each_request_after_its_release,
@@ -481,6 +482,13 @@ def test_a_run_stores_grading_s_own_verdict_with_what_extraction_found(
     }
     assert (items["mc-01"].valid, items["mc-01"].problem) == (False, "letter K is not an option")
     assert items["mc-02"].unfinished and items["mc-02"].extracted_answer is None
+    # What extraction found is stored whole, for scoring to decide from.
+    stored = Extraction.model_validate(items["mc-01"].extraction)
+    assert (stored.answer, stored.valid, stored.problem) == (
+        "K",
+        False,
+        "letter K is not an option",
+    )
     # A later `answerx runs score` judges them the same way.
     rescored = {
         i.item_id.split("/")[1]: (i.correct, i.reason, i.how) for i in score_items(items.values())

@@ -13,7 +13,7 @@ import textwrap
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyarrow.parquet as pq
 import pytest
@@ -79,6 +79,43 @@ def test_every_item_field_has_its_column_and_keys_are_unique(store: ResultStore)
     key = [row[2] for row in db.execute(f"PRAGMA index_info({unique[1]})")]
     assert key == ["run_id", "approach", "strategy", "provider", "model", "item_id", "repetition"]
     db.close()
+
+
+def test_the_browsing_index_holds_browse_columns_and_the_facets_lead_it(
+    store: ResultStore,
+) -> None:
+    from answerx.experiments.store import BROWSE_COLUMNS, FACETS, GROUPS
+
+    db = sqlite3.connect(store.path)
+    indexed = [row[2] for row in db.execute("PRAGMA index_info(items_browse)")]
+    db.close()
+    assert indexed == list(BROWSE_COLUMNS)  # changing the list needs a migration
+    # The viewer's facets and a tally's groups read the index in its order, after the run.
+    assert BROWSE_COLUMNS[1 : 1 + len(FACETS)] == FACETS
+    assert GROUPS[:-1] == BROWSE_COLUMNS[1 : len(GROUPS)] and GROUPS[-1] == "run_id"
+
+
+@pytest.mark.parametrize("mode", ["existing", "read", "read_only"])
+def test_a_command_on_existing_runs_never_creates_a_store(tmp_path: Path, mode: str) -> None:
+    from answerx.experiments.store import OpenMode
+
+    missing = tmp_path / "nowhere" / "answerx.db"
+    with pytest.raises(StoreError):
+        ResultStore.open(missing, cast(OpenMode, mode))
+    assert not missing.parent.exists()
+
+
+def test_open_for_writing_creates_the_store_and_the_other_modes_read_what_it_wrote(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs" / "answerx.db"
+    with ResultStore.open(path, "write") as created:
+        run = created.start_run("demo", {}, HASH)
+        created.add_item(item(run.run_id))
+    for mode in ("existing", "read", "read_only"):
+        with ResultStore.open(path, mode) as opened:  # type: ignore[arg-type]
+            assert [i.item_id for i in opened.items(run.run_id)] == ["arith-01"]
+            assert opened.read_only == (mode == "read_only")
 
 
 def test_run_ids_are_short_and_sort_by_time() -> None:
@@ -255,10 +292,13 @@ def test_an_export_reads_back_as_the_same_items(
         item(run.run_id, "2", choices=["a, with comma", 'b "quoted"'], cost_usd=None),
         item(run.run_id, "3", numbers=[1, 2, 3, 4], raw_output="line one\nline two", error="x"),
         item(run.run_id, "6", candidate="42", span=(27, 29), conversation=CONVERSATION),
+        item(
+            run.run_id, "7", extraction={"answer": "42", "method": "answer_block", "span": [27, 29]}
+        ),
     ]
     store.add_items(stored)
     path = tmp_path / "out" / f"items{suffix}"
-    assert store.export(run.run_id, path) == 6
+    assert store.export(run.run_id, path) == 7
     assert read_export(path) == stored
 
 
@@ -280,13 +320,14 @@ def read_export(path: Path) -> list[ItemRecord]:
     if path.suffix == ".parquet":
         rows = pq.read_table(path).to_pylist()
         for row in rows:  # free-form JSON is a text column in Parquet
-            row["verdict_detail"] = row["verdict_detail"] and json.loads(row["verdict_detail"])
+            for name in ("verdict_detail", "extraction"):
+                row[name] = row[name] and json.loads(row[name])
         return [ItemRecord.model_validate(row) for row in rows]
     records = []
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             values: dict[str, Any] = {k: v for k, v in row.items() if v != ""}
-            for name in ("choices", "numbers", "verdict_detail", "span"):
+            for name in ("choices", "numbers", "verdict_detail", "span", "extraction"):
                 if name in values:
                     values[name] = json.loads(values[name])
             for name in ("cached", "correct", "valid", "unfinished"):

@@ -12,9 +12,9 @@ import pytest
 from pydantic import ValidationError
 
 from answerx.errors import ConfigError
-from answerx.experiments.browse import ItemQuery, Pairing
 from answerx.experiments.records import ItemRecord
 from answerx.experiments.store import ResultStore
+from answerx.experiments.store.browse import ItemQuery, Pairing
 
 HASH = "0" * 64
 
@@ -214,7 +214,7 @@ def test_filters_on_the_verdict_read_the_browsing_index_not_the_rows(
     store: tuple[ResultStore, str],
 ) -> None:
     db, run_id = store
-    from answerx.experiments.browse import compile_query, order_of
+    from answerx.experiments.store.browse import compile_query, order_of
 
     query = ItemQuery(equals={"reason": ("different",)}, sort="latency_s")
     where, params = compile_query(run_id, query)
@@ -240,7 +240,7 @@ def test_a_read_only_old_store_is_browsed_too(tmp_path: Path) -> None:
 
 
 def test_paired_counts_give_mcnemars_table_for_two_arms(store: tuple[ResultStore, str]) -> None:
-    from answerx.experiments.browse import Arm
+    from answerx.experiments.store.browse import Arm
 
     db, run_id = store
     arm = {"run_id": run_id, "strategy": "two_stage", "provider": "openai", "model": "gpt-test"}

@@ -197,7 +197,33 @@ def test_a_schema_3_store_gains_answers_and_the_measures_which_a_rescore_fills(
     assert (paris.correct, paris.how, paris.em, paris.cover) == (True, "cover_match", 0.0, 1.0)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("read_only", [True, False])
+def test_a_schema_5_store_reads_no_extraction_and_gains_the_column_for_new_items(
+    tmp_path: Path, read_only: bool
+) -> None:
+    from answerx.experiments.records import ItemRecord
+    from answerx.extraction import extract
+
+    path = old_store(tmp_path / "answerx.db", version=5)
+    with ResultStore(path, read_only=read_only) as store:
+        assert {i.extraction for i in store.items("old-run")} == {None}  # scoring rebuilds it
+    if read_only:
+        return
+    found = extract("So the answer is 42.", "numeric")
+    new = ItemRecord(
+        run_id="old-run", approach="none", strategy="structured", provider="openai",
+        model="gpt-test", item_id="new", question="?", raw_output=found.raw_output,
+        extracted_answer=found.answer, extraction=found.model_dump(mode="json"),
+    )  # fmt: skip
+    with ResultStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        store.add_item(new)
+        stored = next(store.items("old-run", item_id="new"))
+    assert stored.extraction is not None
+    assert type(found).model_validate(stored.extraction) == found  # whole, as extracted
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 5])
 def test_the_migrations_leave_the_layout_a_new_store_has(tmp_path: Path, version: int) -> None:
     def layout(path: Path) -> list[tuple[str, str]]:
         db = sqlite3.connect(path)

@@ -60,7 +60,7 @@ def test_a_choice_after_a_marker_of_another_language(raw: str, answer: str) -> N
         ("Die Antwort lautet 2,5 Stunden.", "2.5"),
         ("A resposta é 1,5 litros.", "1.5"),
         ("Ответ: 0,25", "0.25"),
-        ("答案：４２", "４２"),
+        ("答案：４２", "42"),  # full-width digits are digits (NFKC)
     ],
 )
 def test_a_number_after_a_marker_of_another_language(raw: str, answer: str) -> None:

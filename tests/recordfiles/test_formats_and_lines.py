@@ -9,7 +9,8 @@ import pytest
 
 from answerx.cli.options import InputFormatOption
 from answerx.errors import InputError
-from answerx.experiments import datasets, export
+from answerx.experiments import datasets
+from answerx.experiments.store import export
 from answerx.recordfiles import INPUT_FORMATS, OUTPUT_FORMATS, InputFormat, format_of
 from answerx.recordfiles.jsonl import json_object
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from answerx.cli import app
 from answerx.errors import ConfigError
 from answerx.experiments.config import load_config
-from answerx.experiments.prices import load_prices
+from answerx.structured.prices import load_prices
 from answerx.structured.providers import load_providers
 from answerx.yamlsafe import MAX_YAML_BYTES, load_yaml_text, read_yaml_file
 
@@ -48,8 +48,7 @@ def _fresh_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.delenv(name, raising=False)
     yield
     # load_providers/load_prices cache per path: forget the hostile files.
-    from answerx.experiments import prices
-    from answerx.structured import providers
+    from answerx.structured import prices, providers
 
     providers._load.cache_clear()
     prices._load.cache_clear()

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,6 +44,7 @@ from answerx.errors import ConfigError, ProviderError
 from answerx.extraction import AnswerSpec, Extraction, extract
 from answerx.resources import prompt_template
 from answerx.structured.callinfo import CallInfo
+from answerx.structured.sansio import Steps, arun, run
 
 __all__ = [
     "AsyncTextManager",
@@ -145,11 +146,7 @@ def final_attempt(
     last = _LastCall.final_attempt(
         messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers), answer_field
     )
-    try:
-        text, info = manager.complete_text(last.request, **_at_temperature_zero(kw))
-    except ProviderError as exc:
-        return last.failed(exc)
-    return last.read(text, info)
+    return run(last.asked(lambda: manager.complete_text(last.request, **_at_temperature_zero(kw))))
 
 
 async def afinal_attempt(
@@ -169,11 +166,8 @@ async def afinal_attempt(
     last = _LastCall.final_attempt(
         messages, reason, prompt_dir, AnswerSpec.given(spec, task, choices, numbers), answer_field
     )
-    try:
-        text, info = await manager.acomplete_text(last.request, **_at_temperature_zero(kw))
-    except ProviderError as exc:
-        return last.failed(exc)
-    return last.read(text, info)
+    options = _at_temperature_zero(kw)
+    return await arun(last.asked(lambda: manager.acomplete_text(last.request, **options)))
 
 
 def force_answer(
@@ -191,11 +185,7 @@ def force_answer(
     last = _LastCall.force_answer(
         messages, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
     )
-    try:
-        text, info = manager.complete_text(last.request, **_at_temperature_zero(kw))
-    except ProviderError as exc:
-        return last.failed(exc)
-    return last.read(text, info)
+    return run(last.asked(lambda: manager.complete_text(last.request, **_at_temperature_zero(kw))))
 
 
 async def aforce_answer(
@@ -213,11 +203,8 @@ async def aforce_answer(
     last = _LastCall.force_answer(
         messages, prompt_dir, AnswerSpec.given(spec, task, choices, numbers)
     )
-    try:
-        text, info = await manager.acomplete_text(last.request, **_at_temperature_zero(kw))
-    except ProviderError as exc:
-        return last.failed(exc)
-    return last.read(text, info)
+    options = _at_temperature_zero(kw)
+    return await arun(last.asked(lambda: manager.acomplete_text(last.request, **options)))
 
 
 def raise_if_unanswered(final: FinalAnswer) -> FinalAnswer:
@@ -286,6 +273,15 @@ class _LastCall:
         prompt, request = _request("force_answer", messages, prompt_dir)
         reason = Termination.TOKEN_LIMIT_FORMAT_ERROR
         return cls(True, prompt, request, reason, spec)
+
+    def asked(self, call: Callable[[], Any]) -> Steps[FinalAnswer]:
+        """Send the request (``call``, a step of either driver) and read the reply; a
+        provider error gives an answer without a prediction."""
+        try:
+            text, info = yield call
+        except ProviderError as exc:
+            return self.failed(exc)
+        return self.read(text, info)
 
     def read(self, text: str, info: CallInfo) -> FinalAnswer:
         """The answer of the reply ``text`` (every deterministic rule reads it)."""

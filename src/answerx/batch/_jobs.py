@@ -149,6 +149,9 @@ class Job:
     lines: bytes | Spooled | None = None
     batch: pa.RecordBatch | pa.Table | Spooled | None = None
     spool: str | None = None
+    merge: bool = False
+    """Arrow out: return the whole batch with the added columns (the caller does not hold
+    the input: it was read by the run's feed, :mod:`answerx.batch.feed`)."""
 
 
 def spool(value: bytes | pa.Table | pa.RecordBatch, directory: str) -> Spooled:
@@ -235,6 +238,8 @@ def run_job(job: Job, settings: Settings) -> Done:
         batch = unspool(job.batch)
         assert batch is not None
         done = _run_batch(batch, job.first, settings)
+        if job.merge and settings.payload == "columns":
+            done.payload = merge_columns(batch, done.payload)
     if job.spool is not None:
         done.payload = _spool_result(done.payload, job.spool)
     return done
@@ -556,12 +561,14 @@ def needed_columns(names: Sequence[str], s: Settings) -> list[str]:
     return [name for name in names if name in wanted]
 
 
-def merge_columns(batch: pa.RecordBatch, payload: tuple[list[bool] | None, Any]) -> pa.Table:
+def merge_columns(
+    batch: pa.RecordBatch | pa.Table, payload: tuple[list[bool] | None, Any]
+) -> pa.Table:
     """``batch`` with a "columns" job's added columns (replacing same-named ones, read
     back when spooled), less the rows the job found malformed."""
     keep, added = payload
     added = unspool(added)
-    table = pa.Table.from_batches([batch])
+    table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
     for i, name in enumerate(added.column_names):
         column = added.column(i)
         if name in table.column_names:

@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, wait
 from contextlib import ExitStack
+from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Literal
 
 import pyarrow as pa
@@ -46,12 +47,13 @@ from answerx.batch._jobs import (
     spool,
     unspool,
 )
+from answerx.batch.feed import Feed
 from answerx.batch.inputs import Piece, Reader, open_reader
 from answerx.batch.outputs import Output, RowSink, open_output
 from answerx.batch.resume import ProgressRecord, progress_path
 from answerx.batch.settle import settle
 from answerx.batch.summary import BatchSummary, LLMTotals, RunProgress
-from answerx.batch.workers import INLINE, PoolStarter, spool_dir
+from answerx.batch.workers import INLINE, PoolStarter, can_fork_here, spool_dir, workers_for
 from answerx.errors import ConfigError
 from answerx.extraction.files import MAX_REPORTED, MalformedLine
 from answerx.extraction.tasks import check_task
@@ -147,6 +149,7 @@ def run_file(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ConfigError("workers must be at least 1")
+    workers = workers_for(workers)
     settings = Settings(
         mode=mode, field=field, gold=gold, task=task, prefix=prefix, payload=_payload(fin, fout),
         question_field=question_field, judging=judge is not None,
@@ -222,6 +225,7 @@ def _pump(
     starter: PoolStarter | None = None
     pool: Executor | None = None
     spooling: str | None = None
+    feed: Feed | None = None
     limit = 2 * workers
 
     def commit(done: Done, piece: Piece, kept: pa.RecordBatch | None) -> None:
@@ -255,8 +259,17 @@ def _pump(
                 job = piece.job
                 if starter is None and workers > 1 and (in_flight or pieces.more()):
                     # Started only once a second batch exists: a small file needs no pool.
-                    starter = PoolStarter(workers, grading=settings.mode == "verify")
                     spooling = spool_dir()
+                    if reader.parses and can_fork_here():
+                        # Forked before the pool (whose threads would make forking unsafe):
+                        # from here on CSV or Parquet is parsed there, not in this process.
+                        feed = Feed(pieces.pieces, spooling, limit)
+                        pieces.pieces = iter(feed)
+                    starter = PoolStarter(
+                        workers,
+                        grading=settings.mode == "verify",
+                        arrow=job.lines is None or settings.payload not in ("jsonl", "json"),
+                    )
                 if pool is None and starter is not None:
                     # This process only hands out and writes once there are workers: the
                     # batches it would run while they start would be its CPU, added to
@@ -271,6 +284,8 @@ def _pump(
                     job = Job(
                         job.first, batch=kept.select(needed_columns(kept.schema.names, settings))
                     )
+                elif settings.payload == "columns" and isinstance(job.batch, Spooled):
+                    job = replace(job, merge=True)  # read by the feed: not held here
                 if spooling is not None and pool is not None:
                     job = _spooled(job, spooling)
                 future = executor.submit(run_job, job, settings)
@@ -296,6 +311,8 @@ def _pump(
             future.cancel()
         if starter is not None:
             starter.shutdown()
+        if feed is not None:
+            feed.close()
         if spooling is not None:
             shutil.rmtree(spooling, ignore_errors=True)  # what stopped or failed jobs left
     summary.interrupted = bool(in_flight) or not exhausted
@@ -366,10 +383,10 @@ def _count(
 def _spooled(job: Job, directory: str) -> Job:
     """``job`` with its bulk in a spool file and a place for its result's."""
     if job.lines is not None and not isinstance(job.lines, Spooled):
-        return Job(job.first, lines=spool(job.lines, directory), spool=directory)
+        return replace(job, lines=spool(job.lines, directory), spool=directory)
     if isinstance(job.batch, pa.RecordBatch | pa.Table):
-        return Job(job.first, batch=spool(job.batch, directory), spool=directory)
-    return Job(job.first, lines=job.lines, batch=job.batch, spool=directory)
+        return replace(job, batch=spool(job.batch, directory), spool=directory)
+    return replace(job, spool=directory)
 
 
 def _check_format(fmt: str, allowed: tuple[str, ...], what: str) -> str:

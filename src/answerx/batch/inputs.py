@@ -49,6 +49,9 @@ class Reader(ABC):
 
     total: int | None = None
     """What :attr:`Piece.position` counts up to, when known."""
+    parses: bool = True
+    """Whether reading is per-row work (CSV, Parquet: worth a process of its own, see
+    :mod:`answerx.batch.feed`); JSONL's blocks of lines are cut without parsing."""
 
     @abstractmethod
     def __iter__(self) -> Iterator[Piece]:
@@ -62,6 +65,8 @@ class Reader(ABC):
 class _LinesReader(Reader):
     """JSONL as blocks of raw lines (parsed in the workers); a line over the maximum
     is a malformed record of its own, read past (:mod:`answerx.recordfiles.lines`)."""
+
+    parses = False
 
     def __init__(self, stream: IO[bytes], batch_size: int, max_line: int, where: str) -> None:
         self.stream = stream

@@ -8,27 +8,51 @@ the one process that cannot be multiplied does as little as it can. Batches and
 results too big for the pool's pipe travel as files of a spool directory in
 shared memory (:func:`spool_dir`, see :mod:`answerx.batch._jobs`).
 
-A verify run's workers grade with math-verify: the fork server loads it once
-(:mod:`answerx.batch._preload_grading`) and each worker forks its grading worker
-from itself (:func:`answerx.grading.pool.fork_workers`).
+The workers start warm and cost no start-up of their own: where this process runs
+one thread, it loads what they need once (:mod:`answerx.batch._warm`; verifying,
+sympy and math-verify too) and forks them from itself, so they share those pages
+and begin at once. A fork server (a fresh interpreter that imports answerx again,
+about 0.7 s of CPU, 1.7 s with math-verify) is the way only where this process
+runs other threads (a progress bar, a web server), which a fork would copy in a
+state they never left. A verify run's worker forks its grading worker from
+itself (:func:`answerx.grading.pool.fork_workers`). Never more workers than cores
+(:func:`workers_for`): on two cores, eight processes only add their switching.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import multiprocessing
 import os
 import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from functools import partial
 from typing import Any
 
 from answerx.batch._jobs import ignore_sigint
-from answerx.workerpool import process_pool, start_method
+from answerx.workerpool import default_workers, process_pool, start_method
 
-__all__ = ["INLINE", "PoolStarter", "spool_dir"]
+__all__ = [
+    "INLINE",
+    "PoolStarter",
+    "can_fork_here",
+    "quiet_fork",
+    "spool_dir",
+    "workers_for",
+]
+
+
+def workers_for(requested: int) -> int:
+    """The worker processes a run asks for, at most one per core this process may use:
+    a batch is CPU work, and a process beyond the cores adds only its start and its
+    switching (eight workers on two cores cost a fifth more CPU per row than two)."""
+    return max(1, min(requested, default_workers()))
 
 
 class _InlineExecutor(Executor):
@@ -47,32 +71,91 @@ class _InlineExecutor(Executor):
 INLINE: Executor = _InlineExecutor()
 
 
-def init_worker(grading: bool) -> None:
+def init_worker(grading: bool, forked: bool = False) -> None:
     """Pool initializer: Ctrl-C is the parent's to handle; a verify run's worker forks
-    its grading worker from itself (it runs one thread, math-verify loaded)."""
+    its grading worker from itself (it runs one thread, math-verify loaded).
+    ``forked``: forked from the calling process, which warmed grading itself."""
     ignore_sigint()
+    if forked:
+        # What the caller loaded is never freed here: kept out of the collector's sight,
+        # so that collecting does not write to (and so copy) every page it is on.
+        gc.freeze()
     if grading:
         from answerx.grading.pool import fork_workers
 
         # Warmed when the fork server preloaded grading (not when it was already up).
-        fork_workers(warmed="answerx.batch._preload_grading" in sys.modules)
+        warmed = forked or "answerx.batch._preload_grading" in sys.modules
+        fork_workers(warmed=warmed)
+
+
+def can_fork_here() -> bool:
+    """Whether workers may be forked from this process: it runs no other Python thread (a
+    fork copies only the calling one; a lock another held would stay locked in the copy)
+    but the grading pool's reply readers, which a fork leaves behind safely.
+
+    The threads pyarrow starts itself (jemalloc's, Arrow's pools) are not counted: they
+    are made for it (at-fork handlers), as every fork-based data loader relies on.
+    """
+    from answerx.grading.pool import REPLIES_THREAD
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    return all(t.name == REPLIES_THREAD for t in others)
+
+
+@contextlib.contextmanager
+def quiet_fork() -> Iterator[None]:
+    """Around a fork that :func:`can_fork_here` allowed: Python 3.12 warns of any other
+    thread at a fork, and pyarrow's own are fork-safe (Python's were counted)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        yield
 
 
 class PoolStarter:
-    """Starts the worker pool in a thread, while the calling process goes on reading
-    the input: the workers' start (a fresh interpreter importing answerx, about half
-    a second) overlaps the reading. ``grading``: the workers verify (math-verify is
-    loaded in the fork server, and each worker's grading worker forked from it)."""
+    """Starts the worker pool: forked from this process, warmed first, where it runs one
+    thread (milliseconds, on this thread); else from a fork server, started in a thread
+    while the calling process goes on reading the input (a fresh interpreter importing
+    answerx, about half a second, overlapping the reading). ``grading``: the workers
+    verify (math-verify loaded before they fork, and each worker's grading worker
+    forked from it); ``arrow``: they build Arrow arrays (not for JSONL in and out)."""
 
-    def __init__(self, workers: int, *, grading: bool = False) -> None:
+    def __init__(self, workers: int, *, grading: bool = False, arrow: bool = True) -> None:
         self.workers = workers
         self.grading = grading
+        self.arrow = arrow
         self.pool: ProcessPoolExecutor | None = None
         self.started: ProcessPoolExecutor | None = None
         self.error: BaseException | None = None
-        _start_fork_server(grading)  # here, on the calling thread: it may set signal handlers
-        self.thread = threading.Thread(target=self._start, name="answerx-pool", daemon=True)
+        self.forked = can_fork_here()
+        if self.forked:
+            self._fork()
+            self.thread = threading.Thread(target=lambda: None)
+        else:
+            _start_fork_server(grading)  # on the calling thread: it may set signal handlers
+            self.thread = threading.Thread(target=self._start, name="answerx-pool", daemon=True)
         self.thread.start()
+
+    def _fork(self) -> None:
+        """The pool, its workers forked now, from this process, on this thread (with the
+        fork method all start at the first submission, before the pool's own threads)."""
+        from answerx.batch._warm import warm_extraction, warm_grading
+
+        try:
+            warm_extraction(arrow=self.arrow)
+            if self.grading:
+                warm_grading()
+            initializer = partial(init_worker, self.grading, True)
+            context = multiprocessing.get_context("fork")
+            self.pool = ProcessPoolExecutor(self.workers, context, initializer=initializer)
+            with quiet_fork():
+                futures = [self.pool.submit(os.getpid) for _ in range(self.workers)]
+            for future in futures:
+                future.result()
+            self.started = self.pool
+        except BaseException as exc:  # raised by ready() and wait(), as a thread's would be
+            self.error = exc
 
     def _start(self) -> None:
         try:

@@ -3,34 +3,32 @@
 
 One ``PROVIDER/MODEL``, a budget (``--judge-max-calls``/``--llm-max-calls``, a cost cap
 in USD priced from the price table), and the response cache the experiments use
-(``$ANSWERX_HOME/cache.db``, so a re-run costs nothing; ``--no-cache`` asks again). Its
-options are declared once here and the closing summary lines are printed here.
+(:func:`answerx.judge.cache_location`: ``$ANSWERX_HOME/cache.db`` unless
+``ANSWERX_JUDGE_CACHE`` says otherwise, so a re-run costs nothing; ``--no-cache`` asks
+again). The judge itself is built by :func:`answerx.judge.open_judge`. Its options are
+declared once here and the closing summary lines are printed here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from answerx.cli._common import ExitCode, fail
-from answerx.home import answerx_home
-
 if TYPE_CHECKING:
     from answerx.batch.summary import LLMTotals
-    from answerx.judge import JudgeCache, LLMExtractor, LLMJudge
-    from answerx.judge.budget import Price
+    from answerx.judge import JudgeCache, JudgeSpec, LLMExtractor, LLMJudge
 
 __all__ = [
     "CacheOption",
     "QuestionFieldOption",
     "QuestionOption",
+    "judge_from_flags",
     "open_extractor",
-    "open_judge",
     "print_llm_totals",
 ]
 
@@ -56,7 +54,8 @@ CacheOption = Annotated[
     typer.Option(
         "--cache/--no-cache",
         rich_help_panel=_PANEL,
-        help="Answer repeated LLM questions from the response cache ($ANSWERX_HOME/cache.db).",
+        help="Answer repeated LLM questions from the response cache ($ANSWERX_HOME/cache.db; "
+        "$ANSWERX_JUDGE_CACHE names another file).",
     ),
 ]
 
@@ -90,30 +89,27 @@ def concurrency_option(flag: str) -> Any:
     return typer.Option(flag, min=1, rich_help_panel=_PANEL, help="LLM calls in flight at once.")
 
 
-def _price(provider: str, model: str, max_cost: float | None, flag: str) -> Price | None:
-    from answerx.experiments.prices import PRICES_ENV, price_of
+def _spec(name: str, use_cache: bool, **fields: Any) -> JudgeSpec:
+    from answerx.judge import JudgeSpec
 
-    price = price_of(provider, model)
-    if price is None and max_cost is not None:
-        fail(
-            f"{flag} needs the price of {provider}/{model}, which the price table lacks: add "
-            f"it in a YAML file named by ${PRICES_ENV} (or drop {flag})",
-            ExitCode.USAGE,
-        )
-    return price
+    return JudgeSpec.named(name, cache=None if use_cache else "off", **fields)
 
 
-def _cache(use: bool, stack: ExitStack) -> JudgeCache | None:
-    if not use:
-        return None
-    from answerx.experiments.cache import ResponseCache
+def _cache_opener(stack: ExitStack) -> Callable[[JudgeSpec], JudgeCache | None]:
+    """Opens the response cache at the spec's location, closed with ``stack``."""
 
-    cache = ResponseCache(Path(answerx_home()) / "cache.db")
-    stack.callback(cache.close)
-    return cache
+    def open_cache(spec: JudgeSpec) -> JudgeCache | None:
+        from answerx.experiments.judging import judge_cache
+
+        cache = judge_cache(spec)
+        if cache is not None:
+            stack.callback(cache.close)
+        return cache
+
+    return open_cache
 
 
-def open_judge(
+def judge_from_flags(
     name: str,
     *,
     max_calls: int | None,
@@ -122,19 +118,13 @@ def open_judge(
     stack: ExitStack,
     min_confidence: float | None = None,
 ) -> LLMJudge:
-    """The judge ``name`` names, with its budget and cache (closed with ``stack``);
-    ``min_confidence`` None keeps the judge's default."""
-    from answerx.judge import LLMJudge, manager_for
+    """The judge of ``--judge NAME`` and its flags (:func:`answerx.judge.open_judge`), its
+    cache closed with ``stack``; ``min_confidence`` None keeps the judge's default."""
+    from answerx.judge import open_judge
 
-    manager = manager_for(name)
-    price = _price(manager.provider, manager.model, max_cost, "--judge-max-cost")
-    from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
-
-    floor = DEFAULT_JUDGE_MIN_CONFIDENCE if min_confidence is None else min_confidence
-    return LLMJudge(
-        manager, max_calls=max_calls, max_cost_usd=max_cost, price=price,
-        cache=_cache(cache, stack), min_confidence=floor,
-    )  # fmt: skip
+    floor = {} if min_confidence is None else {"min_confidence": min_confidence}
+    spec = _spec(name, cache, max_calls=max_calls, max_cost_usd=max_cost, **floor)
+    return open_judge(spec, open_cache=_cache_opener(stack), cost_cap="--judge-max-cost")
 
 
 def open_extractor(
@@ -146,14 +136,17 @@ def open_extractor(
     cache: bool,
     stack: ExitStack,
 ) -> LLMExtractor:
-    """The LLM extractor ``name`` names, with its budget and cache (closed with ``stack``)."""
-    from answerx.judge import LLMExtractor, manager_for
+    """The LLM extractor ``name`` names, with its budget and cache (closed with ``stack``):
+    built from the judge's spec, so it reaches, prices and caches as the judge does."""
+    from answerx.judge import LLMExtractor
+    from answerx.judge.factory import judge_manager, judge_price
 
-    manager = manager_for(name)
-    price = _price(manager.provider, manager.model, max_cost, "--llm-max-cost")
+    spec = _spec(name, cache, max_calls=max_calls, max_cost_usd=max_cost)
+    manager = judge_manager(spec)
+    price = judge_price(spec, manager.model, cost_cap="--llm-max-cost")
     return LLMExtractor(
         manager, min_confidence=min_confidence, max_calls=max_calls, max_cost_usd=max_cost,
-        price=price, cache=_cache(cache, stack),
+        price=price, cache=_cache_opener(stack)(spec),
     )  # fmt: skip
 
 

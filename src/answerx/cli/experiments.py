@@ -34,19 +34,19 @@ from answerx.cli.options import (
     set_option,
     strategy_names,
 )
-from answerx.home import default_db, default_report_dir
+from answerx.home import default_report_dir
 
 __all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
 
 
-def _store(db: Path | None, *, reading: bool = False) -> Any:
+def _store(db: str | Path | None, *, reading: bool = False) -> Any:
     """The results store at ``db`` (default: $ANSWERX_HOME's); ``reading`` for the
     commands that only read it: read-only, so they never write to it, and work on a
     store they may not write."""
     from answerx.experiments.store import ResultStore
 
     path = existing_store(db)
-    return ResultStore.for_reading(path) if reading else ResultStore(path, existing=True)
+    return ResultStore.open(path, "read" if reading else "existing")
 
 
 RUN_HELP = """Run an experiment: datasets x approaches x strategies x providers/models.
@@ -193,7 +193,26 @@ def run_command(
             rich_help_panel=_SETTINGS,
         ),
     ] = False,
-    db: Annotated[Path | None, db_option(rich_help_panel=_OUTPUT)] = None,
+    db: Annotated[str | None, db_option(rich_help_panel=_OUTPUT)] = None,
+    join: Annotated[
+        bool,
+        typer.Option(
+            "--join",
+            help="Work on this config's unfinished run together with other workers using "
+            "the same --db (other processes or machines); start it if there is none.",
+            rich_help_panel=_OUTPUT,
+        ),
+    ] = False,
+    lease: Annotated[
+        float,
+        typer.Option(
+            "--lease",
+            min=1.0,
+            help="With --join: seconds a worker holds an item before another may take it "
+            "(renewed while it lives; a killed worker's items pass on after this).",
+            rich_help_panel=_OUTPUT,
+        ),
+    ] = 60.0,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -262,6 +281,8 @@ def run_command(
                     resume=resume,
                     on_start=lambda record: started.append(record.run_id),
                     on_progress=bar,
+                    join=join,
+                    lease_s=lease,
                 )
         except KeyboardInterrupt:
             if started:
@@ -284,7 +305,7 @@ def run_command(
         if summary.judge is not None:
             err.print(_judge_line(summary.judge, summary.judge_stopped))
         if report:
-            _report(Path(summary.db), summary.run_id, out=cfg.output.report_dir)
+            _report(cfg.output.db, summary.run_id, out=cfg.output.report_dir)
     if summary.errors:
         raise typer.Exit(int(ExitCode.MALFORMED))
 
@@ -319,6 +340,8 @@ def resume_command(ctx: typer.Context, run_id: str) -> str:
 
     from typer.core import TyperArgument, TyperOption
 
+    from answerx.experiments.store.url import display_store
+
     words = ["answerx", "run"]
     for param in ctx.command.params:
         name = param.name or ""
@@ -336,13 +359,14 @@ def resume_command(ctx: typer.Context, run_id: str) -> str:
                 words += [flag] if value else []
             else:
                 for item in value if isinstance(value, list | tuple) else [value]:
-                    words += [flag, str(item)]
+                    # A store URL's password stays out of the printed line (PGPASSWORD gives it).
+                    words += [flag, display_store(str(item)) if name == "db" else str(item)]
     words += ["--resume", run_id]
     return shlex.join(words)
 
 
 def _report(
-    db: Path,
+    db: str | Path | None,
     run_id: str,
     *,
     compare: Iterable[str] = (),
@@ -404,7 +428,7 @@ def report_command(
         fmt = Format.markdown
     with command_boundary():
         out_dir = out_dir or out or default_report_dir()
-        _report(db or default_db(), run_id, compare=compare or (), out=out_dir, fmt=fmt)
+        _report(db, run_id, compare=compare or (), out=out_dir, fmt=fmt)
 
 
 def score_command(
@@ -541,8 +565,12 @@ def runs_recover(
     (answerx run CONFIG --resume RUN_ID --db OUT) asks those items again.
     """
     from answerx.experiments.store import salvage
+    from answerx.experiments.store.url import default_store, store_location
 
-    source = db or default_db()
+    source = store_location(db) if db else default_store()
+    if isinstance(source, str):
+        fail("runs recover reads a damaged SQLite file; a PostgreSQL server keeps its own "
+             "backups (pg_dump)", ExitCode.USAGE)  # fmt: skip
     if not source.exists():
         fail(f"no results store at {source} (pass --db)", ExitCode.IO)
     with command_boundary():

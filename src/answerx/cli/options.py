@@ -37,7 +37,6 @@ from rich.table import Table
 from answerx.cli._common import ExitCode, fail, stderr, stdout
 from answerx.errors import ConfigError, UnknownName
 from answerx.extraction import TASKS
-from answerx.home import default_db
 from answerx.recordfiles.formats import InputFormat
 
 __all__ = [
@@ -517,27 +516,35 @@ def max_calls_option(help: str = "Budget: LLM calls per question, at most.", **k
 
 
 def db_option(**kw: Any) -> Any:
-    """``--db``: the results store."""
+    """``--db``: the results store, a SQLite file or a ``postgresql://`` URL."""
     return typer.Option(
-        "--db", help="The results store (SQLite).", show_default="$ANSWERX_HOME/answerx.db", **kw
+        "--db",
+        help="The results store: a SQLite file, or a postgresql://USER@HOST/DB URL (password "
+        "in the URL or PGPASSWORD).",
+        show_default="$ANSWERX_DB, else $ANSWERX_HOME/answerx.db",
+        **kw,
     )
 
 
 ProviderOption = Annotated[str, provider_option()]
 ModelOption = Annotated[str | None, model_option()]
 MaxCallsOption = Annotated[int | None, max_calls_option()]
-DbOption = Annotated[Path | None, db_option()]
+DbOption = Annotated[str | None, db_option()]
 
 
-def existing_store(db: Path | None) -> Path:
+def existing_store(db: str | Path | None) -> Path | str:
     """The path of the results store a ``runs`` command works on (``db``, default:
     $ANSWERX_HOME's); a missing one exits 3 with what to do. Whatever else is wrong with
     it (a folder, an empty or foreign file, damage) is the store's own check, raised as
     a StoreError (exit 4) by every command alike."""
-    path = db or default_db()
-    if not Path(path).exists():
+    from answerx.experiments.store.url import default_store, store_location
+
+    path = store_location(db) if db else default_store()
+    if isinstance(path, str):  # a server's URL: the server answers for it
+        return path
+    if not path.exists():
         fail(f"no results store at {path} (run an experiment first, or pass --db)", ExitCode.IO)
-    return Path(path)
+    return path
 
 
 _SET_HELP = (

@@ -123,11 +123,11 @@ def _stopping_is_success() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _resolve(path: Path, run_ids: list[str]) -> list[str]:
+def _resolve(path: Path | str, run_ids: list[str]) -> list[str]:
     """The full ids of the runs named (ids or prefixes); RunNotFound for one not there."""
     from answerx.experiments.store import ResultStore
 
-    with ResultStore.for_reading(path) as store:
+    with ResultStore.open(path, "read") as store:
         return list(dict.fromkeys(store.get_run(r).run_id for r in run_ids))
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from answerx.cli._common import command_boundary
 
-__all__ = ["HELP", "serve_command"]
+if TYPE_CHECKING:
+    from answerx.service.settings import ServiceSettings
+
+__all__ = ["HELP", "serve_command", "serve_settings"]
 
 HELP = (
     "Serve the HTTP API (POST /v1/extract, /v1/extract/batch, /v1/extract/structured, /v1/ask, "
@@ -102,20 +105,18 @@ def serve_command(
 ) -> None:
     """Serve the answerx HTTP API until SIGTERM or Ctrl-C."""
     with command_boundary():
-        from answerx.service.verify_api import configure_reward
-
-        # Through the environment, so that every worker process reads the same.
-        configure_reward(
-            task=reward_task, choices_field=reward_choices_field, numbers_field=reward_numbers_field
-        )
-        _configure_judge(
-            judge, judge_max_calls, judge_max_cost, judge_concurrency, judge_min_confidence
-        )
+        settings = serve_settings(
+            reward={"task": reward_task, "choices_field": reward_choices_field,
+                    "numbers_field": reward_numbers_field},
+            judge=judge, judge_max_calls=judge_max_calls, judge_max_cost_usd=judge_max_cost,
+            judge_concurrency=judge_concurrency, judge_min_confidence=judge_min_confidence,
+        )  # fmt: skip
         from answerx.service.server import serve
 
         serve(
             host,
             port,
+            settings=settings,
             allow_unauthenticated=allow_unauthenticated,
             allowed_hosts=allowed_host or (),
             workers=workers,
@@ -123,33 +124,21 @@ def serve_command(
         )
 
 
-def _configure_judge(
-    judge: str | None,
-    max_calls: int | None,
-    max_cost: float | None,
-    concurrency: int | None,
-    min_confidence: float | None = None,
-) -> None:
-    """Set the judge's ``ANSWERX_JUDGE*`` variables for every worker, and build it once here:
-    a provider without a key, or a cost cap without a price, fails before the server starts."""
-    import os
-
+def serve_settings(reward: dict[str, str | None], **judge: Any) -> ServiceSettings:
+    """The ``ANSWERX_*`` settings with the command's options over them, handed to the server
+    (never written into the environment). The judge is built once here: a provider without
+    a key, or a cost cap without a price, fails before the server starts."""
     from answerx.service.judge import server_judge
     from answerx.service.metrics import ServiceMetrics
-    from answerx.service.settings import ENV_VARS, ServiceSettings
+    from answerx.service.settings import ServiceSettings
 
-    given = {
-        "judge": judge, "judge_max_calls": max_calls, "judge_max_cost_usd": max_cost,
-        "judge_concurrency": concurrency, "judge_min_confidence": min_confidence,
-    }  # fmt: skip
-    for name, value in given.items():
-        if value is not None:
-            os.environ[ENV_VARS[name]] = str(value)
-    settings = ServiceSettings.from_env()
-    limits = (max_calls, max_cost, concurrency, min_confidence)
-    if settings.judge is None and limits != (None, None, None, None):
+    base = ServiceSettings.from_env()
+    settings = base.updated(reward=base.reward.updated(**reward), **judge)
+    limits = {name: value for name, value in judge.items() if name != "judge"}
+    if settings.judge is None and any(value is not None for value in limits.values()):
         from answerx.cli._common import ExitCode, fail
 
         fail("--judge-max-calls/--judge-max-cost/--judge-concurrency/--judge-min-confidence "
              "need --judge", ExitCode.USAGE)  # fmt: skip
     server_judge(settings, ServiceMetrics())
+    return settings

@@ -38,10 +38,10 @@ from answerx.cli.asking import (
     QuestionFieldOption,
     QuestionOption,
     concurrency_option,
+    judge_from_flags,
     llm_option,
     max_calls_option,
     max_cost_option,
-    open_judge,
     print_llm_totals,
 )
 
@@ -241,7 +241,7 @@ def verify_command(
             return
         judge = None
         if judge_name is not None:
-            judge = open_judge(
+            judge = judge_from_flags(
                 judge_name, max_calls=judge_max_calls, max_cost=judge_max_cost, cache=cache,
                 stack=stack, min_confidence=judge_min_confidence,
             )  # fmt: skip

@@ -48,6 +48,7 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -56,8 +57,9 @@ from answerx.agent.budget import Budget
 from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
-from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
-from answerx.home import default_db, default_report_dir
+from answerx.experiments.store.url import default_store, display_url, store_location
+from answerx.home import default_report_dir
+from answerx.judge.spec import JudgeLimits
 from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
 from answerx.reasoning.response import Strategy
@@ -162,7 +164,7 @@ class TargetSpec(BaseModel):
         return f"{self.provider}/{self.model}"
 
 
-class JudgeConfig(TargetSpec):
+class JudgeConfig(JudgeLimits, TargetSpec):
     """The LLM judge of a run (``judge:``): asked only about the items the rules are unsure
     of (``Verdict.doubt``), through the run's response cache, within a budget.
 
@@ -171,23 +173,6 @@ class JudgeConfig(TargetSpec):
     price); a ruling below ``min_confidence`` is not used; ``concurrency`` bounds its
     calls in flight (the provider's ``provider_concurrency`` and ``rate_limits`` hold too).
     """
-
-    max_calls: int | None = Field(
-        default=None, ge=0, description="Questions the judge may be asked in the run."
-    )
-    max_cost_usd: float | None = Field(
-        default=None, ge=0, description="What its calls may cost, in USD (needs a price)."
-    )
-    min_confidence: float = Field(
-        default=DEFAULT_JUDGE_MIN_CONFIDENCE,
-        ge=0.0,
-        le=1.0,
-        description="Rulings below this leave the rules' verdict.",
-    )
-    concurrency: int = Field(default=4, ge=1, description="Judge calls in flight at once.")
-    max_tokens: int | None = Field(
-        default=None, ge=1, description="Per judge call; None: the provider's default."
-    )
 
 
 #: Keys of ``judge:`` that bound how much it is asked, not what it answers: left out of
@@ -209,13 +194,20 @@ class OutputConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    db: Path = Field(
-        default_factory=default_db, description="The SQLite results store ($ANSWERX_HOME)."
+    db: Annotated[Path | str, BeforeValidator(store_location)] = Field(
+        default_factory=default_store,
+        description="The results store: a SQLite file, or a postgresql:// URL "
+        "($ANSWERX_DB, else answerx.db in $ANSWERX_HOME).",
     )
     report_dir: Path = Field(
         default_factory=default_report_dir,
         description="Reports and plots, one folder per run ($ANSWERX_HOME/reports).",
     )
+
+    @field_serializer("db", when_used="json")
+    def _db_without_password(self, db: Path | str) -> str:
+        # The config is stored with its run and shown in reports: a URL's password never is.
+        return display_url(db) if isinstance(db, str) else db.as_posix()
 
 
 class ExperimentConfig(BaseModel):

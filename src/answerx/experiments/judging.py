@@ -1,5 +1,10 @@
 """The LLM judge of an experiment: the config's ``judge:`` made into an :class:`LLMJudge`.
 
+The config's :class:`JudgeConfig` becomes a :class:`~answerx.judge.JudgeSpec` and the
+judge is built by :func:`~answerx.judge.open_judge`, as the command line's and the
+service's are; :func:`judge_cache` opens the response cache where any of them keeps its
+answers (:func:`~answerx.judge.cache_location`'s one rule).
+
 A run's judge asks through a :class:`~answerx.experiments.calls.RunClientManager`
 that shares the judge provider's concurrency slot and rate limits with the run's
 own calls to that provider, and through the run's response cache (a re-run asks
@@ -27,47 +32,36 @@ from answerx.errors import ConfigError
 from answerx.experiments.cache import ResponseCache
 from answerx.experiments.calls import ProviderLimits, RunClientManager
 from answerx.experiments.config import JUDGE_LIMIT_KEYS, JudgeConfig, TargetSpec
-from answerx.experiments.prices import PriceTable, price_of
 from answerx.experiments.records import ItemRecord, RunRecord
 from answerx.experiments.scoring import stored_ruling
-from answerx.judge import LLMJudge
-from answerx.structured.manager import InstructorClientManager
+from answerx.judge import JudgeSpec, LLMJudge, cache_location, open_judge
+from answerx.structured.prices import PriceTable
 
 __all__ = [
     "charge_earlier_rulings",
+    "judge_cache",
     "judge_for_run",
     "judge_for_scoring",
-    "make_judge",
+    "judge_spec",
     "stored_run_config_judge",
     "stored_run_judge",
 ]
 
 
-def make_judge(
-    spec: JudgeConfig,
-    manager: InstructorClientManager,
-    *,
-    cache: ResponseCache | None,
-    prices: PriceTable | None = None,
-    prompt_dir: str | Path | None = None,
-) -> LLMJudge:
-    """An :class:`LLMJudge` asking through ``manager`` with ``spec``'s budget; its price
-    from ``prices`` (the bundled table and ``$ANSWERX_PRICES`` when None)."""
-    price = price_of(spec.provider, spec.model, prices=prices)
-    if spec.max_cost_usd is not None and price is None:
-        raise ConfigError(
-            f"judge: max_cost_usd needs the price of {spec.label}, which the price table "
-            "lacks: add it to a YAML file in $ANSWERX_PRICES, or drop max_cost_usd"
-        )
-    return LLMJudge(
-        manager,
-        max_calls=spec.max_calls,
-        max_cost_usd=spec.max_cost_usd,
-        price=price,
-        cache=cache,
-        min_confidence=spec.min_confidence,
-        prompt_dir=prompt_dir,
-    )
+def judge_spec(
+    config: JudgeConfig, *, prompt_dir: str | Path | None = None, **fields: Any
+) -> JudgeSpec:
+    """The :class:`JudgeSpec` of a run's ``judge:`` section (``fields`` over it)."""
+    given = config.model_dump(exclude_none=True) | fields
+    return JudgeSpec.model_validate(given | ({"prompt_dir": prompt_dir} if prompt_dir else {}))
+
+
+def judge_cache(spec: JudgeSpec) -> ResponseCache | None:
+    """The response cache where ``spec``'s judge keeps its answers, opened (the caller
+    closes it); None when ``spec`` turns caching off. The file is
+    :func:`~answerx.judge.cache_location`'s: one rule for every caller."""
+    where = cache_location(spec.cache, store=spec.results_db)
+    return None if where is None else ResponseCache(where)
 
 
 def judge_for_run(
@@ -89,7 +83,10 @@ def judge_for_run(
         max_tokens=spec.max_tokens,
         limits=limits,
     )
-    return make_judge(spec, manager, cache=cache, prices=prices, prompt_dir=prompt_dir)
+    return open_judge(
+        judge_spec(spec, prompt_dir=prompt_dir), manager=manager, cache=cache, prices=prices,
+        cost_cap="judge: max_cost_usd",
+    )  # fmt: skip
 
 
 def judge_for_scoring(
@@ -97,14 +94,8 @@ def judge_for_scoring(
 ) -> LLMJudge:
     """The judge of ``answerx runs score --judge``: plain (threaded) calls, the same cache
     keys as a run's judge, so what the run asked costs nothing again."""
-    manager = InstructorClientManager(
-        spec.provider,
-        spec.model,
-        base_url=spec.base_url,
-        modes=spec.modes,
-        max_tokens=spec.max_tokens,
-    )
-    return make_judge(spec, manager, cache=cache, prompt_dir=prompt_dir)
+    judge = judge_spec(spec, prompt_dir=prompt_dir)
+    return open_judge(judge, cache=cache, cost_cap="judge: max_cost_usd")
 
 
 def charge_earlier_rulings(judge: LLMJudge, items: Iterable[ItemRecord]) -> int:
@@ -158,7 +149,8 @@ def stored_run_judge(
     cache beside ``db`` (when the run used one), so what the run already asked costs
     nothing. Its budget (``max_calls``, the run's ``max_cost_usd``) is this scoring's."""
     spec = stored_run_config_judge(run, target, max_calls=max_calls)
-    cache = ResponseCache(Path(db).with_name("cache.db")) if run.config.get("cache", True) else None
+    where = None if run.config.get("cache", True) else "off"
+    cache = judge_cache(judge_spec(spec, cache=where, results_db=Path(db)))
     try:
         prompt_dir = run.config.get("prompt_dir")
         yield judge_for_scoring(spec, cache=cache, prompt_dir=prompt_dir), spec.concurrency

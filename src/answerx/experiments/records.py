@@ -162,6 +162,12 @@ class ItemRecord(BaseModel):
         description="Every call the item made, in the order sent (JSON list of CallRecord; "
         "calls_of reads it); empty when not recorded.",
     )
+    extraction: dict[str, Any] | None = Field(
+        default=None,
+        description="What extraction found, whole (Extraction.model_dump(mode='json')): what "
+        "scoring decides the verdict from. None when no reply was read (a failed call) or "
+        "for items stored before answerx kept it.",
+    )
     method: Method = "none"
     confidence: float = 0.0
     valid: bool | None = Field(

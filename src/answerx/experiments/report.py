@@ -284,7 +284,7 @@ def _all_priced(record: RunRecord) -> bool:
     The stored config holds validated targets: ``{"provider": ..., "model": ...}``."""
     # Imported here: prices reads its table through the config module, which a report
     # needs only for a run without items.
-    from answerx.experiments.prices import price_of
+    from answerx.structured.prices import price_of
 
     targets = record.config.get("targets") or []
     return bool(targets) and all(

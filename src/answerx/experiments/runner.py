@@ -27,6 +27,9 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
+import secrets
+import socket
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -52,7 +55,6 @@ from answerx.experiments.config import (
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.judging import charge_earlier_rulings, judge_for_run
-from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
 from answerx.experiments.scoring import (
@@ -62,9 +64,11 @@ from answerx.experiments.scoring import (
     verdict_fields,
 )
 from answerx.experiments.store import ResultStore
+from answerx.experiments.store.url import display_store
 from answerx.extraction.models import Extraction
 from answerx.grading import JudgeRuling, Verdict
 from answerx.grading.residue import JudgeTotals, apply_ruling, judge_totals
+from answerx.home import answerx_home
 from answerx.judge import LLMJudge
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
@@ -72,8 +76,13 @@ from answerx.reasoning.registry import SEARCH_APPROACHES
 from answerx.reasoning.response import ApproachName, Strategy
 from answerx.redactor import describe_failure
 from answerx.retrieval import Bm25sIndex, Index, Retriever, bundled_index, open_index
+from answerx.structured.prices import PriceTable, cost, load_prices, price_of
 
 __all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment", "span_in"]
+
+#: How long a worker of a joined run holds an item before another may take it; renewed
+#: every third of it while the worker lives, so only a dead worker's items pass on.
+DEFAULT_LEASE_S = 60.0
 
 ManagerFactory = Callable[[TargetSpec, ExperimentConfig], RunClientManager]
 
@@ -396,6 +405,7 @@ class _Run:
             extracted_answer=response.extracted_answer,
             candidate=found.candidate,
             span=span_in(response.text, found),
+            extraction=found.model_dump(mode="json"),
             method=found.method,
             confidence=meta.confidence,
             valid=found.valid,
@@ -415,6 +425,12 @@ class _Run:
 
     def _cost(self, target: TargetSpec, input_tokens: int, output_tokens: int) -> float | None:
         return cost(target.provider, target.model, input_tokens, output_tokens, prices=self.prices)
+
+
+def _cache_path(db: Path | str) -> Path:
+    """The response cache of a run stored in ``db``: beside a file store; for a server's
+    store (a URL), in ``$ANSWERX_HOME``, this machine's."""
+    return answerx_home() / "cache.db" if isinstance(db, str) else db.with_name("cache.db")
 
 
 def span_in(text: str, found: Extraction) -> tuple[int, int] | None:
@@ -494,6 +510,8 @@ async def arun_experiment(
     on_item: Callable[[ItemRecord], None] | None = None,
     on_start: Callable[[RunRecord], None] | None = None,
     on_progress: ExperimentProgressCallback | None = None,
+    join: bool = False,
+    lease_s: float = DEFAULT_LEASE_S,
 ) -> RunSummary:
     """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`.
 
@@ -510,10 +528,10 @@ async def arun_experiment(
     items = load_datasets(config.datasets)
     with contextlib.ExitStack() as resources:
         if store is None:
-            store = resources.enter_context(ResultStore(config.output.db))
+            store = resources.enter_context(ResultStore.open(config.output.db, "write"))
         cache = None
         if config.cache:
-            cache = ResponseCache(Path(config.output.db).with_name("cache.db"))
+            cache = ResponseCache(_cache_path(config.output.db))
             resources.callback(cache.close)
         # Opened before the run is recorded: an unreadable index stops it with nothing stored.
         retriever = open_retriever(config, resources)
@@ -533,6 +551,8 @@ async def arun_experiment(
             record = _resolve_resume(store, resume, digest)
             if judge is not None:  # the judge's budget is the run's, not this session's
                 charge_earlier_rulings(judge, store.items(record.run_id))
+        elif join:
+            record = store.join_run(config.name, config.model_dump(mode="json"), digest)
         else:
             record = store.start_run(config.name, config.model_dump(mode="json"), digest)
         if on_start is not None:
@@ -549,20 +569,28 @@ async def arun_experiment(
         callbacks = _Callbacks(runner, total, skipped, on_item, on_progress)
         callbacks.progress()
         status: RunStatus = "failed"
+        claims = _Claims(store, record.run_id, lease_s) if join else None
         try:
-            await _work(runner, todo, config.concurrency, callbacks)
+            await _work(runner, todo, config.concurrency, callbacks, claims)
+            if claims is not None:  # then the items other workers took and left
+                await _work_left(runner, config, items, done, callbacks, claims)
             status = "finished"
         except (asyncio.CancelledError, KeyboardInterrupt):
             status = "interrupted"
             raise
         finally:
-            store.finish_run(record.run_id, status)
+            if claims is not None:
+                claims.stop()
+            # A joined run ends when its last item does: a worker that stops early leaves
+            # it running for the others (and for a worker that joins later).
+            if claims is None or status == "finished":
+                store.finish_run(record.run_id, status)
             await runner.aclose()
     t = runner.totals
     return RunSummary(
         run_id=record.run_id,
         status=status,
-        db=str(config.output.db),
+        db=display_store(config.output.db),
         total=total,
         skipped=skipped,
         done=t.done,
@@ -607,8 +635,15 @@ class _Callbacks:
             self.on_item(record)
 
 
-async def _work(runner: _Run, todo: Iterator[Unit], workers: int, callbacks: _Callbacks) -> None:
-    """``workers`` tasks answering units from ``todo`` until it is empty.
+async def _work(
+    runner: _Run,
+    todo: Iterator[Unit],
+    workers: int,
+    callbacks: _Callbacks,
+    claims: _Claims | None = None,
+) -> None:
+    """``workers`` tasks answering units from ``todo`` until it is empty (with ``claims``,
+    only the units this process takes: another worker of a joined run holds the rest).
 
     When one task fails (a ConfigError that would fail every unit alike), the
     others are cancelled before the error propagates, so nothing writes to the
@@ -617,7 +652,14 @@ async def _work(runner: _Run, todo: Iterator[Unit], workers: int, callbacks: _Ca
 
     async def worker() -> None:
         for unit in todo:  # a shared iterator: each worker takes the next unit
-            callbacks.item(await runner.answer(unit))
+            # A claim is a round trip to a server: in a thread, so the other units' calls
+            # go on meanwhile.
+            if claims is not None and not await asyncio.to_thread(claims.take, unit):
+                continue
+            record = await runner.answer(unit)
+            if claims is not None:
+                await asyncio.to_thread(claims.finish, unit)
+            callbacks.item(record)
 
     tasks = [asyncio.create_task(worker()) for _ in range(workers)]
     try:
@@ -628,6 +670,50 @@ async def _work(runner: _Run, todo: Iterator[Unit], workers: int, callbacks: _Ca
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+class _Claims:
+    """This process's share of a joined run (``answerx run --join``): items are taken by
+    an atomic claim in the store, held by a lease its heartbeat renews, and marked
+    finished once stored."""
+
+    def __init__(self, store: ResultStore, run_id: str, lease_s: float) -> None:
+        self.store, self.run_id, self.lease_s = store, run_id, lease_s
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self._beat = asyncio.get_running_loop().create_task(self._heartbeat())
+
+    def take(self, unit: Unit) -> bool:
+        return self.store.claim(self.run_id, unit.key, self.worker, self.lease_s)
+
+    def finish(self, unit: Unit) -> None:
+        self.store.finish_claim(self.run_id, unit.key, self.worker)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease_s / 3)
+            await asyncio.to_thread(self.store.renew_claims, self.run_id, self.worker, self.lease_s)
+
+    def stop(self) -> None:
+        self._beat.cancel()
+
+
+async def _work_left(
+    runner: _Run,
+    config: ExperimentConfig,
+    items: list[DatasetItem],
+    done: set[ItemKey],
+    callbacks: _Callbacks,
+    claims: _Claims,
+) -> None:
+    """Until every unit of the joined run is finished: take those whose worker died (their
+    leases ran out), and wait while live workers finish theirs."""
+    while True:
+        finished = done | claims.store.finished_claims(claims.run_id)
+        left = [u for u in plan_units(config, items) if u.key not in finished]
+        if not left:
+            return
+        await _work(runner, iter(left), config.concurrency, callbacks, claims)
+        await asyncio.sleep(min(1.0, claims.lease_s / 10))
+
+
 def run_experiment(
     config: ExperimentConfig | str | Path,
     *,
@@ -636,6 +722,8 @@ def run_experiment(
     make_manager: ManagerFactory | None = None,
     on_start: Callable[[RunRecord], None] | None = None,
     on_progress: ExperimentProgressCallback | None = None,
+    join: bool = False,
+    lease_s: float = DEFAULT_LEASE_S,
 ) -> RunSummary:
     """Run an experiment from a config (or a YAML path) and return its summary.
 
@@ -647,6 +735,14 @@ def run_experiment(
     ``on_progress`` is called with an
     :class:`~answerx.experiments.progress.ExperimentProgress` before the first item
     and after each one (``answerx run`` draws its progress bar from it).
+
+    ``join``: work on the run of this configuration that other workers share (processes
+    on this or other machines with the same store, typically a PostgreSQL server): the
+    newest unfinished run of the config, or a new one. Each item is claimed atomically
+    and held for ``lease_s`` seconds, renewed while this process lives: a worker killed
+    even with ``kill -9`` loses nothing (its items pass to another when the lease runs
+    out), and no item is stored twice. The run is finished by the worker that sees its
+    last item stored.
 
     >>> summary = run_experiment("config/experiments/demo.yaml")   # doctest: +SKIP
     >>> summary.run_id, summary.done, summary.correct               # doctest: +SKIP
@@ -664,5 +760,7 @@ def run_experiment(
                 make_manager=make_manager,
                 on_start=on_start,
                 on_progress=on_progress,
+                join=join,
+                lease_s=lease_s,
             )
         )

@@ -6,7 +6,9 @@ in Chinese, Japanese, Korean, Spanish, French, German, Portuguese, Italian and R
 est 3,5 kg.``) or a formula — with full-width colons and brackets, and the sentence ends
 of those languages (``。``, ``, porque``, ``, car``, ``, weil``). In the languages that
 write decimals with a comma (all of them here but Chinese, Japanese and Korean), a
-number such as ``3,5`` after the marker is 3.5.
+number such as ``3,5`` after the marker is 3.5, and a dot or a space between groups of
+three digits separates thousands, as those languages write them (``1.248`` in German or
+Spanish, ``1 248`` in French or Russian, is 1248).
 """
 
 from __future__ import annotations
@@ -80,6 +82,16 @@ _FOREIGN_BREAK = re.compile(
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _CJK_TAIL = re.compile("[，,、]")
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])([-−]?\d+),(\d{1,2}|\d{4,})(?![\d,])")
+# Thousands grouped by one separator throughout ("1.248", "12 000 000"), a decimal comma
+# allowed after ("1.248,5"): in a decimal-comma language a dot cannot be a decimal point.
+_GROUPED_THOUSANDS = re.compile(
+    r"(?<![\d,.])([-−]?[1-9]\d{0,2})(?P<sep>[. \u00a0\u202f])\d{3}(?:(?P=sep)\d{3})*"
+    r"(?![\d]|\.\d)"
+)
+
+
+def _without_group_separators(m: re.Match[str]) -> str:
+    return m.group().replace(m.group("sep"), "")
 
 
 def foreign_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
@@ -98,8 +110,11 @@ def foreign_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) ->
         elif m.group("cjk") is not None:
             c1 = _before_cjk_words(text, c0, c1)
         candidate = text[c0:c1]
-        if m.group("eu") is not None and "," in candidate:
-            candidate = _DECIMAL_COMMA.sub(r"\1.\2", candidate)  # "3,5 kg" is 3.5 kg
+        if m.group("eu") is not None:
+            if "." in candidate or " " in candidate or not candidate.isascii():
+                candidate = _GROUPED_THOUSANDS.sub(_without_group_separators, candidate)
+            if "," in candidate:
+                candidate = _DECIMAL_COMMA.sub(r"\1.\2", candidate)  # "3,5 kg" is 3.5 kg
         got = accept(candidate) if c1 > c0 else None
         if got:
             return found(got, text, c0, c1, m.start(), c1)

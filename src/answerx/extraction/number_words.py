@@ -11,9 +11,13 @@ are three objects left"), never in a name ("Section Three"), a pronoun ("the red
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 
 __all__ = [
+    "ORDINALS",
+    "SCALES",
+    "number_run",
     "number_text",
     "number_word_spans",
     "spelled_number",
@@ -44,6 +48,17 @@ _CARDINALS: dict[str, int] = {
 _SCALES: dict[str, int] = {
     "hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
 }  # fmt: skip
+#: The scale words a number in digits may take ("2.5 million"), with their values.
+SCALES: dict[str, int] = {word: value for word, value in _SCALES.items() if value >= 1000}
+#: Ordinal words and their numbers ("third" is 3): grading writes them as "3th" so that
+#: "the third" meets "3rd".
+ORDINALS: dict[str, int] = {
+    word: i
+    for i, word in enumerate(
+        _words("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"),
+        1,
+    )
+} | {"twentieth": 20, "hundredth": 100}
 # Denominators of the fractions a numeric answer may be ("half", "two thirds"): read only
 # in a whole answer, never by the fallbacks ("half of the apples" states no number).
 _PARTS: dict[str, int] = {
@@ -182,6 +197,26 @@ def number_word_spans(text: str, lower: str, lo: int, hi: int) -> list[tuple[int
             ):
                 spans.append((start, end))
     return spans
+
+
+def number_run(words: Sequence[str], start: int = 0) -> tuple[Fraction, int] | None:
+    """The number spelled by the longest run of cardinal words from ``words[start]`` on
+    that is one number, and how many words it takes; None when ``words[start]`` starts
+    none. ``words`` are lower-case tokens.
+
+    >>> number_run(["one", "hundred", "and", "five", "pages"])
+    (Fraction(105, 1), 4)
+    >>> number_run(["two", "and", "three"]), number_run(["hundred"])
+    ((Fraction(2, 1), 1), None)
+    """
+    end = start
+    while end < len(words) and (words[end] in _NUMBER_WORDS or words[end] == "and"):
+        end += 1
+    for stop in range(end, start, -1):
+        value = _phrase_value(list(words[start:stop]))
+        if value is not None:
+            return value, stop - start
+    return None
 
 
 def _split_at_and(run: list[tuple[int, int, str]]) -> list[list[tuple[int, int, str]]]:

@@ -4,12 +4,14 @@ in words ("three", "twenty-one", "one hundred and five", "a dozen", "half")."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal
 
 from answerx.extraction.number_words import stated_number_words
 
 __all__ = [
     "NUMBER",
+    "ascii_digits",
     "canonical_number",
     "plain_scientific",
     "read_european",
@@ -88,7 +90,23 @@ def canonical_number(text: str) -> str | None:
     return _normalise(m.group("num"))
 
 
+def ascii_digits(text: str) -> str:
+    """``text`` with every digit written in ASCII: full-width ``"１８"`` (NFKC) and the
+    digits of other scripts (``"٣"``, ``"३"``), which the number pattern reads as digits
+    too, are ``"18"``, ``"3"``.
+
+    >>> ascii_digits("１８．５"), ascii_digits("٣٤")
+    ('18.5', '34')
+    """
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(str(unicodedata.decimal(c, c)) for c in text)
+
+
 def _normalise(num: str) -> str:
+    if not num.isascii():  # (checked here: the usual number is ASCII and skips a call)
+        num = ascii_digits(num)
     num = num.replace("−", "-").replace(",", "").replace(" ", "")
     if "/" in num:
         return num

@@ -17,14 +17,18 @@ _SENTENCE_BREAK = re.compile(
     r"|\s+(?:because|since)\b",
     re.IGNORECASE,
 )
-_WHOLE_SENTENCE_TOKEN = re.compile(
-    r"(\(?[A-Za-z0-9]{1,12}\)?|-?\d{1,12}(?:\.\d{1,12})?)(?:[.!?;]?(?:\s*$|\n)|[.!?;]\s)"
-)
 # A capital letter after a name's capitalised word or another initial, then a stop and
 # the next name word: the stop of an initial ("John F. Kennedy"), not a sentence's end.
 _INITIAL = re.compile(r"(?:\b[A-Z][a-z]+|\b[A-Z]\.)\s[A-Z]\.\s[A-Z]$")
 _INITIALS = re.compile(r"\b[A-Z]\.\s?[A-Z]\.")  # "J. R. R. Tolkien" from its first stop
 _TITLES = frozenset(("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "Ft", "vs"))
+# A short token that is the whole sentence ("(B).", "42.\n"), never a name's initials nor a
+# title ("J. R. R. Tolkien", "Mrs. Robinson"): the lookaheads keep that check inside the
+# one match this fast path costs.
+_WHOLE_SENTENCE_TOKEN = re.compile(
+    r"(?!" + _INITIALS.pattern + r")(?!(?:" + "|".join(sorted(_TITLES)) + r")(?![A-Za-z0-9)]))"
+    r"(\(?[A-Za-z0-9]{1,12}\)?|-?\d{1,12}(?:\.\d{1,12})?)(?:[.!?;]?(?:\s*$|\n)|[.!?;]\s)"
+)
 _ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:" + "|".join(_TITLES) + r")$")
 # A Dyck answer closes what is open: it starts with a closing bracket ("(B)" does not).
 _BRACKETS = frozenset(")]}>⟩")
@@ -46,8 +50,13 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
     # The answer may start on a following line ("The final answer is:\n\n\\[ 5 \\]").
     while pos < end_limit and text[pos] in " \t\r\n*_":
         pos += 1
+    # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
+    simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
+    if simple:
+        return pos, simple.end(1)
     # An answer made of brackets (BIG-Bench-Hard's Dyck languages: "] > )") is kept
-    # whole, to the end of its line: every character is part of it.
+    # whole, to the end of its line: every character is part of it. (It starts with a
+    # closing bracket, which the fast path's token never does.)
     symbols = (
         _BRACKETS_TO_LINE_END.match(text, pos, end_limit)
         if text[pos : pos + 1] in _BRACKETS
@@ -55,10 +64,6 @@ def take_sentence(text: str, pos: int, hi: int) -> tuple[int, int]:
     )
     if symbols is not None:
         return pos, symbols.end(1)
-    # Fast path: a short token that is the whole sentence ("(B).", "42.\n").
-    simple = _WHOLE_SENTENCE_TOKEN.match(text, pos, end_limit)
-    if simple and not _INITIALS.match(text, pos) and simple.group(1) not in _TITLES:
-        return pos, simple.end(1)
     start = end = pos
     depth = 0
     math: str | None = None  # the closing delimiter of the math mode we are in

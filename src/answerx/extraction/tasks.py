@@ -120,11 +120,19 @@ _SIMPLE_EQUATION = re.compile(r"[A-Za-z]\s*=\s*(.+)")
 _MAX_ANSWER_CHARS = 400  # a longer "answer" is a paragraph a rule over-captured
 
 
+# The task names typed once: check_task runs on every call, a cast() there on every call.
+_TASK_NAMES: dict[str, Task] = {name: cast(Task, name) for name in TASKS}
+
+
 def check_task(task: str) -> Task:
     """Return ``task`` if it is a known task name, else raise ConfigError listing them."""
-    if task not in TASKS:
+    try:
+        known = _TASK_NAMES.get(task)
+    except TypeError:  # not a name at all (a list, a dict)
+        known = None
+    if known is None:
         raise UnknownName("task", task, TASKS)
-    return cast(Task, task)
+    return known
 
 
 def item_task(

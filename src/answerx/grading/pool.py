@@ -36,11 +36,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["WorkerPool", "fork_workers", "serve_copy", "shared_pool"]
+__all__ = ["REPLIES_THREAD", "WorkerPool", "fork_workers", "serve_copy", "shared_pool"]
 
 log = logging.getLogger(__name__)
 
 REPLY = "answerx-grading:"
+#: The name of the thread that reads a worker's replies. It only waits on its pipe and
+#: puts lines on its queue, and a forked process drops the pool it read for
+#: (:meth:`WorkerPool.forget`): a process may fork while such threads run.
+REPLIES_THREAD = "answerx-grading-replies"
 _STARTUP_S = 120.0  # importing sympy and math-verify in a fresh process, on a slow machine
 _CHILD = "from answerx.grading._worker import serve; serve()"
 _CHILD_WARM = "from answerx.grading._worker import serve; serve(warm=False)"
@@ -222,7 +226,9 @@ class _Worker:
     def __init__(self, proc: subprocess.Popen[str] | _Forked | _Copy) -> None:
         self.proc = proc
         self.replies: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=_pump, args=(proc.stdout, self.replies), daemon=True).start()
+        threading.Thread(
+            target=_pump, args=(proc.stdout, self.replies), name=REPLIES_THREAD, daemon=True
+        ).start()
 
     def send(self, lines: Sequence[str]) -> bool:
         if self.proc.stdin is None:

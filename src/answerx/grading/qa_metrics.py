@@ -22,7 +22,6 @@ change the figures.
 
 from __future__ import annotations
 
-import re
 import string
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -30,7 +29,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from answerx.grading.text import normalize_text
+from answerx.grading.text import drop_articles, normalize_text
 
 __all__ = [
     "CONVENTIONS",
@@ -47,7 +46,6 @@ __all__ = [
 Convention = Literal["flashrag", "ultrarag"]
 CONVENTIONS: tuple[str, ...] = get_args(Convention)
 
-_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _ULTRARAG_PUNCTUATION = str.maketrans(dict.fromkeys(string.punctuation + "‘’´`", " "))
 _HOTPOT_SPECIAL = frozenset({"yes", "no", "noanswer"})
 
@@ -55,7 +53,7 @@ _HOTPOT_SPECIAL = frozenset({"yes", "no", "noanswer"})
 def _ultrarag_normalize(text: str) -> str:
     text = {"True": "yes", "False": "no"}.get(text, text)
     text = text.replace("_", " ").lower().translate(_ULTRARAG_PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
+    return drop_articles(text)
 
 
 _NORMALISERS: dict[str, Callable[[str], str]] = {

@@ -5,10 +5,21 @@ from __future__ import annotations
 import re
 import string
 
-__all__ = ["normalize_text", "same_text"]
+__all__ = ["ARTICLES", "drop_articles", "normalize_text", "same_text"]
 
-_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+#: The articles SQuAD's normalisation drops (every short-answer measure drops these).
+ARTICLES = frozenset({"a", "an", "the"})
+_ARTICLES = re.compile(rf"\b(?:{'|'.join(sorted(ARTICLES))})\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
+def drop_articles(text: str) -> str:
+    """``text`` (lower case) with its articles dropped and single spaces, as SQuAD does.
+
+    >>> drop_articles("the cat and a hat")
+    'cat and hat'
+    """
+    return " ".join(_ARTICLES.sub(" ", text).split())
 
 
 def normalize_text(text: str) -> str:
@@ -17,7 +28,7 @@ def normalize_text(text: str) -> str:
     >>> normalize_text("  The  Quick, brown FOX! ")
     'quick brown fox'
     """
-    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
+    return drop_articles(text.lower().translate(_PUNCTUATION))
 
 
 def same_text(answer: str, gold: str) -> bool:

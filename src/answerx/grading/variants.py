@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from fractions import Fraction
 from functools import lru_cache
+
+from answerx.extraction.number_words import ORDINALS, SCALES, number_run
+from answerx.grading.text import ARTICLES
 
 __all__ = ["variant_tokens"]
 
@@ -75,17 +79,6 @@ def _date(m: re.Match[str]) -> str:
     return m.group(0)
 
 
-_UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_UNITS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-_UNITS |= {"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17}
-_UNITS |= {"eighteen": 18, "nineteen": 19}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
-_TENS |= {"eighty": 80, "ninety": 90}
-_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
-_ORDINALS |= {"seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11}
-_ORDINALS |= {"twelfth": 12, "twentieth": 20, "hundredth": 100}
-
 # British -> American, and abbreviations spelled out: one spelling per word.
 _SPELLING = {
     "metre": "meter", "metres": "meters", "centre": "center", "centres": "centers",
@@ -104,7 +97,6 @@ _SPELLING = {
     "pct": "percent", "%": "percent", "vs": "versus",
 }  # fmt: skip
 _ISATION = re.compile(r"isation(s?)$")
-_ARTICLES = frozenset({"a", "an", "the"})
 _TOKEN = re.compile(r"\d+th\b|\d+(?:\.\d+)?|[^\W\d_]+|%", re.UNICODE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _ACRONYM_DOT = re.compile(r"\b([A-Za-z])\.(?=[A-Za-z]\b\.?)")
@@ -133,7 +125,7 @@ def variant_tokens(text: str) -> tuple[str, ...]:
     text = _DIGIT_ORDINAL.sub(lambda m: f" {int(m.group(1))}th ", _ACRONYM_DOT.sub(r"\1", text))
     text = re.sub(r"'s\b", "", text).replace("'", "")
     words = [_spelling(w) for w in _TOKEN.findall(text.lower())]
-    return tuple(_numbers([t for w in words for t in w.split() if t not in _ARTICLES]))
+    return tuple(_numbers([t for w in words for t in w.split() if t not in ARTICLES]))
 
 
 def _spelling(word: str) -> str:
@@ -143,7 +135,7 @@ def _spelling(word: str) -> str:
 
 
 def _numbers(tokens: list[str]) -> list[str]:
-    """Runs of number words (and a digit before a scale word) as one number in digits."""
+    """Runs of number words (and digits before a scale word) as one number in digits."""
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -151,8 +143,8 @@ def _numbers(tokens: list[str]) -> list[str]:
         if used:
             out.append(_digits(value))
             i += used
-        elif tokens[i] in _ORDINALS:
-            out.append(f"{_ORDINALS[tokens[i]]}th")
+        elif tokens[i] in ORDINALS:
+            out.append(f"{ORDINALS[tokens[i]]}th")
             i += 1
         else:
             out.append(_plain(tokens[i]))
@@ -160,37 +152,21 @@ def _numbers(tokens: list[str]) -> list[str]:
     return out
 
 
-def _read_number(tokens: list[str], start: int) -> tuple[float, int]:
-    """The number spelled from ``tokens[start]`` on and how many tokens it took (0: none)."""
-    total = current = 0.0
-    i, seen, hundreds = start, False, False
-    while i < len(tokens):
-        t = tokens[i]
-        if t in _UNITS:
-            current += _UNITS[t]
-        elif t in _TENS and 10 <= current < 100 and not hundreds:
-            current = current * 100 + _TENS[t]  # a year said in pairs: "nineteen eighty"
-        elif t in _TENS:
-            current += _TENS[t]
-        elif t == "hundred" and seen:
-            current *= 100
-            hundreds = True
-        elif t in _SCALES and seen:
-            total += current * _SCALES[t]
-            current = 0.0
-        elif t == "and" and seen and i + 1 < len(tokens) and _is_number_word(tokens[i + 1]):
-            pass  # "one hundred and five"
-        elif not seen and _is_decimal(t) and i + 1 < len(tokens) and tokens[i + 1] in _SCALES:
-            current = float(t)  # "2.5 million"
-        else:
-            break
-        seen = True
-        i += 1
-    return total + current, (i - start if seen else 0)
-
-
-def _is_number_word(token: str) -> bool:
-    return token in _UNITS or token in _TENS
+def _read_number(tokens: list[str], start: int) -> tuple[Fraction, int]:
+    """The number written from ``tokens[start]`` on and how many tokens it took (0: none):
+    number words as extraction reads them, digits before a scale word ("2.5 million"), and
+    a year said in pairs ("nineteen eighty-four")."""
+    if _is_decimal(tokens[start]) and start + 1 < len(tokens) and tokens[start + 1] in SCALES:
+        return Fraction(tokens[start]) * SCALES[tokens[start + 1]], 2
+    run = number_run(tokens, start)
+    if run is None:
+        return Fraction(0), 0
+    value, used = run
+    if 10 <= value < 100:  # "nineteen eighty(-four)": two digits, then a tens word
+        pair = number_run(tokens, start + used)
+        if pair is not None and 20 <= pair[0] < 100:
+            return value * 100 + pair[0], used + pair[1]
+    return value, used
 
 
 def _is_decimal(token: str) -> bool:
@@ -206,5 +182,5 @@ def _plain(token: str) -> str:
     return token if m is None else (m.group(1) or m.group(2))
 
 
-def _digits(value: float) -> str:
-    return str(int(value)) if value == int(value) else f"{value:g}"
+def _digits(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"

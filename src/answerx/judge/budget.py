@@ -25,7 +25,7 @@ log = logging.getLogger("answerx.judge")
 
 
 class Price(Protocol):
-    """What a call costs (``answerx.experiments.prices.Price`` is one)."""
+    """What a call costs (``answerx.structured.prices.Price`` is one)."""
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         """USD for this many tokens."""
@@ -79,7 +79,7 @@ class JudgeBudget:
         if max_cost_usd is not None and price is None:
             raise ConfigError(
                 "a cost cap (max_cost_usd) needs the judge model's price: pass price=, "
-                "e.g. answerx.experiments.prices.price_of(provider, model)"
+                "e.g. answerx.structured.prices.price_of(provider, model)"
             )
         self.max_calls = max_calls
         self.max_cost_usd = max_cost_usd

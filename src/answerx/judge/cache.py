@@ -9,20 +9,52 @@ provider, model, endpoint, modes, the prompt's version, the question's parts (th
 question, the gold list, the answer, the output, the task), the verdict model's
 schema and the call's options; as canonical JSON of those parts, never of the
 rendered prompt, where a gold holding a line break could pass for two golds.
+
+Where the file is has one rule, :func:`cache_location`: ``cache.db`` beside the
+results store (a run's ``--db``; else the default store, so ``$ANSWERX_HOME/cache.db``),
+with one override, ``ANSWERX_JUDGE_CACHE`` (a file, or ``off``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Final, Protocol
 
 from pydantic import BaseModel
 
 from answerx.callinfo import CallInfo
+from answerx.home import default_db
 
-__all__ = ["CachedReply", "JudgeCache", "MemoryJudgeCache", "judge_cache_key"]
+__all__ = [
+    "JUDGE_CACHE_ENV",
+    "CachedReply",
+    "JudgeCache",
+    "MemoryJudgeCache",
+    "cache_location",
+    "judge_cache_key",
+]
+
+#: The one override of where judge answers are cached: a file, or ``off``.
+JUDGE_CACHE_ENV: Final = "ANSWERX_JUDGE_CACHE"
+_OFF: Final = frozenset({"off", "none", "no", "false", "0"})
+
+
+def cache_location(override: str | Path | None = None, *, store: Path | None = None) -> Path | None:
+    """Where judge (and LLM-extractor) answers are cached; None: nowhere.
+
+    ``override`` (else ``$ANSWERX_JUDGE_CACHE``): a file, or ``off``. Without one,
+    ``cache.db`` beside the results store ``store`` (else beside the default store in
+    ``$ANSWERX_HOME``): the response cache a run's own calls use, so what a run asked
+    costs nothing when its items are judged or re-scored later.
+    """
+    where = str(override if override is not None else os.environ.get(JUDGE_CACHE_ENV, "")).strip()
+    if where:
+        return None if where.lower() in _OFF else Path(where)
+    return (store if store is not None else default_db()).with_name("cache.db")
 
 
 class CachedReply(Protocol):

@@ -21,8 +21,9 @@ from answerx.callinfo import CallInfo
 from answerx.errors import ConfigError, ProviderAuthError, ProviderError
 from answerx.extraction.models import Extraction
 from answerx.grading.residue import extraction_in_doubt
-from answerx.judge.budget import JudgeBudget, JudgeSummary, Price
+from answerx.judge.budget import JudgeBudget, Price
 from answerx.judge.cache import JudgeCache, judge_cache_key
+from answerx.judge.caller import BudgetedCaller
 from answerx.redactor import describe_failure
 from answerx.structured.manager import InstructorClientManager
 
@@ -55,7 +56,7 @@ class _Stored(BaseModel):
     confidence: float | None
 
 
-class LLMExtractor:
+class LLMExtractor(BudgetedCaller):
     """Structured LLM extraction for the outputs the rules cannot read, within a budget.
 
     >>> llm = LLMExtractor(InstructorClientManager("openai", "gpt-4o-mini"),  # doctest: +SKIP
@@ -91,19 +92,6 @@ class LLMExtractor:
         )
         self.cache = cache
         self.options: dict[str, Any] = dict(options or {})
-
-    @property
-    def name(self) -> str:
-        """``provider/model``."""
-        return f"{self.manager.provider}/{self.manager.model}"
-
-    @property
-    def summary(self) -> JudgeSummary:
-        """What this extractor asked and spent so far (``judged``: answers used)."""
-        return self.budget.summary
-
-    def __repr__(self) -> str:
-        return f"LLMExtractor({self.name!r})"
 
     def needs(self, found: Extraction) -> bool:
         """Whether the rules' reading ``found`` is in doubt: no answer in a finished output,

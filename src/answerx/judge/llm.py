@@ -21,12 +21,14 @@ from answerx.callinfo import CallInfo
 from answerx.errors import ConfigError, ProviderError
 from answerx.extraction.models import OPTION_LETTERS
 from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE, JudgeRequest, JudgeRuling
-from answerx.judge.budget import JudgeBudget, JudgeSummary, Price
+from answerx.judge.budget import JudgeBudget, Price
 from answerx.judge.cache import JudgeCache, judge_cache_key
+from answerx.judge.caller import BudgetedCaller
 from answerx.judge.models import TASK_RULES, Judgement, judgement_model
 from answerx.redactor import describe_failure, sanitise_provider_text
 from answerx.resources import prompt_template
 from answerx.structured.manager import InstructorClientManager
+from answerx.structured.sansio import Steps, arun, run
 
 __all__ = ["LLMJudge"]
 
@@ -46,7 +48,7 @@ _DOUBT_NOTES: Final = {
 }
 
 
-class LLMJudge:
+class LLMJudge(BudgetedCaller):
     """A :class:`~answerx.grading.judgement.Judge` that asks an LLM, within a budget.
 
     >>> judge = LLMJudge(InstructorClientManager("openai", "gpt-4o-mini"),   # doctest: +SKIP
@@ -54,7 +56,8 @@ class LLMJudge:
     >>> verify(output, ["Paris", "City of Light"], question=q, judge=judge)  # doctest: +SKIP
 
     ``max_calls`` caps the questions sent, ``max_cost_usd`` what they cost (it needs
-    ``price``, e.g. ``answerx.experiments.prices.price_of(provider, model)``);
+    ``price``, e.g. ``answerx.structured.prices.price_of(provider, model)``;
+    :func:`~answerx.judge.open_judge` looks it up);
     ``cache`` (a :class:`~answerx.judge.cache.JudgeCache`, such as the experiments'
     ``ResponseCache``) answers a repeated question for free; a ruling whose
     confidence is below ``min_confidence`` (default
@@ -93,40 +96,26 @@ class LLMJudge:
         self._modes: tuple[str, ...] | None = None
         prompt_template("judge", prompt_dir)  # a missing or broken prompt fails here
 
-    @property
-    def name(self) -> str:
-        """``provider/model``, as rulings name the judge."""
-        return f"{self.manager.provider}/{self.manager.model}"
-
-    @property
-    def summary(self) -> JudgeSummary:
-        """What this judge did and spent so far."""
-        return self.budget.summary
-
-    def __repr__(self) -> str:
-        return f"LLMJudge({self.name!r})"
-
     # ------------------------------------------------------------------ judging
     def judge(self, request: JudgeRequest) -> JudgeRuling:
         """The ruling on ``request`` (never raises for a provider failure)."""
-        model, messages, key = self._prepare(request)
-        ready = self._before_call(model, key)
-        if ready is not None:
-            return ready
-        try:
-            result, info = self.manager.create(messages, model, **self._call_options())
-        except ProviderError as exc:
-            return self._noted(self._failed(exc))
-        return self._after_call(result, info, key)
+        return run(self._judge(request, is_async=False))
 
     async def ajudge(self, request: JudgeRequest) -> JudgeRuling:
         """Async :meth:`judge`."""
+        return await arun(self._judge(request, is_async=True))
+
+    def _judge(self, request: JudgeRequest, *, is_async: bool) -> Steps[JudgeRuling]:
+        """The ruling's steps, for either driver: the cache or the budget may answer
+        without a call; else one structured call through the manager."""
         model, messages, key = self._prepare(request)
         ready = self._before_call(model, key)
         if ready is not None:
             return ready
+        create = self.manager.acreate if is_async else self.manager.create
+        options = self._call_options()
         try:
-            result, info = await self.manager.acreate(messages, model, **self._call_options())
+            result, info = yield lambda: create(messages, model, **options)
         except ProviderError as exc:
             return self._noted(self._failed(exc))
         return self._after_call(result, info, key)

@@ -1,6 +1,8 @@
 """The server's LLM judge: built once per app from the settings, bounded, counted.
 
-``ANSWERX_JUDGE`` (``answerx serve --judge PROVIDER/MODEL``) names it; its budget and
+``ANSWERX_JUDGE`` (``answerx serve --judge PROVIDER/MODEL``) names it; the settings
+become a :class:`~answerx.judge.JudgeSpec` and :func:`~answerx.judge.open_judge` builds
+it, as it builds the command line's and a run's; its budget and
 cost cap are per worker process; a semaphore bounds its calls in flight, whichever
 request thread asks. A client never names the judge's provider or model (see
 :mod:`answerx.service.settings`): it can only decline judging for its request.
@@ -9,19 +11,14 @@ request thread asks. A client never names the judge's provider or model (see
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from answerx.callinfo import Usage
-from answerx.errors import ConfigError
 from answerx.grading.judgement import JudgeRequest, JudgeRuling
-from answerx.home import answerx_home
-from answerx.judge import LLMJudge, manager_for
+from answerx.judge import JudgeSpec, LLMJudge, open_judge
 from answerx.service.metrics import ServiceMetrics
 from answerx.service.settings import ServiceSettings
 
-__all__ = ["ServerJudge", "server_judge"]
-
-_NO_CACHE = frozenset({"off", "none", "no", "false", "0"})
+__all__ = ["ServerJudge", "judge_spec", "server_judge"]
 
 
 class ServerJudge:
@@ -50,29 +47,25 @@ class ServerJudge:
         return ruling
 
 
+def judge_spec(settings: ServiceSettings) -> JudgeSpec | None:
+    """The :class:`JudgeSpec` of the settings' judge (None when they name none)."""
+    if settings.judge is None:
+        return None
+    return JudgeSpec.named(
+        settings.judge, timeout_s=settings.llm_timeout_s, max_calls=settings.judge_max_calls,
+        max_cost_usd=settings.judge_max_cost_usd, min_confidence=settings.judge_min_confidence,
+        concurrency=settings.judge_concurrency, cache=settings.judge_cache,
+    )  # fmt: skip
+
+
 def server_judge(settings: ServiceSettings, metrics: ServiceMetrics) -> ServerJudge | None:
     """The judge the settings name (None when they name none). A provider without a key,
     or a cost cap without a known price, is a ConfigError: the server does not start."""
-    if settings.judge is None:
+    spec = judge_spec(settings)
+    if spec is None:
         return None
-    from answerx.experiments.prices import price_of
+    from answerx.experiments.judging import judge_cache
 
-    manager = manager_for(settings.judge, timeout=settings.llm_timeout_s)
-    price = price_of(manager.provider, manager.model)
-    if settings.judge_max_cost_usd is not None and price is None:
-        raise ConfigError(
-            f"ANSWERX_JUDGE_MAX_COST needs the price of {manager.provider}/{manager.model}, "
-            "which the price table lacks ($ANSWERX_PRICES adds models)"
-        )
-    cache = None
-    where = settings.judge_cache
-    if where is None or where.strip().lower() not in _NO_CACHE:
-        from answerx.experiments.cache import ResponseCache
-
-        # Open for the life of the server process; SQLite closes it at exit.
-        cache = ResponseCache(Path(where) if where else answerx_home() / "cache.db")
-    judge = LLMJudge(
-        manager, max_calls=settings.judge_max_calls, max_cost_usd=settings.judge_max_cost_usd,
-        price=price, cache=cache, min_confidence=settings.judge_min_confidence,
-    )  # fmt: skip
-    return ServerJudge(judge, settings.judge_concurrency, metrics)
+    # The cache is open for the life of the server process; SQLite closes it at exit.
+    judge = open_judge(spec, open_cache=judge_cache, cost_cap="ANSWERX_JUDGE_MAX_COST")
+    return ServerJudge(judge, spec.concurrency, metrics)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import importlib.util
 import ipaddress
 import logging
@@ -20,15 +21,24 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, Final
 
+from pydantic import SecretStr
+
 from answerx import earlysignals
 from answerx.errors import ConfigError
 from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.service.settings import ENV_VARS, ServiceSettings
+from answerx.service.verify_schemas import REWARD_ENV_VARS
 
-__all__ = ["MIN_PUBLIC_TOKEN_LENGTH", "check_bind", "is_loopback", "serve", "uvicorn_options"]
+__all__ = [
+    "MIN_PUBLIC_TOKEN_LENGTH",
+    "check_bind",
+    "is_loopback",
+    "serve",
+    "settings_environment",
+    "uvicorn_options",
+]
 
 APP_FACTORY: Final = "answerx.service.app:create_app"
-ALLOWED_HOSTS_VAR: Final = ENV_VARS["allowed_hosts"]
 #: Shortest ``ANSWERX_API_TOKEN`` accepted for a non-loopback bind (guessable otherwise).
 MIN_PUBLIC_TOKEN_LENGTH: Final = 16
 # Descriptors a worker needs besides its connections: the listening socket, the
@@ -94,16 +104,19 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     *,
+    settings: ServiceSettings | None = None,
     allow_unauthenticated: bool = False,
     allowed_hosts: Sequence[str] = (),
     workers: int = 1,
     access_log: bool = False,
     log_level: str = "info",
 ) -> None:
-    """Run the service until interrupted; settings come from ``ANSWERX_*`` variables.
+    """Run the service of ``settings`` (default: from ``ANSWERX_*`` variables) until interrupted.
 
-    ``allowed_hosts`` adds ``Host`` names to answer besides the loopback ones (to
-    ``ANSWERX_ALLOWED_HOSTS``; see :mod:`answerx.service.settings`). ``workers`` > 1
+    The app is built by :func:`answerx.service.app.create_app` from those settings; this
+    process's environment is never written. ``allowed_hosts`` adds ``Host`` names to answer
+    besides the loopback ones (to ``allowed_hosts``; see :mod:`answerx.service.settings`).
+    ``workers`` > 1
     runs that many processes (each with its own limits and metrics): about one per
     core. The access log is off by default: it puts a log line on the hot path of
     every request.
@@ -111,10 +124,13 @@ def serve(
     # First of all: a SIGTERM while uvicorn and FastAPI are still being imported (a
     # process manager stopping a server it just started) must end it with status 0 too.
     with _exit_status_zero_once_stopped():
-        _serve(host, port, allow_unauthenticated, allowed_hosts, workers, access_log, log_level)
+        given = settings if settings is not None else ServiceSettings.from_env()
+        _serve(given, host, port, allow_unauthenticated, allowed_hosts, workers, access_log,
+               log_level)  # fmt: skip
 
 
 def _serve(
+    settings: ServiceSettings,
     host: str,
     port: int,
     allow_unauthenticated: bool,
@@ -125,10 +141,8 @@ def _serve(
 ) -> None:
     import uvicorn
 
-    if allowed_hosts:  # the workers build their app from the environment
-        given = os.environ.get(ALLOWED_HOSTS_VAR, "")
-        os.environ[ALLOWED_HOSTS_VAR] = ",".join([*filter(None, given.split(",")), *allowed_hosts])
-    settings = ServiceSettings.from_env()  # a bad value fails here, not in each worker
+    if allowed_hosts:
+        settings = settings.updated(allowed_hosts=(*settings.allowed_hosts, *allowed_hosts))
     check_bind(host, settings, allow_unauthenticated=allow_unauthenticated)
     if settings.accepted_hosts is not None and not settings.allowed_hosts and not is_loopback(host):
         log.warning(
@@ -147,18 +161,62 @@ def _serve(
             "uvloop is not installed: with --workers, every response may wait about 40 ms "
             "(pip install 'uvicorn[standard]')"
         )
-    uvicorn.run(
-        APP_FACTORY,
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        access_log=access_log,
-        log_level=log_level,
-        log_config=_log_config(secrets_in(os.environ)),
-        server_header=False,
-        **uvicorn_options(settings),
-    )
+    options: dict[str, Any] = {
+        "host": host, "port": port, "workers": workers, "access_log": access_log,
+        "log_level": log_level, "log_config": _log_config(secrets_in(os.environ)),
+        "server_header": False,
+    }  # fmt: skip
+    if workers == 1:  # the app of these settings, built in this process
+        from answerx.service.app import create_app
+
+        app = functools.partial(create_app, settings)
+        uvicorn.run(app, factory=True, **options, **uvicorn_options(settings, in_process=True))
+        return
+    # uvicorn's worker processes import the app factory by name and build their own app
+    # and protocol from the environment they start with: the settings travel there, in
+    # the variables that hold them, for as long as the workers run.
+    with _environment_for_workers(settings):
+        uvicorn.run(APP_FACTORY, factory=True, **options, **uvicorn_options(settings))
+
+
+@contextmanager
+def _environment_for_workers(settings: ServiceSettings) -> Iterator[None]:
+    """``settings`` as the ``ANSWERX_*`` variables worker processes read, restored after."""
+    wanted = settings_environment(settings)
+    before = {name: os.environ.get(name) for name in wanted}
+    try:
+        _set_environment(wanted)
+        yield
+    finally:
+        _set_environment(before)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def settings_environment(settings: ServiceSettings) -> dict[str, str | None]:
+    """The ``ANSWERX_*`` variables that give ``settings`` (None: unset), so that
+    ``ServiceSettings.from_env(...)`` of them equals ``settings``."""
+    fields = {**dict(settings), **{f: getattr(settings.reward, f) for f in REWARD_ENV_VARS}}
+    return {
+        variable: _spelled(fields[name])
+        for name, variable in (*ENV_VARS.items(), *REWARD_ENV_VARS.items())
+    }
+
+
+def _spelled(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, SecretStr):
+        return value.get_secret_value()
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 def _raise_open_files_limit(max_connections: int) -> None:

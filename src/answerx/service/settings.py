@@ -1,5 +1,8 @@
 """The service's settings: a frozen pydantic model, read from ``ANSWERX_*`` variables.
 
+``answerx serve``'s options go over them (:meth:`ServiceSettings.updated`) and the
+result is handed to ``create_app(settings)``: nothing is written into the environment.
+
 =========================  ===========================================  =========
 variable                   meaning                                      default
 =========================  ===========================================  =========
@@ -91,6 +94,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from answerx.errors import ConfigError
 from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE
+from answerx.service.verify_schemas import RewardSettings
 
 __all__ = ["ENV_VARS", "LOOPBACK_HOSTS", "ServiceSettings"]
 
@@ -227,9 +231,23 @@ class ServiceSettings(BaseModel):
             return (*LOOPBACK_HOSTS, *self.allowed_hosts)
         return None if self.api_token is not None else LOOPBACK_HOSTS
 
-    runs_db: Path | None = Field(
-        default=None, description="A results store shown read-only under /runs/; None: none."
+    runs_db: Path | str | None = Field(
+        default=None,
+        description="A results store shown read-only under /runs/ (a SQLite file, or a "
+        "postgresql:// URL); None: none.",
     )
+    reward: RewardSettings = Field(
+        default_factory=RewardSettings,
+        description="How /v1/reward reads rollouts a request does not describe.",
+    )
+
+    @field_validator("runs_db", mode="before")
+    @classmethod
+    def _store_location(cls, value: object) -> object:
+        # A URL stays text (a Path would fold its //); the store decides what it names.
+        if isinstance(value, str | os.PathLike) and "://" not in os.fspath(value):
+            return Path(value)
+        return value
 
     @property
     def auth_required(self) -> bool:
@@ -246,6 +264,16 @@ class ServiceSettings(BaseModel):
         """
         env = os.environ if environ is None else environ
         values = {field: env[var] for field, var in ENV_VARS.items() if env.get(var, "").strip()}
+        return cls._checked({**values, "reward": RewardSettings.from_env(env)})
+
+    def updated(self, **fields: object) -> ServiceSettings:
+        """These settings with ``fields`` over them (None leaves a field as it is),
+        validated: what ``answerx serve``'s options do, without touching the environment."""
+        given = {name: value for name, value in fields.items() if value is not None}
+        return self._checked({**dict(self), **given}) if given else self
+
+    @classmethod
+    def _checked(cls, values: Mapping[str, object]) -> ServiceSettings:
         try:
             return cls.model_validate(values)
         except ValidationError as exc:

@@ -11,7 +11,6 @@ those; ``/v1/reward`` stays rules-only (a trainer's reward must be fast and fixe
 
 from __future__ import annotations
 
-import os
 from typing import Any, Final
 
 from fastapi import APIRouter
@@ -33,18 +32,16 @@ from answerx.service.schemas import ErrorDetail
 from answerx.service.settings import ServiceSettings
 from answerx.service.verify_schemas import (
     MAX_GOLDS,
-    REWARD_ENV_VARS,
     VERIFY_EXAMPLE,
     RewardRequest,
     RewardResponse,
-    RewardSettings,
     VerifyBatchItem,
     VerifyBatchRequest,
     VerifyBatchResponse,
     VerifyRequest,
 )
 
-__all__ = ["configure_reward", "verify_router"]
+__all__ = ["verify_router"]
 
 # The 200 examples are real verdicts (a numeric item: no math-verify worker is needed),
 # so the documented shape cannot drift from what the endpoints return.
@@ -67,7 +64,7 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
     """The verification endpoints of one app (their verdict counter joins its registry)."""
     router = APIRouter(prefix="/v1", tags=["verification"])
     max_batch = settings.max_batch
-    reward_settings = RewardSettings.from_env()
+    rewarding = settings.reward
     judge = server_judge(settings, metrics)
     verdicts = Counter(
         "answerx_verdicts",
@@ -185,8 +182,8 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
             body.query,
             prompts,
             body.labels,
-            task=body.task or reward_settings.task,
-            fields=reward_settings.fields,
+            task=body.task or rewarding.task,
+            fields=rewarding.fields,
             metas=body.metas,
             max_golds=MAX_GOLDS,  # as many aliases as /v1/verify takes, however nested
         )
@@ -196,16 +193,6 @@ def verify_router(settings: ServiceSettings, metrics: ServiceMetrics) -> APIRout
         return Response(response.model_dump_json(), media_type=JSON)
 
     return router
-
-
-def configure_reward(**options: str | None) -> RewardSettings:
-    """Set ``/v1/reward``'s defaults (``task``, ``choices_field``, ...) for the servers this
-    process starts, in their ``ANSWERX_REWARD_*`` variables; None leaves one as it is.
-    Checked here, so a bad value fails before the server starts."""
-    for name, value in options.items():
-        if value is not None:
-            os.environ[REWARD_ENV_VARS[name]] = value
-    return RewardSettings.from_env()
 
 
 def _verify(body: VerifyRequest, judge: ServerJudge | None) -> Verdict:

@@ -191,7 +191,7 @@ class RewardResponse(BaseModel):
 
 
 #: RewardSettings field -> the environment variable that sets it (``answerx serve``'s
-#: ``--reward-*`` options set them, so every server worker process reads the same).
+#: ``--reward-*`` options go over them, in ``ServiceSettings.reward``).
 REWARD_ENV_VARS: Final[Mapping[str, str]] = {
     "task": "ANSWERX_REWARD_TASK",
     "gold_field": "ANSWERX_REWARD_GOLD_FIELD",
@@ -232,6 +232,15 @@ class RewardSettings(BaseModel):
         a bad value is a ConfigError naming the variable."""
         env = os.environ if environ is None else environ
         values = {f: env[var] for f, var in REWARD_ENV_VARS.items() if env.get(var, "").strip()}
+        return cls._checked(values)
+
+    def updated(self, **fields: str | None) -> RewardSettings:
+        """These settings with ``fields`` over them (None leaves one as it is), checked:
+        ``answerx serve``'s ``--reward-*`` options."""
+        return self._checked({**dict(self), **{k: v for k, v in fields.items() if v is not None}})
+
+    @classmethod
+    def _checked(cls, values: Mapping[str, object]) -> RewardSettings:
         try:
             return cls.model_validate(values)
         except ValidationError as exc:

@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, TypeVar, cast
 
 import instructor
@@ -49,6 +49,7 @@ from answerx.structured.providers import (
 )
 from answerx.structured.repairs import CallRepairs, repair_texts, repairs_scope
 from answerx.structured.retries import Backoff, provider_error
+from answerx.structured.sansio import Steps, arun, run
 
 __all__ = ["InstructorClientManager", "Messages"]
 
@@ -60,6 +61,7 @@ logging.getLogger("instructor").addHandler(logging.NullHandler())
 _log = logging.getLogger("answerx.structured")
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 Messages = Sequence[dict[str, Any]]
 
 # Instructor is called with strict=False: small local models write raw newlines
@@ -454,15 +456,38 @@ class InstructorClientManager:
         checks are bound into the response model instead (see
         :func:`answerx.structured.get_extraction_model`).
         """
+        return run(self._create(messages, response_model, modes, kw, is_async=False))
+
+    async def acreate(
+        self,
+        messages: Messages,
+        response_model: type[T],
+        *,
+        modes: Sequence[str] | None = None,
+        **kw: Any,
+    ) -> tuple[T, CallInfo]:
+        """Async :meth:`create`."""
+        return await arun(self._create(messages, response_model, modes, kw, is_async=True))
+
+    def _create(
+        self,
+        messages: Messages,
+        response_model: type[T],
+        modes: Sequence[str] | None,
+        kw: dict[str, Any],
+        *,
+        is_async: bool,
+    ) -> Steps[tuple[T, CallInfo]]:
+        """:meth:`create`'s body, for either driver: each mode of the chain in turn."""
         tally, started = self._structured_tally(), time.perf_counter()
         key = options_key(kw)
         sent = self._sent_model(response_model, kw)
         for mode in self._chain(modes):
             tally.start_mode(mode)
-            attempt = self._attempt(mode, messages, sent, tally, kw, key)
+            attempt = self._attempt(mode, messages, sent, tally, kw, key, is_async=is_async)
             try:
                 with repairs_scope(tally.record):
-                    result: T = self._backoff.call(attempt)
+                    result: T = yield self._with_backoff(attempt, is_async)
             except Exception as exc:  # sorted by the one seam: failures.classify
                 error = self._after_failure(exc, mode, tally)
             else:
@@ -474,34 +499,15 @@ class InstructorClientManager:
                 raise self._with_info(error, tally, started)
         raise self._with_info(self._all_modes_failed(tally), tally, started)
 
-    async def acreate(
-        self,
-        messages: Messages,
-        response_model: type[T],
-        *,
-        modes: Sequence[str] | None = None,
-        **kw: Any,
-    ) -> tuple[T, CallInfo]:
-        """Async :meth:`create`."""
-        tally, started = self._structured_tally(), time.perf_counter()
-        key = options_key(kw)
-        sent = self._sent_model(response_model, kw)
-        for mode in self._chain(modes):
-            tally.start_mode(mode)
-            attempt = self._aattempt(mode, messages, sent, tally, kw, key)
-            try:
-                with repairs_scope(tally.record):
-                    result: T = await self._backoff.acall(attempt)
-            except Exception as exc:  # sorted by the one seam: failures.classify
-                error = self._after_failure(exc, mode, tally)
-            else:
-                tally.close_mode(mode, None)
-                return _as_model(result, response_model), self._info(tally, mode, started)
-            if error is not None:
-                # Raised outside the except block, so that neither __cause__ nor
-                # __context__ keeps the SDK exception (which may quote the key).
-                raise self._with_info(error, tally, started)
-        raise self._with_info(self._all_modes_failed(tally), tally, started)
+    def _with_backoff(self, attempt: Callable[[], Steps[R]], is_async: bool) -> Callable[[], Any]:
+        """The step that runs ``attempt``'s steps, retried whole on transient failures."""
+        if is_async:
+
+            async def once() -> R:  # a coroutine function: tenacity awaits only those
+                return await arun(attempt())
+
+            return lambda: self._backoff.acall(once)
+        return lambda: self._backoff.call(lambda: run(attempt()))
 
     def _chain(self, modes: Sequence[str] | None) -> tuple[str, ...]:
         """The modes one call tries: ``modes`` (each of the manager's chain), or the chain."""
@@ -534,45 +540,24 @@ class InstructorClientManager:
         tally: _Tally,
         kw: dict[str, Any],
         key: Hashable | None,
-    ) -> Callable[[], T]:
+        *,
+        is_async: bool,
+    ) -> Callable[[], Steps[T]]:
         """One try of ``mode`` (retried whole on transient failures): the first request
         without Instructor's per-call set-up, then Instructor's own re-asks; Instructor's
         full ``create`` where the fast path does not apply."""
-        client = self._client(mode, is_async=False)
-        first = self._first_try(mode, is_async=False) if key is not None else None
+        client = self._client(mode, is_async=is_async)
+        first = self._first_try(mode, is_async=is_async) if key is not None else None
 
-        def attempt() -> T:
+        def attempt() -> Steps[T]:
             tally.start_attempt()
             fast = self._fast_request(first, mode, messages, response_model, kw, key)
             if fast is None:
                 kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
-                return client.create(**kwargs)  # type: ignore[no-any-return]
+                return (yield lambda: client.create(**kwargs))  # type: ignore[no-any-return]
             first_try, model, request = fast
-            return cast(T, first_try.create(model, request, **self._first_kw(tally)))
-
-        return attempt
-
-    def _aattempt(
-        self,
-        mode: str,
-        messages: Messages,
-        response_model: type[T],
-        tally: _Tally,
-        kw: dict[str, Any],
-        key: Hashable | None,
-    ) -> Callable[[], Awaitable[T]]:
-        """Async :meth:`_attempt`."""
-        client = self._client(mode, is_async=True)
-        first = self._first_try(mode, is_async=True) if key is not None else None
-
-        async def attempt() -> T:
-            tally.start_attempt()
-            fast = self._fast_request(first, mode, messages, response_model, kw, key)
-            if fast is None:
-                kwargs = self._call_kwargs(mode, messages, response_model, tally, kw)
-                return await client.create(**kwargs)  # type: ignore[no-any-return]
-            first_try, model, request = fast
-            return cast(T, await first_try.acreate(model, request, **self._first_kw(tally)))
+            create = first_try.acreate if is_async else first_try.create
+            return cast(T, (yield lambda: create(model, request, **self._first_kw(tally))))
 
         return attempt
 
@@ -603,36 +588,22 @@ class InstructorClientManager:
     # ------------------------------------------------------------------ plain text
     def complete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Plain text generation with the same provider settings, retries and usage."""
-        tally, started = _Tally(self.adapter), time.perf_counter()
-        sdk = self.sdk_client(is_async=False)
-
-        def attempt() -> str:
-            try:
-                response = self._text_call(sdk, messages, kw)
-            except Exception:
-                tally.on_error(Exception())
-                raise
-            tally.on_response(response)
-            return self.adapter.text_of(response)
-
-        try:
-            text: str = self._backoff.call(attempt)
-        except Exception as exc:  # sorted by the one seam: failures.classify
-            error = self._after_failure(exc, "text", tally) or self._all_modes_failed(tally)
-        else:
-            tally.close_mode("text", None)
-            return text, self._info(tally, "text", started)
-        # Outside the except block: no SDK exception in the chain.
-        raise self._with_info(error, tally, started)
+        return run(self._complete_text(messages, kw, is_async=False))
 
     async def acomplete_text(self, messages: Messages, **kw: Any) -> tuple[str, CallInfo]:
         """Async :meth:`complete_text`."""
-        tally, started = _Tally(self.adapter), time.perf_counter()
-        sdk = self.sdk_client(is_async=True)
+        return await arun(self._complete_text(messages, kw, is_async=True))
 
-        async def attempt() -> str:
+    def _complete_text(
+        self, messages: Messages, kw: dict[str, Any], *, is_async: bool
+    ) -> Steps[tuple[str, CallInfo]]:
+        """:meth:`complete_text`'s body, for either driver."""
+        tally, started = _Tally(self.adapter), time.perf_counter()
+        sdk = self.sdk_client(is_async=is_async)
+
+        def attempt() -> Steps[str]:
             try:
-                response = await self._text_call(sdk, messages, kw)
+                response = yield lambda: self._text_call(sdk, messages, kw)
             except Exception:
                 tally.on_error(Exception())
                 raise
@@ -640,7 +611,7 @@ class InstructorClientManager:
             return self.adapter.text_of(response)
 
         try:
-            text: str = await self._backoff.acall(attempt)
+            text: str = yield self._with_backoff(attempt, is_async)
         except Exception as exc:  # sorted by the one seam: failures.classify
             error = self._after_failure(exc, "text", tally) or self._all_modes_failed(tally)
         else:
@@ -675,12 +646,8 @@ class InstructorClientManager:
         the mode fallback, and the confidence threshold: an extraction whose own
         confidence is below it raises :class:`~answerx.errors.StructuredOutputError`.
         """
-        model_cls, messages = _extraction_request(
-            raw_output, approach, question, task, choices, numbers
-        )
-        used = self.extraction.updated(settings)
-        obj, info = self.create(messages, model_cls, **self._extraction_kw(used, kw))
-        return self._accepted(obj, info, used)
+        request = (raw_output, approach, question, task, choices, numbers)
+        return run(self._extract_structured(request, settings, kw, is_async=False))
 
     async def aextract_structured(
         self,
@@ -695,11 +662,26 @@ class InstructorClientManager:
         **kw: Any,
     ) -> tuple[ReasoningExtraction, CallInfo]:
         """Async :meth:`extract_structured`."""
-        model_cls, messages = _extraction_request(
-            raw_output, approach, question, task, choices, numbers
-        )
+        request = (raw_output, approach, question, task, choices, numbers)
+        return await arun(self._extract_structured(request, settings, kw, is_async=True))
+
+    def _extract_structured(
+        self,
+        request: tuple[
+            str, str, str | None, str | None, Sequence[str] | None, Sequence[int | float] | None
+        ],
+        settings: ExtractionLike,
+        kw: dict[str, Any],
+        *,
+        is_async: bool,
+    ) -> Steps[tuple[ReasoningExtraction, CallInfo]]:
+        """:meth:`extract_structured`'s body, for either driver: the call goes through the
+        public :meth:`create`/:meth:`acreate`, which a subclass may wrap (a run's limits)."""
+        model_cls, messages = _extraction_request(*request)
         used = self.extraction.updated(settings)
-        obj, info = await self.acreate(messages, model_cls, **self._extraction_kw(used, kw))
+        create = self.acreate if is_async else self.create
+        options = self._extraction_kw(used, kw)
+        obj, info = yield lambda: create(messages, model_cls, **options)
         return self._accepted(obj, info, used)
 
     def _extraction_kw(self, settings: ExtractionSettings, kw: dict[str, Any]) -> dict[str, Any]:

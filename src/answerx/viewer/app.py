@@ -14,6 +14,7 @@ from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from answerx._version import __version__
+from answerx.experiments.store.url import store_location
 from answerx.viewer.auth import BrowserTokenMiddleware
 from answerx.viewer.pages import ViewerSettings, install_problem_pages, viewer_router
 
@@ -32,7 +33,7 @@ def runs_pages(db: str | Path, *, run_ids: Sequence[str] | None = None) -> FastA
     )
     app.mount("/static", StaticFiles(directory=_STATIC), name="static")
     app.state.viewer = ViewerSettings(
-        db=Path(db), run_ids=tuple(run_ids) if run_ids is not None else None
+        db=store_location(db), run_ids=tuple(run_ids) if run_ids is not None else None
     )
     app.state.figures, app.state.figures_lock = {}, threading.Lock()  # pages.py: _cached
     app.include_router(viewer_router())

@@ -22,10 +22,17 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 
 from answerx.errors import ConfigError, RunNotFound, StoreError
-from answerx.experiments.browse import SEARCHABLE, SORTABLE, ItemQuery, ItemRow, Pairing
 from answerx.experiments.records import RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
+from answerx.experiments.store.browse import (
+    FACETS,
+    SEARCHABLE,
+    SORTABLE,
+    ItemQuery,
+    ItemRow,
+    Pairing,
+)
 from answerx.viewer.outputs import message_text, pretty_json, render_output
 from answerx.viewer.summary import (
     ARM_COLUMNS,
@@ -50,21 +57,6 @@ __all__ = ["ViewerSettings", "install_problem_pages", "item_href", "viewer_route
 
 _HERE = Path(__file__).parent
 T = TypeVar("T")
-#: The columns an items list offers as filters with a choice of values: the browsing
-#: index's first columns, in its order, so their values are counted in one pass over it
-#: without sorting (half the time of any other order).
-FACETS: tuple[str, ...] = (
-    "approach",
-    "strategy",
-    "provider",
-    "model",
-    "correct",
-    "reason",
-    "how",
-    "method",
-    "termination",
-    "unfinished",
-)
 #: The columns of the items table: (title, sort column).
 TABLE: tuple[tuple[str, str], ...] = (
     ("item", "item_id"),
@@ -88,7 +80,7 @@ class ViewerSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    db: Path
+    db: Path | str  # a SQLite file, or a PostgreSQL server's URL
     run_ids: tuple[str, ...] | None = None
 
 
@@ -167,9 +159,9 @@ def _settings(request: Request) -> ViewerSettings:
 def _store(request: Request) -> Iterator[ResultStore]:
     """The store, opened read-only for one request."""
     settings = _settings(request)
-    if not settings.db.is_file():
+    if isinstance(settings.db, Path) and not settings.db.is_file():
         raise _Problem(404, f"no results store at {settings.db}: run an experiment first")
-    opened = ResultStore(settings.db, read_only=True)
+    opened = ResultStore.open(settings.db, "read_only")
     try:
         yield opened
     finally:
@@ -317,6 +309,8 @@ def _cached(request: Request, key: tuple[str, str], compute: Callable[[], T]) ->
     """``compute()``, kept until the store changes: a run's figures (counted over all its
     items) are counted again only when an item is added or scored."""
     settings = _settings(request)
+    if not isinstance(settings.db, Path):  # a server's store: no file tells when it changed
+        return compute()
     cache: dict[tuple[Any, ...], Any] = request.app.state.figures
     lock: threading.Lock = request.app.state.figures_lock
     signed = (*key, _signature(settings.db))

@@ -10,11 +10,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from answerx.experiments.browse import Arm, Tally
 from answerx.experiments.records import RunRecord
 from answerx.experiments.report import BASELINE_APPROACH, Comparison, compared_arms
 from answerx.experiments.stats import mcnemar, wilson_interval
 from answerx.experiments.store import ResultStore
+from answerx.experiments.store.browse import Arm, Tally
 
 __all__ = [
     "ARM_COLUMNS",

@@ -1,12 +1,12 @@
-"""The viewer's query strings: an :class:`~answerx.experiments.browse.ItemQuery` and a page,
+"""The viewer's query strings: an :class:`~answerx.experiments.store.browse.ItemQuery` and a page,
 read from a URL and written back into links, so that every view has one stable address.
 
 Parameters (each may repeat where a column takes several values):
 
-- ``COLUMN=VALUE`` for any column of :data:`~answerx.experiments.browse.WHOLE`
+- ``COLUMN=VALUE`` for any column of :data:`~answerx.experiments.store.browse.WHOLE`
   (``approach=tree_of_thought&correct=false&unfinished=true``); ``null`` is "no value";
-- ``min_COLUMN`` / ``max_COLUMN`` for the numbers of :data:`~answerx.experiments.browse.RANGED`
-  (``min_latency_s=30``);
+- ``min_COLUMN`` / ``max_COLUMN`` for the numbers of
+  :data:`~answerx.experiments.store.browse.RANGED` (``min_latency_s=30``);
 - ``error=true|false``: failed items only, or none;
 - ``q=TEXT`` searches the raw outputs, ``in=COLUMN`` another text column;
 - ``pair=APPROACH/STRATEGY`` with ``pair_correct=true|false`` (and ``pair_run=RUN``): items
@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from answerx.experiments.browse import RANGED, SEARCHABLE, SORTABLE, WHOLE, ItemQuery, Pairing
+from answerx.experiments.store.browse import RANGED, SEARCHABLE, SORTABLE, WHOLE, ItemQuery, Pairing
 
 __all__ = [
     "NULL",

@@ -1,11 +1,11 @@
 """Exporting a run's items as CSV, JSONL or Parquet files, for analysis elsewhere.
 
-Columns are the :class:`~answerx.experiments.records.ItemRecord` fields. In
-CSV, lists and objects (``verdict_detail``) are JSON, booleans ``true``/``false``,
+Columns are the :class:`~answerx.experiments.records.ItemRecord` fields. In CSV, lists
+and objects (``verdict_detail``, ``extraction``) are JSON, booleans ``true``/``false``,
 times ISO 8601 in UTC and missing values empty; in JSONL each line is an ItemRecord
-(``ItemRecord.model_validate_json`` reads it back); Parquet keeps the types
-(lists, booleans, UTC timestamps; ``verdict_detail`` is JSON text). The files are written by
-:mod:`answerx.recordfiles`' writers, the ones ``answerx extract --file`` uses, into a
+(``ItemRecord.model_validate_json`` reads it back); Parquet keeps the types (lists,
+booleans, UTC timestamps; ``verdict_detail`` and ``extraction`` are JSON text). The files
+are written by :mod:`answerx.recordfiles`' writers, the ones ``answerx extract --file`` uses, into a
 hidden file renamed into place at the end, never through a symbolic link
 (:mod:`answerx.nofollow`).
 """
@@ -29,6 +29,7 @@ ExportFormat = Literal["csv", "jsonl", "parquet"]
 
 _ITEM_COLUMNS: tuple[str, ...] = tuple(ItemRecord.model_fields)
 _PAGE = 500  # items per write (a Parquet row group)
+_OBJECTS = ("verdict_detail", "extraction")  # JSON objects, written as JSON text
 
 
 def utc_iso(value: datetime) -> str:
@@ -97,8 +98,9 @@ def _pages(items: Iterable[ItemRecord]) -> Iterator[list[ItemRecord]]:
 
 def _row(item: ItemRecord, *, csv: bool) -> dict[str, Any]:
     row = item.model_dump()
-    if row["verdict_detail"] is not None:  # free-form JSON: a string column
-        row["verdict_detail"] = json.dumps(row["verdict_detail"])
+    for column in _OBJECTS:  # free-form JSON: a string column
+        if row[column] is not None:
+            row[column] = json.dumps(row[column])
     if csv and row["finished_at"] is not None:
         row["finished_at"] = utc_iso(row["finished_at"])
     return row

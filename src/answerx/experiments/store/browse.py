@@ -2,9 +2,9 @@
 
 An :class:`ItemQuery` says it as data (any of some values per column, ranges on the
 numbers, a text to find, the verdict of the same question under another approach,
-an order); :class:`~answerx.experiments.store.ResultStore` answers it in SQLite
-(``item_rows``, ``count_rows``, ``neighbours``, ``tally``), so a 100,000-item run is
-filtered, counted and paged without reading its texts into memory. This module
+an order); :class:`~answerx.experiments.store.ResultStore` answers it in SQL
+(``item_page``, ``count_rows``, ``neighbours``, ``tally``: :mod:`.queries`), so a
+100,000-item run is filtered, counted and paged without reading its texts into memory. This module
 turns a query into SQL; it runs none.
 
 An :class:`ItemRow` is one row of such a page: an item's key, verdict and figures,
@@ -24,6 +24,8 @@ from answerx.grading.models import Reason
 from answerx.reasoning.response import ApproachName, Stage, Strategy
 
 __all__ = [
+    "BROWSE_COLUMNS",
+    "FACETS",
     "GROUPS",
     "RANGED",
     "ROW_COLUMNS",
@@ -131,9 +133,10 @@ SEARCHABLE: tuple[str, ...] = (
 )
 #: Columns an item list may be sorted by (``id``: the order items were stored).
 SORTABLE: tuple[str, ...] = ("id", *dict.fromkeys(c for c in ROW_COLUMNS if c != "question"))
-#: Columns a :class:`Tally` may group by: the browsing index's first columns in its order
-#: (grouped so, they are counted in one pass over the index, unsorted), then others.
-GROUPS: tuple[str, ...] = (
+#: The columns a reader picks values of first (the viewer's facets), in the browsing
+#: index's order, right after the run: counted in one pass over the index, unsorted
+#: (half the time of any other order).
+FACETS: tuple[str, ...] = (
     "approach",
     "strategy",
     "provider",
@@ -144,6 +147,14 @@ GROUPS: tuple[str, ...] = (
     "method",
     "termination",
     "unfinished",
+)
+#: The browsing index's columns (``items_browse``): the run first (every query names
+#: it), the facets, then every other short column a reader filters, sorts or counts by,
+#: so those queries read the index alone, never the rows' long texts. The one list the
+#: index, :data:`GROUPS` and the viewer's facets derive from.
+BROWSE_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    *FACETS,
     "valid",
     "stage",
     "mode",
@@ -151,8 +162,22 @@ GROUPS: tuple[str, ...] = (
     "cached",
     "dataset",
     "task",
-    "run_id",
+    "item_id",
+    "repetition",
+    "confidence",
+    "latency_s",
+    "calls",
+    "attempts",
+    "fallbacks",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "error",
 )
+#: Columns a :class:`Tally` may group by: the browsing index's columns in its order up
+#: to the item's own key (grouped so, they are counted in one pass over the index,
+#: unsorted), then the run.
+GROUPS: tuple[str, ...] = (*BROWSE_COLUMNS[1 : BROWSE_COLUMNS.index("item_id")], "run_id")
 _BOOLEAN = frozenset({"correct", "valid", "unfinished", "cached"})
 
 
@@ -313,7 +338,7 @@ def compile_query(run_id: str, query: ItemQuery, *, table: str = "items") -> tup
             params += [_sql_value(column, v) for v in given]
         if len(given) < len(values):
             either.append(f"{table}.{column} IS NULL")
-        clauses.append(f"({' OR '.join(either)})" if either else "0")
+        clauses.append(f"({' OR '.join(either)})" if either else "1 = 0")
     for column, low in query.at_least.items():
         clauses.append(f"{table}.{column} >= ?")
         params.append(low)
@@ -352,8 +377,8 @@ def paired_sql(a: Arm, b: Arm) -> tuple[str, list[Any]]:
     """The SQL that counts :class:`PairedCounts` for arms ``a`` and ``b`` in one pass."""
     sql = (
         "SELECT count(*), coalesce(sum(a.correct), 0), coalesce(sum(b.correct), 0), "
-        "coalesce(sum(a.correct AND NOT b.correct), 0), "
-        "coalesce(sum(b.correct AND NOT a.correct), 0) "
+        "coalesce(sum(a.correct * (1 - b.correct)), 0), "
+        "coalesce(sum(b.correct * (1 - a.correct)), 0) "
         f"FROM items AS a JOIN items AS b ON {_SAME_QUESTION.format(a='a', b='b')} "
         "WHERE a.run_id = ? AND a.approach = ? AND a.strategy = ? AND a.provider = ? "
         "AND a.model = ? AND a.correct IS NOT NULL AND b.correct IS NOT NULL"
@@ -375,4 +400,6 @@ def order_of(query: ItemQuery, *, table: str = "items") -> str:
     direction = "DESC" if query.descending else "ASC"
     if query.sort == "id":
         return f"{table}.id {direction}"
-    return f"{table}.{query.sort} {direction}, {table}.id {direction}"
+    # NULLs where SQLite puts them (first going up), said aloud for PostgreSQL (last).
+    nulls = "NULLS LAST" if query.descending else "NULLS FIRST"
+    return f"{table}.{query.sort} {direction} {nulls}, {table}.id {direction}"
