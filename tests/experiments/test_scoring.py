@@ -14,11 +14,10 @@ from hypothesis import strategies as st
 from answerx.errors import ConfigError
 from answerx.experiments.records import VERDICT_FIELDS, ItemRecord, RunRecord
 from answerx.experiments.scoring import (
-    judge,
+    item_spec,
     rules_verdict,
     score_items,
     score_run,
-    scoring_task,
 )
 from answerx.experiments.store import ResultStore
 from answerx.extraction import extract
@@ -36,8 +35,30 @@ from answerx.grading import grade as _grade
 CHOICES = ["Mercury", "Venus", "Earth", "Mars"]
 
 
-def score(answer: str | None, gold: str | None, task: str = "auto", **options: object) -> Verdict:
-    return judge(answer, gold, task, **options)  # type: ignore[arg-type]
+def score(
+    answer: str | None,
+    gold: str | list[str] | None,
+    task: str = "auto",
+    *,
+    valid: bool | None = None,
+    unfinished: bool = False,
+    time_limit_s: float = 5.0,
+    question: str = "?",
+    **fields: object,
+) -> Verdict:
+    """The rules' verdict on a run's item whose output was read as ``answer`` (the whole
+    output), with what extraction found about it (``valid``, ``unfinished``)."""
+    golds = {"gold": None, "answers": gold} if isinstance(gold, list) else {"gold": gold}
+    found = {
+        "task": task, "raw_output": answer or "", "extracted_answer": answer,
+        "method": "answer_block", "confidence": 0.95, "valid": valid, "unfinished": unfinished,
+    }  # fmt: skip
+    # Updated, not validated: an unknown task reaches scoring as a stored row would bring it.
+    record = ItemRecord(
+        run_id="run-1", approach="none", strategy="two_stage", provider="openai",
+        model="gpt-test", item_id="q", question=question,
+    ).model_copy(update=found | golds | fields)  # fmt: skip
+    return rules_verdict(record, time_limit_s=time_limit_s)
 
 
 def verdict(correct: bool | None, reason: str, how: str | None = None) -> tuple[object, ...]:
@@ -124,7 +145,7 @@ def test_numbers_match_within_tolerance(predicted: str, gold: str, correct: bool
 
 
 def test_a_wider_tolerance_accepts_a_rounded_answer() -> None:
-    assert score("0.33", "1/3", "numeric", tolerance=0.01).correct is True
+    assert _grade("0.33", "1/3", "numeric", tolerance=0.01).correct is True  # grading's option
 
 
 CHOICE = [
@@ -267,9 +288,9 @@ def test_judging_an_extraction_says_what_verify_says_of_its_output(
 ) -> None:
     # scoring and `answerx verify` speak one vocabulary: this pins them together.
     found = extract(raw, task, **options)  # type: ignore[arg-type]
-    judged = judge(
+    judged = score(
         found.answer, gold, task, valid=found.valid, unfinished=found.unfinished, **options
-    )  # type: ignore[arg-type]
+    )
     verified = verify(raw, gold, task, **options)  # type: ignore[arg-type]
     assert said(judged, how=True) == said(verified, how=True)
 
@@ -326,7 +347,7 @@ def test_scoring_from_worker_threads_gives_the_main_thread_verdicts() -> None:
 
 def test_a_comparison_that_runs_too_long_is_scored_as_a_timeout() -> None:
     # 9^(9^9) has 370 million digits; grading's worker pool cuts it off (tests/grading).
-    result = score("9^{9^{9}}", "2", "math", math_timeout_s=1)
+    result = score("9^{9^{9}}", "2", "math", time_limit_s=1)
     assert said(result, how=True) == verdict(False, "timeout", "math_verify")
 
 
@@ -345,7 +366,7 @@ def test_scoring_never_crashes_on_any_text(text: str, gold: str, task: str) -> N
 @settings(max_examples=40, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from("0123456789x+-*/^{}()[]\\frac=.,$ "), max_size=40))
 def test_math_scoring_never_crashes_on_formula_like_text(text: str) -> None:
-    assert score(text, r"\frac{1}{2}", "math", math_timeout_s=2).correct in (True, False)
+    assert score(text, r"\frac{1}{2}", "math", time_limit_s=2).correct in (True, False)
 
 
 def item(item_id: str, extracted: str | None, gold: str | None, **fields: object) -> ItemRecord:
@@ -444,11 +465,12 @@ def test_score_run_rescores_a_stored_run_without_any_model(tmp_path: Path) -> No
 def test_auto_items_with_short_text_answers_are_scored_as_short_answers(
     task: str, gold: str | list[str], scored_as: str
 ) -> None:
-    assert scoring_task(task, gold) == scored_as
+    golds = {"gold": None, "answers": gold} if isinstance(gold, list) else {"gold": gold}
+    assert item_spec(item("q", None, **golds, task=task)).task == scored_as  # type: ignore[arg-type]
 
 
 def test_a_short_answer_item_is_judged_against_every_alias_with_the_question() -> None:
-    verdict = judge("Curie.", ["Marie Curie", "Maria Skłodowska-Curie"],
+    verdict = score("Curie.", ["Marie Curie", "Maria Skłodowska-Curie"],
                     question="Who discovered radium?")  # fmt: skip
     assert (verdict.correct, verdict.how, verdict.matched_gold) == (True, "surname_match",
                                                                     "Marie Curie")  # fmt: skip
@@ -457,7 +479,7 @@ def test_a_short_answer_item_is_judged_against_every_alias_with_the_question() -
 
 
 def test_a_text_item_keeps_exact_match_as_its_verdict_and_gets_the_three_measures() -> None:
-    verdict = judge("Paris, France", "Paris", "text")
+    verdict = score("Paris, France", "Paris", "text")
     assert (verdict.correct, verdict.how) == (False, "normalised_text")
     assert verdict.scores is not None
     assert (verdict.scores.em, verdict.scores.cover) == (0.0, 1.0)

@@ -315,3 +315,26 @@ def test_a_function_without_parentheses_is_read_as_math_verify_reads_it() -> Non
     decided, disagreements = _against_math_verify(_FUNCTIONS, _FUNCTION_GOLDS)
     assert disagreements == []
     assert decided >= 1500
+
+
+# Lists in square brackets, as TheoremQA writes its golds: math-verify reads three values or
+# more in [...] as a tuple (as in (...)), [a, b] as an interval only when a < b (else the pair),
+# and finitely many values, one number or a pair of them never as a range of reals.
+_LISTS = [
+    "[-5, -8, -6, 0]", "[0, 0, 0, 0]", "(-5, -8, -6, 0)", "-5, -8, -6, 0", r"\{-5,-8,-6,0\}",
+    "[8, 4]", "(8, 4)", "8, 4", "4, 8", "[4, 8]", "[2, 1/4]", "[0, 1/4]", "3", "1", "[1, 2]",
+    "(1, 2)", "[1, 2)", "x > 1", "1, 2, 3", "[1,2,3]", "[3,2,1]", r"(-\infty, 2)", "[1, 1]",
+    r"\{1\}", "[0.333, 0.25]", "[1/3, 1/4]", "[-1, 3, 1]", "[1,-1]", "(1, -1)", "[-2, -1, 3]",
+    "two", "three", "one", "four",  # one number in words is never several values
+]  # fmt: skip
+_LIST_GOLDS = [
+    "[-5, -8, -6, 0]", "[8, 4]", "[1, 2]", "[1, 0]", "[0.333, 0.25]", "[1, 2, 3]", "(1, 2)",
+    "3", "[1, 1]", "[-1.78, 0.28]", "[2, 6]",
+]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_bracketed_list_is_read_as_math_verify_reads_it() -> None:
+    decided, disagreements = _against_math_verify(_LISTS, _LIST_GOLDS)
+    assert disagreements == []
+    assert decided >= 250

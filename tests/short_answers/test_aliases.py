@@ -7,7 +7,7 @@ import pytest
 
 from answerx import grade, verify, verify_batch
 from answerx.errors import InputError
-from answerx.grading.golds import clean_golds, infer_golds_task
+from answerx.grading.golds import clean_golds, infer_task
 
 
 def test_any_accepted_answer_makes_the_answer_right_and_is_named() -> None:
@@ -73,7 +73,7 @@ def test_golds_are_cleaned_and_repeats_dropped() -> None:
     ],
 )
 def test_auto_reads_the_task_from_all_accepted_answers(golds: tuple[str, ...], task: str) -> None:
-    assert infer_golds_task(golds) == task
+    assert infer_task(golds) == task
 
 
 @pytest.mark.parametrize("workers", [None, 1])

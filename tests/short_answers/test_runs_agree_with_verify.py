@@ -11,7 +11,7 @@ import pytest
 from answerx import verify
 from answerx.experiments.datasets import load_dataset
 from answerx.experiments.records import ItemRecord
-from answerx.experiments.scoring import rules_verdict, scoring_task
+from answerx.experiments.scoring import item_spec, rules_verdict
 
 
 def record(
@@ -30,9 +30,10 @@ def test_a_one_element_gold_list_is_a_short_answer_in_a_run_as_in_verify(tmp_pat
     data.write_text(json.dumps({"question": "When did the war end?", "gold": ["1945"]}) + "\n")
     (loaded,) = load_dataset(str(data))
     assert loaded.golds == ["1945"]
-    assert scoring_task("auto", loaded.golds) == "short_answer"
     reply = "The war ended in 1945."
-    run = rules_verdict(record(reply, reply, ["1945"], "whole_output", "When did the war end?"))
+    stored = record(reply, reply, ["1945"], "whole_output", "When did the war end?")
+    assert item_spec(stored).task == "short_answer"
+    run = rules_verdict(stored)
     alone = verify(reply, ["1945"], question="When did the war end?")
     assert (run.correct, run.how) == (alone.correct, alone.how) == (True, "cover_match")
 

@@ -1,16 +1,16 @@
 """Scoring: the verdict on each answer of a run, in grading's own words.
 
-:func:`judge` asks :func:`answerx.grading.grade` about one answer, together with
-what extraction found about it (a malformed answer, an unfinished output), and
-returns grading's :class:`~answerx.grading.Verdict` unchanged: its ``reason`` and
-``how`` are what runs store and reports group by. :func:`score_item` fills an
-item's verdict fields, :func:`score_items` many, :func:`score_run` re-scores a
-stored run.
+:func:`rules_verdict` hands an item's stored extraction (:func:`stored_extraction`:
+the row's ``extraction`` column, or one rebuilt from the columns of a run stored before
+it) to :func:`answerx.grading.decide`, the one place a verdict is made, so a run's
+verdict is ``verify``'s; grading's ``reason`` and ``how`` are what runs store and
+reports group by. :func:`score_item` fills an item's verdict fields, :func:`score_items`
+many, :func:`score_run` re-scores a stored run.
 
-Open-domain questions: an item whose accepted answers are short texts (one or a
-list of aliases) is scored as ``short_answer`` (:func:`scoring_task`), and every
-``short_answer`` or ``text`` item gets the three measures QA work reports (``em``,
-``f1``, ``cover``) beside its verdict.
+Open-domain questions: an ``auto`` item whose accepted answers are short texts (one or
+a list of aliases) is scored as ``short_answer`` (:func:`item_spec`: grading's one task
+inference, read as open-domain), and every ``short_answer`` or ``text`` item gets the
+three measures QA work reports (``em``, ``f1``, ``cover``) beside its verdict.
 
 The residue: where the rules are unsure (``Verdict.doubt``: a guard fired, the
 measures disagree, a finished output with no answer found, a fallback's guess), an
@@ -22,33 +22,31 @@ judge to :func:`score_run` asks it about the residue items that have no ruling y
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from answerx.experiments.records import ItemRecord
-from answerx.extraction import extract
-from answerx.grading import DEFAULT_TOLERANCE, Judge, JudgeRequest, JudgeRuling, Verdict, grade
-from answerx.grading.golds import Golds, clean_golds, infer_golds_task, is_alias_list
-from answerx.grading.judgement import Doubt
+from answerx.extraction import Extraction, clean_answer, extract
+from answerx.extraction.spec import DEFAULT_TIME_LIMIT_S, AnswerSpec
+from answerx.extraction.tasks import check_task
+from answerx.grading import Judge, JudgeRequest, JudgeRuling, Verdict, decide
+from answerx.grading.golds import check_finite_gold, clean_golds, spec_for
 from answerx.grading.qa_metrics import short_answer_scores
 from answerx.grading.residue import (
-    GUESS_CONFIDENCE,
     JudgeTotals,
     apply_ruling,
     ask_judge,
     judge_request,
     judge_totals,
 )
-from answerx.grading.short_answer import decide_short_answer, opening_answer
-from answerx.grading.tasks import infer_task
+from answerx.grading.short_answer import decide_short_answer
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = [
-    "MATH_TIMEOUT_S",
-    "judge",
+    "item_spec",
     "judge_request_for",
     "judge_totals_of",
     "not_asked",
@@ -56,128 +54,89 @@ __all__ = [
     "score_item",
     "score_items",
     "score_run",
-    "scoring_task",
+    "stored_extraction",
     "stored_ruling",
     "stored_verdict",
     "verdict_fields",
 ]
 
-#: Seconds math-verify may spend on one item (its own default).
-MATH_TIMEOUT_S = 5
-
 # The tasks whose items get em / f1 / cover: answers that are words.
 _MEASURED: Final = frozenset({"short_answer", "text"})
 
 
-def scoring_task(
-    task: str,
-    gold: Golds,
-    choices: Sequence[str] | None = None,
-    numbers: Sequence[int | float] | None = None,
-) -> str:
-    """The task an item is scored as: its own, except that an ``auto`` item whose
-    accepted answers are short texts is ``short_answer`` (an open-domain question, as
-    the search agents answer them), whether the data gives one answer or a list (a
-    date, ``330 m``, ``3.5 million`` too). A single number stays ``numeric``, LaTeX
-    ``math``, a letter ``multiple_choice``.
-
-    >>> scoring_task("auto", "Paris"), scoring_task("auto", ["1989", "89"])
-    ('short_answer', 'short_answer')
-    >>> scoring_task("auto", "72"), scoring_task("text", "Paris")
-    ('numeric', 'text')
+def item_spec(item: ItemRecord, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> AnswerSpec:
+    """The spec ``item`` is scored by: its own task, except that ``auto`` is read from
+    its golds as open-domain (:func:`answerx.grading.golds.infer_task`): accepted answers
+    that are short texts are ``short_answer`` (as the search agents answer them), whether
+    the data gives one answer or a list (a date, ``330 m``, ``3.5 million`` too); a
+    single number stays ``numeric``, LaTeX ``math``, a letter ``multiple_choice``.
+    Raises ConfigError for an unknown task and InputError for a gold that is not finite.
     """
-    if task != "auto" or choices or numbers:
-        return task
-    refs = clean_golds(gold)
-    if not refs:
-        return task
-    inferred: str = infer_golds_task(refs)
-    if not is_alias_list(gold) and inferred == "short_answer" and infer_task(refs[0]) == "numeric":
-        return "numeric"  # one number (GSM8K's 72) keeps its numeric rules
-    return inferred
+    task = check_task(item.task)
+    golds = item.golds
+    spec = spec_for(
+        task, golds, clean_golds(golds), item.choices, item.numbers,
+        time_limit_s=time_limit_s, open_domain=True,
+    )  # fmt: skip
+    check_finite_gold(golds, task=spec.task)
+    return spec
 
 
-def judge(
-    answer: str | None,
-    gold: Golds,
-    task: str = "auto",
-    *,
-    choices: Sequence[str] | None = None,
-    numbers: Sequence[int | float] | None = None,
-    valid: bool | None = None,
-    unfinished: bool = False,
-    tolerance: float = DEFAULT_TOLERANCE,
-    math_timeout_s: float = MATH_TIMEOUT_S,
-    question: str | None = None,
-) -> Verdict:
-    """The rules' verdict on ``answer`` against ``gold`` (one answer or a list of accepted
-    answers), as :func:`answerx.verify` would give it for an output whose extraction
-    found ``answer``, ``valid`` and ``unfinished``.
-
-    A run's answer may come from an LLM's structured reply rather than from
-    ``extract``, so the extraction's findings are passed in, not found again: no
-    answer from an unfinished output is ``unfinished``, and a wrong answer that is not
-    well formed (``valid=False``) is ``malformed_answer``, as ``verify`` says them.
-    The task is :func:`scoring_task`'s; ``question`` lets a short answer's surname
-    rule apply. ``short_answer`` and ``text`` verdicts carry ``scores`` (em, f1,
-    cover). Raises ConfigError for an unknown task; never raises for any answer text.
-
-    >>> judge("K", "B", "multiple_choice", choices=["x", "y"], valid=False).reason
-    'malformed_answer'
-    >>> judge("Paris, France", ["Paris", "City of Light"]).scores.cover
-    1.0
+def stored_extraction(item: ItemRecord, task: str | None = None) -> Extraction:
+    """What extraction found in ``item``'s output: the row's stored ``extraction`` (the
+    whole :class:`~answerx.extraction.Extraction`, as JSON) when it has one, else one
+    rebuilt from the columns a run stored before that (answer, candidate, span, method,
+    confidence, valid, problem, unfinished), with ``task`` (default: the item's). An
+    item whose call failed has an empty output, in which nothing was found. The answer is
+    cleaned as ``grade`` cleans a bare one: an LLM's structured reply may hold "The
+    answer is Paris." where ``extract`` would have read ``Paris``.
     """
-    task = scoring_task(task, gold, choices, numbers)
-    verdict = grade(
-        answer,
-        gold,
-        task,
-        choices=choices,
-        numbers=numbers,
-        tolerance=tolerance,
-        time_limit_s=math_timeout_s,
-        question=question,
-    )
-    update: dict[str, Any] = {}
-    if verdict.reason == "no_answer" and unfinished:
-        update["reason"] = "unfinished"
-    elif verdict.reason == "different" and valid is False:
-        update["reason"] = "malformed_answer"
-    if task == "text" and verdict.reason != "unreadable_gold":
-        update["scores"] = short_answer_scores(verdict.answer, clean_golds(gold))
-    return verdict.model_copy(update=update) if update else verdict
-
-
-def rules_verdict(item: ItemRecord, *, math_timeout_s: float = MATH_TIMEOUT_S) -> Verdict:
-    """The rules' verdict on a stored item, with why they are unsure of it
-    (``doubt``), from the item's stored fields only: a run and a later re-score agree.
-
-    Beyond the comparison's own doubts, a finished output in which nothing was found
-    (``nothing_extracted``) and an answer that a fallback rule guessed out of a longer
-    output (``low_confidence_guess``) are unsure; a failed call or a cut-off output is
-    not (there is nothing more to read).
-    """
-    answer = item.extracted_answer
-    short = scoring_task(item.task, item.golds, item.choices, item.numbers) == "short_answer"
-    if answer is None and item.unfinished and short:
-        # As verify does: a short answer in a finished first sentence survives a later cut.
-        answer = opening_answer(item.raw_output, clean_golds(item.golds), item.question)
-    verdict = judge(
-        answer,
-        item.golds,
-        item.task,
-        choices=item.choices,
-        numbers=item.numbers,
+    stored = getattr(item, "extraction", None)
+    found: Extraction | None = None
+    if isinstance(stored, Extraction):
+        found = stored
+    elif isinstance(stored, str) and stored:
+        found = Extraction.model_validate_json(stored)
+    elif isinstance(stored, dict):
+        found = Extraction.model_validate(stored)
+    if found is not None:
+        return found.model_copy(update={"answer": _cleaned(found.answer)})
+    return Extraction(
+        answer=_cleaned(item.extracted_answer),
+        method=item.method,
+        confidence=item.confidence,
+        task=check_task(task or item.task),
+        candidate=item.candidate,
+        span=item.span,
+        raw_output=item.raw_output,
         valid=item.valid,
+        problem=item.problem,
         unfinished=item.unfinished,
-        math_timeout_s=math_timeout_s,
-        question=item.question,
     )
-    verdict = _raw_reply_guard(item, verdict)
-    if verdict.doubt is None and verdict.reason != "unreadable_gold":
-        doubt = _output_doubt(item)
-        if doubt is not None:
-            verdict = verdict.model_copy(update={"doubt": doubt})
+
+
+def _cleaned(answer: str | None) -> str | None:
+    return (clean_answer(answer) or None) if answer else None
+
+
+def rules_verdict(item: ItemRecord, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> Verdict:
+    """The rules' verdict on a stored item, with why they are unsure of it (``doubt``),
+    from the item's stored fields only, so a run and a later re-score agree: grading's
+    :func:`~answerx.grading.decide` on :func:`stored_extraction`, as ``verify`` gives it
+    for the same output. A run's answer may come from an LLM's structured reply rather
+    than from ``extract``: what the extraction found (a malformed answer, an unfinished
+    output) is read from the row, not found again. ``short_answer`` and ``text``
+    verdicts carry ``scores`` (em, f1, cover). Never raises for any answer text.
+    """
+    spec = item_spec(item, time_limit_s=time_limit_s)
+    refs = clean_golds(item.golds)
+    verdict = decide(stored_extraction(item, spec.task), refs, spec, question=item.question)
+    verdict = _raw_reply_guard(item, verdict, spec)
+    # The measures too where the verdict has none (a text item, no answer at all).
+    measured = spec.task in _MEASURED and verdict.reason != "unreadable_gold"
+    if measured and (spec.task == "text" or verdict.scores is None):
+        scores = short_answer_scores(verdict.answer, refs)
+        verdict = verdict.model_copy(update={"scores": scores})
     return verdict
 
 
@@ -185,13 +144,13 @@ def rules_verdict(item: ItemRecord, *, math_timeout_s: float = MATH_TIMEOUT_S) -
 _GUARDS: Final = frozenset({"alias_negated", "several_candidates", "hedged_answer"})
 
 
-def _raw_reply_guard(item: ItemRecord, verdict: Verdict) -> Verdict:
+def _raw_reply_guard(item: ItemRecord, verdict: Verdict, spec: AnswerSpec) -> Verdict:
     """An LLM extractor's answer (``two_stage``) judged right, checked against the raw
     reply's guards: the extractor reads one answer out of "It could be Mercury, Venus,
     or Mars", but the reply offered three candidates, as ``verify`` on the reply says."""
     if verdict.correct is not True or item.method != "structured_llm":
         return verdict
-    if scoring_task(item.task, item.golds, item.choices, item.numbers) != "short_answer":
+    if spec.task != "short_answer":
         return verdict
     read = extract(item.raw_output, "short_answer").answer or item.raw_output
     raw = decide_short_answer(read, clean_golds(item.golds), item.question)
@@ -203,18 +162,6 @@ def _raw_reply_guard(item: ItemRecord, verdict: Verdict) -> Verdict:
     )  # fmt: skip
 
 
-def _output_doubt(item: ItemRecord) -> Doubt | None:
-    if item.error is not None or item.unfinished or not item.raw_output.strip():
-        return None
-    if item.extracted_answer is None:
-        return "nothing_extracted"
-    # A structured reply's confidence is the model's own word, not a fallback's guess.
-    guessed = item.method != "structured_llm" and item.confidence < GUESS_CONFIDENCE
-    if guessed and item.extracted_answer.strip() != item.raw_output.strip():
-        return "low_confidence_guess"
-    return None
-
-
 def judge_request_for(item: ItemRecord, verdict: Verdict) -> JudgeRequest:
     """What a judge is asked about ``item``, whose rules' verdict ``verdict`` has a doubt:
     the question, the accepted answers, the whole output and what was extracted."""
@@ -224,7 +171,7 @@ def judge_request_for(item: ItemRecord, verdict: Verdict) -> JudgeRequest:
         question=item.question,
         choices=item.choices,
         raw_output=item.raw_output,
-        task=scoring_task(item.task, item.golds, item.choices, item.numbers),
+        task=item_spec(item).task,
     )
 
 
@@ -261,7 +208,7 @@ def verdict_fields(verdict: Verdict, *, aliases: bool = False) -> dict[str, Any]
 
 
 def score_item(
-    item: ItemRecord, *, math_timeout_s: float = MATH_TIMEOUT_S, judge: Judge | None = None
+    item: ItemRecord, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S, judge: Judge | None = None
 ) -> ItemRecord:
     """``item`` with its verdict filled in (a new record).
 
@@ -269,7 +216,7 @@ def score_item(
     call); ``judge``, when given, is asked about an unsure item that has no ruling with
     a verdict yet (never asked, or its budget was spent, or the call failed).
     """
-    verdict = rules_verdict(item, math_timeout_s=math_timeout_s)
+    verdict = rules_verdict(item, time_limit_s=time_limit_s)
     if verdict.doubt is not None:
         ruling = _ruling(item, verdict, judge)
         if ruling is not None:
@@ -289,19 +236,19 @@ def _ruling(item: ItemRecord, verdict: Verdict, judge: Judge | None) -> JudgeRul
 def score_items(
     items: Iterable[ItemRecord],
     *,
-    math_timeout_s: float = MATH_TIMEOUT_S,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     judge: Judge | None = None,
     judge_concurrency: int = 4,
 ) -> list[ItemRecord]:
     """Every item scored (see :func:`score_item`); without ``judge`` calls no model.
     A judge is asked about at most ``judge_concurrency`` items at a time."""
     if judge is None:
-        return [score_item(item, math_timeout_s=math_timeout_s) for item in items]
+        return [score_item(item, time_limit_s=time_limit_s) for item in items]
     listed = list(items)
     with ThreadPoolExecutor(max_workers=max(1, judge_concurrency)) as threads:
         return list(
             threads.map(
-                lambda item: score_item(item, math_timeout_s=math_timeout_s, judge=judge), listed
+                lambda item: score_item(item, time_limit_s=time_limit_s, judge=judge), listed
             )
         )
 
@@ -352,7 +299,7 @@ def score_run(
     store: ScoreStore,
     run_id: str,
     *,
-    math_timeout_s: float = MATH_TIMEOUT_S,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     judge: Judge | None = None,
     judge_concurrency: int = 4,
 ) -> list[ItemRecord]:
@@ -365,7 +312,7 @@ def score_run(
     """
     scored = score_items(
         store.items(run_id),
-        math_timeout_s=math_timeout_s,
+        time_limit_s=time_limit_s,
         judge=judge,
         judge_concurrency=judge_concurrency,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from answerx.extraction.latex import unwrap_command
+from answerx.extraction.models import OPTION_LETTERS
 
 __all__ = ["clean_answer", "repair_json_latex"]
 
@@ -116,7 +117,7 @@ _WRAPPER_STARTS = frozenset(left[0] for left, _ in _WRAPPERS)
 _TEXT_COMMANDS = ("boxed", "fbox", "text", "textbf", "textit", "textrm", "mathrm", "mathbf")
 # Choice letters as models write them: the loop below leaves each one as it is.
 _BARE_LETTERS = frozenset(
-    form.format(letter) for letter in "ABCDEFGHIJ" for form in ("{}", "({})", "{})", "({}")
+    form.format(letter) for letter in OPTION_LETTERS for form in ("{}", "({})", "{})", "({}")
 )
 _MAX_ROUNDS = 12  # cleaning is a fixpoint loop; bounded so it is always linear
 # Full-width punctuation and letters (U+FF01-U+FF5E) and the ideographic space, as their

@@ -10,7 +10,7 @@ from typing import cast
 
 from answerx.errors import InputError
 from answerx.extraction.finish import unfinished_reason
-from answerx.extraction.models import FALLBACKS, TASKS, Extraction, Fallback, Task
+from answerx.extraction.models import FALLBACKS, OPTION_LETTERS, TASKS, Extraction, Fallback, Task
 from answerx.extraction.regions import answer_regions
 from answerx.extraction.rules import FALLBACK_TIER, Found, Rule, marker_rules, rules_for
 from answerx.extraction.special_tokens import (
@@ -18,7 +18,7 @@ from answerx.extraction.special_tokens import (
     end_of_sequence,
     ended_by_token,
 )
-from answerx.extraction.tasks import Acceptor, check_task, make_acceptors
+from answerx.extraction.tasks import Acceptor, item_task, make_acceptors
 from answerx.extraction.values import count_values
 
 __all__ = ["extract"]
@@ -27,7 +27,6 @@ log = logging.getLogger("answerx.extraction")
 _GAME24_INPUT = re.compile(r"^[ \t]*Input:[ \t]*(\d+(?:[ \t]+\d+){3})[ \t]*$", re.MULTILINE)
 _RULES_FOR = {task: rules_for(task) for task in TASKS}
 _MARKERS_FOR = {task: marker_rules(task) for task in TASKS}
-_LETTERS = "ABCDEFGHIJ"
 
 
 def extract(
@@ -62,7 +61,7 @@ def extract(
     """
     if not isinstance(raw_output, str):
         raise InputError(f"raw_output must be a string, not {type(raw_output).__name__}")
-    task = check_task(task)
+    task = item_task(task)  # checked first: a bad name fails before the inputs are read
     if choices is not None:
         choices = _checked_choices(choices)
     if numbers is not None:
@@ -73,11 +72,8 @@ def extract(
         )
     if fallback not in FALLBACKS:
         raise InputError(f"fallback must be one of {', '.join(FALLBACKS)}, not {fallback!r}")
-    if task == "auto" and choices:
-        task = "multiple_choice"
-    elif task == "auto" and numbers:
-        task = "game24"
-    elif task == "auto" and "Input:" in raw_output:
+    task = item_task(task, choices, numbers)
+    if task == "auto" and "Input:" in raw_output:
         # A Game-of-24 transcript states its numbers: "Input: 4 9 10 13".
         given = _GAME24_INPUT.search(raw_output)
         if given:
@@ -171,7 +167,7 @@ def _checked_choices(choices: object) -> Sequence[str] | None:
     """``choices`` as given when it is a sequence of strings (or None); else InputError."""
     if choices is None:
         return None
-    if type(choices) is list and len(choices) <= len(_LETTERS):
+    if type(choices) is list and len(choices) <= len(OPTION_LETTERS):
         # The usual case, checked fast: str.join type-checks every item in C (a loop of
         # isinstance calls cost more than the rest of the setup); its TypeError falls
         # through to the checks below, which name the bad option.
@@ -191,8 +187,8 @@ def _checked_choices(choices: object) -> Sequence[str] | None:
                 f"choices[{i}] must be a string (an option's text), "
                 f"not {type(option).__name__}: {option!r}"
             )
-    if len(choices) > len(_LETTERS):
-        raise InputError(f"at most {len(_LETTERS)} choices (A-J), got {len(choices)}")
+    if len(choices) > len(OPTION_LETTERS):
+        raise InputError(f"at most {len(OPTION_LETTERS)} choices (A-J), got {len(choices)}")
     return choices
 
 

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
-__all__ = ["as_expression", "expression_problem", "stated_expression"]
+__all__ = ["UnarySign", "as_expression", "evaluate", "expression_problem", "stated_expression"]
 
 _ALLOWED = re.compile(r"^[\d\s()+\-*/]+$")
 _STATED_ALLOWED = re.compile(r"^[\d\s()+\-*/.]+$")  # a stated answer may use decimals
@@ -91,11 +91,15 @@ def expression_problem(expr: str, numbers: Sequence[int | float] | None) -> str 
                     if used[n] == 0
                     else f"uses {_show(n)} {_times(used[n])}, not {_times(given[n])}"
                 )
-    value = _evaluate(expr)
-    if value is None:
-        problems.append("cannot be evaluated")
-    elif value != 24:
-        problems.append(f"evaluates to {_show(value)}")
+    try:
+        value = _evaluate(expr)
+    except UnarySign:
+        problems.append("negates a number (every operation joins two numbers)")
+    else:
+        if value is None:
+            problems.append("cannot be evaluated")
+        elif value != 24:
+            problems.append(f"evaluates to {_show(value)}")
     return "; ".join(problems) or None
 
 
@@ -114,29 +118,44 @@ def _show(value: Fraction) -> str:
 
 
 def _evaluate(expr: str) -> Fraction | None:
-    """The exact value of an arithmetic expression (``+ - * /``, parentheses), or None.
-
-    Hand-written over :mod:`ast` rather than ``eval``: model output is untrusted, and
-    exact fractions make ``8 / (3 - 8 / 3)`` exactly 24.
-    """
+    """The exact value of ``expr`` (:func:`evaluate`), or None when it has none; raises
+    :class:`UnarySign` for a sign on its own."""
     if len(expr) > _MAX_EVAL_CHARS:
         return None
     try:
-        tree = ast.parse(expr, mode="eval")
-    except (SyntaxError, ValueError, RecursionError):
+        return evaluate(expr)
+    except UnarySign:
+        raise  # a rule broken, which the caller names
+    except (ZeroDivisionError, ValueError, SyntaxError, RecursionError, MemoryError):
         return None
-    try:
-        return _value(tree.body)
-    except (ZeroDivisionError, ValueError, RecursionError):
-        return None
+
+
+class UnarySign(ValueError):
+    """A sign on its own (``-2``, ``+3``): an operation on one number, not between two."""
+
+
+def evaluate(expr: str) -> Fraction:
+    """The exact value of a Game-of-24 expression: number literals joined by ``+ - * /``
+    in parentheses, the one evaluator extraction and grading share.
+
+    Hand-written over :mod:`ast` rather than ``eval``: model output is untrusted, and
+    exact fractions make ``8 / (3 - 8 / 3)`` exactly 24. Every operation joins two
+    numbers, as the game's rules say (LeetCode 679, Rosetta Code's "24 game": unary
+    operations are not allowed), so a sign on its own (``(4 - -2) * 4``) raises
+    :class:`UnarySign`; anything else that is not arithmetic raises ValueError (or
+    SyntaxError), a division by zero ZeroDivisionError.
+
+    >>> evaluate("8 / (3 - 8 / 3)")
+    Fraction(24, 1)
+    """
+    return _value(ast.parse(expr, mode="eval").body)
 
 
 def _value(node: ast.expr) -> Fraction:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return Fraction(str(node.value))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        inner = _value(node.operand)
-        return -inner if isinstance(node.op, ast.USub) else inner
+        raise UnarySign("a sign on its own: every operation joins two numbers")
     if isinstance(node, ast.BinOp):
         left, right = _value(node.left), _value(node.right)
         if isinstance(node.op, ast.Add):
@@ -147,4 +166,4 @@ def _value(node: ast.expr) -> Fraction:
             return left * right
         if isinstance(node.op, ast.Div):
             return left / right
-    raise ValueError("not arithmetic")
+    raise ValueError(f"not allowed in a Game of 24 expression: {type(node).__name__}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -10,6 +10,7 @@ __all__ = [
     "FALLBACKS",
     "GUESS_METHODS",
     "METHODS",
+    "OPTION_LETTERS",
     "TASKS",
     "Extraction",
     "Fallback",
@@ -21,6 +22,10 @@ Task = Literal[
     "auto", "math", "numeric", "multiple_choice", "boolean", "game24", "text", "short_answer"
 ]
 TASKS: tuple[str, ...] = get_args(Task)
+
+#: The option letters of a multiple-choice item, one per choice: the one table every
+#: module reads (at most ten choices, as MMLU-Pro has).
+OPTION_LETTERS: Final = "ABCDEFGHIJ"
 
 Method = Literal[
     "answer_block",

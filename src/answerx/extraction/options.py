@@ -15,11 +15,11 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from answerx.extraction.models import OPTION_LETTERS
 from answerx.extraction.numbers import canonical_number
 
 __all__ = ["letter_text_problem", "named_option", "option_at_start", "valued_option"]
 
-_LETTERS = "ABCDEFGHIJ"
 _SEPARATORS = frozenset(",.;:!?)—–-")
 _MAX_NAMED_CHARS = 80  # a longer text "mentioning" an option is an explanation
 _MAX_OTHER_WORDS = 3
@@ -120,8 +120,8 @@ def letter_text_problem(candidate: str, letter: str, choices: Sequence[str] | No
         return None
     rest = _normalised(m.group(2))
     for i, option in enumerate(choices):
-        if _normalised(option) == rest and _LETTERS[i] != letter:
-            return f"letter {letter}, but {option!r} is option {_LETTERS[i]}"
+        if _normalised(option) == rest and OPTION_LETTERS[i] != letter:
+            return f"letter {letter}, but {option!r} is option {OPTION_LETTERS[i]}"
     return None
 
 

@@ -36,6 +36,7 @@ from answerx.extraction.found import (
 )
 from answerx.extraction.languages import cjk_letter_verdict, foreign_phrase
 from answerx.extraction.latex import FRACTION, find_boxes, skip_back, skip_forward
+from answerx.extraction.models import OPTION_LETTERS
 from answerx.extraction.number_words import number_word_spans
 from answerx.extraction.numbers import NUMBER
 from answerx.extraction.replies import leading_answer_rule, whole_output_rule
@@ -470,7 +471,6 @@ _DIGIT = re.compile("[0-9]")
 
 
 _BIG = 65_536
-_LETTERS_AJ = "ABCDEFGHIJ"
 _MAX_PROBES = 4096
 
 
@@ -478,7 +478,7 @@ def _last_choice_forms(text: str, lo: int, hi: int) -> list[re.Match[str]]:
     """:func:`_last_matches` for the choice forms on a big text: every form holds an
     upper-case A-J letter, so probe around those letters from the last one back (found
     with ``str.rfind``, C speed) instead of running the slow pattern over megabytes."""
-    last = {c: text.rfind(c, lo, hi) for c in _LETTERS_AJ}
+    last = {c: text.rfind(c, lo, hi) for c in OPTION_LETTERS}
     last = {c: p for c, p in last.items() if p != -1}
     hits: list[re.Match[str]] = []
     seen: set[tuple[int, int]] = set()

@@ -1,8 +1,10 @@
-"""The shape an item's answer must have: :class:`AnswerSpec` (task, choices, numbers).
+"""The shape an item's answer must have: :class:`AnswerSpec` (task, choices, numbers,
+and how grading compares it: tolerance and time limit).
 
 The one value that travels with an item from the caller through the approaches, the
-final attempt and the structured models, instead of three loose parameters. Task-bound
-structured models (:func:`answerx.structured.get_extraction_model`) are cached per spec.
+final attempt, the structured models and grading's one decision
+(:func:`answerx.grading.decide`), instead of loose parameters. Task-bound structured
+models (:func:`answerx.structured.get_extraction_model`) are cached per spec.
 """
 
 from __future__ import annotations
@@ -13,19 +15,23 @@ from dataclasses import dataclass
 from typing import Final
 
 from answerx.errors import ConfigError
-from answerx.extraction.models import Task
-from answerx.extraction.tasks import Acceptor, check_task, make_acceptor
+from answerx.extraction.models import OPTION_LETTERS, Task
+from answerx.extraction.tasks import Acceptor, check_task, item_task, make_acceptor
 
-__all__ = ["LETTERS", "AnswerSpec"]
+__all__ = ["DEFAULT_TIME_LIMIT_S", "DEFAULT_TOLERANCE", "AnswerSpec"]
 
-#: The option letters, one per choice (at most ten choices).
-LETTERS: Final = "ABCDEFGHIJ"
+#: Seconds one item's math-verify comparison may take (math-verify's own default).
+DEFAULT_TIME_LIMIT_S: Final = 5.0
+#: Numeric task: relative to the gold value, absolute below 1.
+DEFAULT_TOLERANCE: Final = 1e-6
 _MAX_VALUE_IN_MESSAGE: Final = 80
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerSpec:
-    """The expected shape of ``answer_value``: a task name plus its choices or numbers.
+    """The expected shape of ``answer_value``: a task name plus its choices or numbers,
+    and how grading compares an answer of it (``tolerance`` for numbers, ``time_limit_s``
+    for one math-verify comparison).
 
     Hashable, so it keys the caches of acceptors and task-bound models. Build one
     with :meth:`of` from lists; an unknown task raises :class:`ConfigError`.
@@ -34,13 +40,14 @@ class AnswerSpec:
     task: Task
     choices: tuple[str, ...] | None = None
     numbers: tuple[int | float, ...] | None = None
+    tolerance: float = DEFAULT_TOLERANCE
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S
 
     def __post_init__(self) -> None:
         check_task(self.task)
-        if self.choices is not None and len(self.choices) > len(LETTERS):
-            raise ConfigError(
-                f"at most {len(LETTERS)} choices (A–J) are supported, got {len(self.choices)}"
-            )
+        if self.choices is not None and len(self.choices) > len(OPTION_LETTERS):
+            most, got = len(OPTION_LETTERS), len(self.choices)
+            raise ConfigError(f"at most {most} choices (A–J) are supported, got {got}")
 
     @classmethod
     def of(
@@ -48,6 +55,9 @@ class AnswerSpec:
         task: str,
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        *,
+        tolerance: float = DEFAULT_TOLERANCE,
+        time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     ) -> AnswerSpec:
         """Build a spec from plain sequences (empty ones count as absent)."""
         if isinstance(choices, str) or (
@@ -59,7 +69,13 @@ class AnswerSpec:
             and not all(isinstance(n, int | float) and not isinstance(n, bool) for n in numbers)
         ):
             raise ConfigError(f"numbers must be a list of numbers, got {numbers!r}")
-        return cls(check_task(task), tuple(choices) if choices else None, _numbers(numbers))
+        return cls(
+            check_task(task),
+            tuple(choices) if choices else None,
+            _numbers(numbers),
+            tolerance,
+            time_limit_s,
+        )
 
     @classmethod
     def for_item(
@@ -67,19 +83,20 @@ class AnswerSpec:
         task: str = "auto",
         choices: Sequence[str] | None = None,
         numbers: Sequence[int | float] | None = None,
+        *,
+        tolerance: float = DEFAULT_TOLERANCE,
+        time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     ) -> AnswerSpec:
         """The spec of one item: as :meth:`of`, with ``auto`` resolved as
         :func:`~answerx.extraction.extract` resolves it (``multiple_choice`` when the
-        item has choices, ``game24`` when it has numbers).
+        item has choices, ``game24`` when it has numbers: :func:`item_task`). Grading,
+        which also has the gold, resolves the rest (``answerx.grading.golds.spec_for``).
 
         >>> AnswerSpec.for_item("auto", ["red", "blue"]).task
         'multiple_choice'
         """
-        if task == "auto" and choices:
-            task = "multiple_choice"
-        elif task == "auto" and numbers:
-            task = "game24"
-        return cls.of(task, choices, numbers)
+        task = item_task(task, choices, numbers)
+        return cls.of(task, choices, numbers, tolerance=tolerance, time_limit_s=time_limit_s)
 
     @classmethod
     def given(
@@ -127,7 +144,7 @@ class AnswerSpec:
             # No example values: small models copy them as the answer (issue 18).
             return "a single number in digits: an integer, a decimal or a fraction with a slash"
         if self.task == "multiple_choice":
-            letters = LETTERS[: len(self.choices)] if self.choices else LETTERS
+            letters = OPTION_LETTERS[: len(self.choices)] if self.choices else OPTION_LETTERS
             listed = (
                 letters if len(letters) == 1 else ", ".join(letters[:-1]) + " or " + letters[-1]
             )

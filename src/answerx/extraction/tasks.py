@@ -24,7 +24,7 @@ from typing import NamedTuple, cast
 from answerx.errors import UnknownName
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.game24 import as_expression, expression_problem, stated_expression
-from answerx.extraction.models import TASKS, Task
+from answerx.extraction.models import OPTION_LETTERS, TASKS, Task
 from answerx.extraction.number_words import words_value
 from answerx.extraction.numbers import (
     canonical_number,
@@ -40,6 +40,7 @@ __all__ = [
     "Accepted",
     "Acceptor",
     "check_task",
+    "item_task",
     "letter_of",
     "make_acceptor",
     "make_acceptors",
@@ -59,10 +60,9 @@ class Accepted(NamedTuple):
 #: Takes a raw candidate; returns what it accepted, or None when it is not an answer.
 Acceptor = Callable[[str], Accepted | None]
 
-_LETTERS = "ABCDEFGHIJ"
 # Made once (an Accepted is immutable): building one per candidate was a measurable
 # share of a multiple-choice extraction.
-_CHOICE_ANSWERS = {letter: Accepted(letter, "multiple_choice") for letter in _LETTERS}
+_CHOICE_ANSWERS = {letter: Accepted(letter, "multiple_choice") for letter in OPTION_LETTERS}
 # A choice letter as an answer: "B", "(B)", "B)", "B.", "[B]", "(B) the text",
 # "B: text", "Option B". Never "A" followed by a word ("A bit more..."): that is prose.
 _LETTER = re.compile(
@@ -82,7 +82,7 @@ LETTER_LIST = re.compile(
 )
 _GLUED_LETTERS = re.compile(r"[A-J]{2,5}")
 _BARE_FORMS = frozenset(
-    form.format(letter) for letter in "ABCDEFGHIJ" for form in ("{}", "({})", "{})", "{}.")
+    form.format(letter) for letter in OPTION_LETTERS for form in ("{}", "({})", "{})", "{}.")
 )
 # A stated letter beyond the options ("The answer is (K)"): only the unmistakable forms.
 _ANY_LETTER = re.compile(r"^(?:(?:option|choice)\s*)?[(\[]?([A-Z])[)\]]?[.:]?$", re.IGNORECASE)
@@ -135,6 +135,22 @@ def check_task(task: str) -> Task:
     return known
 
 
+def item_task(
+    task: str, choices: Sequence[str] | None = None, numbers: Sequence[int | float] | None = None
+) -> Task:
+    """``task`` checked, with ``auto`` resolved as far as the item itself says:
+    ``multiple_choice`` when it has choices, ``game24`` when it has numbers (``auto``
+    otherwise: only grading, which has the gold, reads further).
+
+    >>> item_task("auto", ["red", "blue"]), item_task("auto", numbers=[1, 2, 3, 4])
+    ('multiple_choice', 'game24')
+    """
+    checked = check_task(task)
+    if checked != "auto":
+        return checked
+    return "multiple_choice" if choices else "game24" if numbers else "auto"
+
+
 def letter_of(candidate: str, choices: Sequence[str] | None = None) -> str | None:
     """The choice letter a cleaned candidate names, or None.
 
@@ -143,13 +159,13 @@ def letter_of(candidate: str, choices: Sequence[str] | None = None) -> str | Non
     """
     if len(candidate) <= 3:  # fast path for the usual "B" / "(B)" / "B)"
         strict = _STRICT_LETTER.match(candidate)
-        if strict and (not choices or "ABCDEFGHIJ".index(strict.group(1)) < len(choices)):
+        if strict and (not choices or OPTION_LETTERS.index(strict.group(1)) < len(choices)):
             return strict.group(1)
     repeated = _REPEATED_LETTER.fullmatch(candidate) if len(candidate) <= 10 else None
-    if repeated and (not choices or "ABCDEFGHIJ".index(repeated.group(1)) < len(choices)):
+    if repeated and (not choices or OPTION_LETTERS.index(repeated.group(1)) < len(choices)):
         return repeated.group(1)
     m = _LETTER.match(candidate)
-    allowed = _LETTERS[: len(choices)] if choices else _LETTERS
+    allowed = OPTION_LETTERS[: len(choices)] if choices else OPTION_LETTERS
     if m:
         letter = next(g for g in m.groups() if g)
         # Lower-case "a" is a word, not a choice: only "(a)" or "a)" count.
@@ -162,7 +178,7 @@ def letter_of(candidate: str, choices: Sequence[str] | None = None) -> str | Non
         wanted = _squash(candidate)
         if wanted:
             index = _squashed(tuple(choices)).get(wanted)
-            return None if index is None else _LETTERS[index]
+            return None if index is None else OPTION_LETTERS[index]
     return None
 
 
@@ -287,7 +303,7 @@ def several_letters(candidate: str, choices: Sequence[str] | None = None) -> lis
     elif LETTER_LIST.fullmatch(candidate) is None:
         return None
     letters = list(dict.fromkeys(re.findall(r"[A-J]", candidate)))
-    allowed = _LETTERS[: len(choices)] if choices else _LETTERS
+    allowed = OPTION_LETTERS[: len(choices)] if choices else OPTION_LETTERS
     if len(letters) < 2 or any(letter not in allowed for letter in letters):
         return None
     return letters
@@ -310,7 +326,7 @@ def _accept_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Acce
     if letter is None:
         # A reply that states one option's value ("… is 2256 square feet."), in any script.
         valued = valued_option(s, choices, reply=True) if choices else None
-        return None if valued is None else _CHOICE_ANSWERS[_LETTERS[valued]]
+        return None if valued is None else _CHOICE_ANSWERS[OPTION_LETTERS[valued]]
     return _CHOICE_ANSWERS[letter] if len(s) <= 3 else _lettered(s, letter, choices)
 
 
@@ -340,14 +356,14 @@ def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Acce
         if named is None:  # "2256 square feet" for the option "2256"
             named = valued_option(s, choices)
         if named is not None:  # "Mars", "No, the lamp is shorter than the shelf."
-            return _CHOICE_ANSWERS[_LETTERS[named]]
+            return _CHOICE_ANSWERS[OPTION_LETTERS[named]]
     if len(s) > 12:
         return None
     m = _ANY_LETTER.match(s)
     if m is None or (m.group(1).islower() and not s.startswith(("(", "["))):
         return None
     letter = m.group(1).upper()
-    allowed = _LETTERS[: len(choices)] if choices else _LETTERS
+    allowed = OPTION_LETTERS[: len(choices)] if choices else OPTION_LETTERS
     if letter in allowed:
         return None  # an allowed letter letter_of rejected: not a plain statement of it
     return Accepted(letter, "multiple_choice", f"letter {letter} is not an option")

@@ -11,13 +11,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from answerx.errors import InputError
+from answerx.extraction import extract
 from answerx.extraction.models import Task
+from answerx.extraction.tasks import check_task
 from answerx.grading.core import (
     DEFAULT_TIME_LIMIT_S,
     DEFAULT_TOLERANCE,
-    _extract,
-    _task_for,
+    _item,
     _verdict,
+    decide,
     verify,
 )
 from answerx.grading.golds import check_finite_gold, clean_golds
@@ -26,7 +28,6 @@ from answerx.grading.models import Verdict
 from answerx.grading.pool import CHUNK_BYTES, shared_pool
 from answerx.grading.residue import consult
 from answerx.grading.symbolic import prepare as prepare_fast_rung
-from answerx.grading.tasks import check_task
 
 __all__ = ["verify_batch", "warm_up"]
 
@@ -177,22 +178,20 @@ def _verify_here(item: dict[str, Any]) -> Verdict:
 def _unreadable_output(item: dict[str, Any]) -> Verdict:
     # No text to read: the model stated nothing (a failed generation, a null cell).
     started = time.perf_counter()
-    verdict = verify(
-        "", item["gold"], item["task"], choices=item["choices"], numbers=item["numbers"]
-    )
-    if verdict.reason == "unreadable_gold":
-        return verdict
-    return _verdict("no_answer", "none", None, clean_golds(item["gold"]), None, started)
+    spec, refs = _item(item["gold"], item["task"], item["choices"], item["numbers"],
+                       item["tolerance"], item["time_limit_s"])  # fmt: skip
+    return decide(None, refs, spec, started=started)
 
 
 def _timed_out(item: dict[str, Any], waited_s: float) -> Verdict:
     # The worker was killed on this item: read the answer here (extraction is linear
     # and bounded) so the verdict still says what was stated.
-    refs = clean_golds(item["gold"])
-    task = _task_for(item["task"], item["gold"], refs, item["choices"], item["numbers"])
-    extraction = _extract(
-        item["raw_output"], task, item["choices"], item["numbers"], item["finish_reason"]
-    )
+    spec, refs = _item(item["gold"], item["task"], item["choices"], item["numbers"],
+                       item["tolerance"], item["time_limit_s"])  # fmt: skip
+    extraction = extract(
+        item["raw_output"], spec.task, choices=item["choices"], numbers=item["numbers"],
+        finish_reason=item["finish_reason"],
+    )  # fmt: skip
     verdict = _verdict(
         "timeout", "math_verify", extraction.answer, refs, extraction, 0.0,
         doubt="comparison_timeout",

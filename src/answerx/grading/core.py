@@ -17,7 +17,9 @@ from typing import Any, Final, cast
 from answerx.errors import InputError
 from answerx.extraction import Extraction, clean_answer, extract
 from answerx.extraction.latex import brace_fractions
-from answerx.extraction.models import Task
+from answerx.extraction.models import OPTION_LETTERS, Task
+from answerx.extraction.spec import DEFAULT_TIME_LIMIT_S, DEFAULT_TOLERANCE, AnswerSpec
+from answerx.extraction.tasks import check_task
 from answerx.grading.boolean import boolean_of
 from answerx.grading.choice import choice_of
 from answerx.grading.game24 import judge_game24, numbers_of
@@ -26,26 +28,29 @@ from answerx.grading.golds import (
     Golds,
     check_finite_gold,
     clean_golds,
-    infer_golds_task,
-    is_alias_list,
+    infer_task,
+    spec_for,
 )
 from answerx.grading.judgement import Doubt, Judge
 from answerx.grading.mathverify import compare
 from answerx.grading.models import How, Reason, Verdict
 from answerx.grading.numeric import as_fraction, exact_number, numbers_close
 from answerx.grading.qa_metrics import ShortAnswerScores
-from answerx.grading.residue import consult, guess_doubt
+from answerx.grading.residue import consult, output_doubt
 from answerx.grading.short_answer import decide_short_answer, opening_answer
-from answerx.grading.symbolic import decide
-from answerx.grading.tasks import check_task, infer_task
+from answerx.grading.symbolic import decide as decide_symbolic
+from answerx.grading.symbolic.lexer import LAYOUT_COMMANDS, SPACING, SYNONYMS
 from answerx.grading.text import same_text
 
-__all__ = ["DEFAULT_TIME_LIMIT_S", "DEFAULT_TOLERANCE", "Gold", "Golds", "grade", "verify"]
-
-#: Seconds one item's math-verify comparison may take (math-verify's own default).
-DEFAULT_TIME_LIMIT_S: Final = 5.0
-#: Numeric task: relative to the gold value, absolute below 1.
-DEFAULT_TOLERANCE: Final = 1e-6
+__all__ = [
+    "DEFAULT_TIME_LIMIT_S",
+    "DEFAULT_TOLERANCE",
+    "Gold",
+    "Golds",
+    "decide",
+    "grade",
+    "verify",
+]
 
 _Decision = tuple[Reason, How]
 _NOTHING: Final = "none"
@@ -74,7 +79,8 @@ def grade(
     (``correct=None``, ``unreadable_gold``), except for ``game24`` with ``numbers``.
     ``auto`` reads the task from the gold answer (a list of short texts is
     ``short_answer``). ``question`` lets ``short_answer`` accept a surname for a
-    person. Raises ConfigError for an unknown task and InputError for a gold that is NaN
+    person. Raises ConfigError for an unknown task (with the name it likely meant) and
+    InputError for a gold that is NaN
     or ±Infinity, or spells one (``"(nan)"``) when the task is not ``text`` or
     ``short_answer`` (or a list holding one); never raises for any answer text.
 
@@ -86,13 +92,8 @@ def grade(
     'Paris'
     """
     started = time.perf_counter()
-    task = check_task(task)
-    check_finite_gold(gold, task=task)
-    pred = clean_answer(answer) if answer else ""
-    refs = clean_golds(gold)
-    wanted = _task_for(task, gold, refs, choices, numbers)
-    decided = _decide_golds(pred, refs, wanted, choices, numbers, tolerance, time_limit_s, question)
-    return _verdict(decided.reason, decided.how, pred or None, refs, None, started, decided)
+    spec, refs = _item(gold, task, choices, numbers, tolerance, time_limit_s)
+    return decide(answer, refs, spec, question=question, started=started)
 
 
 def verify(
@@ -118,11 +119,13 @@ def verify(
     ``auto`` reads the task from the gold answer (``72`` is numeric, ``B`` a choice
     letter, ``\\frac{1}{2}`` math, a list of short texts ``short_answer``) and
     extracts with it. Thread-safe; math-verify runs bounded by ``time_limit_s``.
+    ``verify`` is :func:`decide` on :func:`~answerx.extraction.extract`'s result.
 
     ``judge`` (see :class:`~answerx.grading.judgement.Judge`, e.g.
     :class:`answerx.judge.LLMJudge`) is asked only where the rules are unsure
     (``Verdict.doubt``); it sees ``question`` when given. Without a judge the verdict
-    is the rules' alone. A gold that is NaN or ±Infinity (JSON's ``NaN``), or spells
+    is the rules' alone. An unknown task raises ConfigError naming the task it likely
+    meant. A gold that is NaN or ±Infinity (JSON's ``NaN``), or spells
     one (``"[NaN]"``, ``"\\mathrm{NaN}"``) when the task is not ``text`` or
     ``short_answer``, raises InputError, as does a raw output that is not text.
 
@@ -132,74 +135,117 @@ def verify(
     started = time.perf_counter()
     if not isinstance(raw_output, str):
         raise InputError(f"raw_output must be a string, not {type(raw_output).__name__}")
-    task = check_task(task)
-    check_finite_gold(gold, task=task)
-    refs = clean_golds(gold)
-    wanted = _task_for(task, gold, refs, choices, numbers)
-    extraction = _extract(raw_output, wanted, choices, numbers, finish_reason)
-    if extraction.answer is None:
-        ref = refs[0] if refs else ""
-        if not _gold_readable(ref, wanted, numbers):
-            return _verdict("unreadable_gold", _NOTHING, None, (), extraction, started)
-        reason: Reason = "unfinished" if extraction.unfinished else "no_answer"
-        doubt: Doubt | None = None if extraction.unfinished else "nothing_extracted"
-        # A short answer stated in a finished first sentence survives a later cut.
-        opening = None
-        if wanted == "short_answer" and extraction.unfinished:
-            opening = opening_answer(raw_output, refs, question)
-        if opening is not None:
-            decided = _decide_golds(
-                opening, refs, wanted, choices, numbers, tolerance, time_limit_s, question
-            )
-            verdict = _verdict(decided.reason, decided.how, opening, refs, extraction, started,
-                               decided)  # fmt: skip
-        else:
-            verdict = _verdict(reason, _NOTHING, None, refs, extraction, started, doubt=doubt)
+    spec, refs = _item(gold, task, choices, numbers, tolerance, time_limit_s)
+    extraction = extract(
+        raw_output, spec.task, choices=choices, numbers=numbers, finish_reason=finish_reason
+    )
+    return decide(extraction, refs, spec, question=question, judge=judge, started=started)
+
+
+def decide(
+    extraction: Extraction | str | None,
+    golds: Sequence[str],
+    spec: AnswerSpec,
+    *,
+    question: str | None = None,
+    judge: Judge | None = None,
+    started: float | None = None,
+) -> Verdict:
+    """The verdict on what was read from an output against the accepted answers ``golds``
+    (cleaned: :func:`~answerx.grading.golds.clean_golds`), compared as ``spec`` says: the
+    one place a verdict is made (``verify``, ``grade`` and experiment scoring all end here).
+
+    ``extraction`` is what :func:`~answerx.extraction.extract` (or an LLM's structured
+    reply) found: no answer from a cut-off output is ``unfinished``, a wrong answer that
+    is not well formed (``valid=False``) ``malformed_answer``, and the rules' doubts about
+    it (:func:`~answerx.grading.residue.output_doubt`) join the comparison's. A bare
+    answer (a string, or None) is compared as it is, with nothing known about where it
+    came from. A ``spec`` of task ``auto`` is resolved from ``golds``. ``judge`` is asked
+    only when the verdict has a doubt; ``question`` is what it and the short-answer
+    rules see. ``started`` (``perf_counter``) is when the work on the item began, for
+    ``Verdict.elapsed_s``.
+
+    >>> from answerx.extraction import extract
+    >>> spec = AnswerSpec.of("numeric")
+    >>> decide(extract("So the answer is 42."), ("42",), spec).how
+    'exact'
+    >>> decide("41", ("42",), spec).reason
+    'different'
+    """
+    if started is None:
+        started = time.perf_counter()
+    refs = tuple(golds)
+    if spec.task == "auto":
+        spec = AnswerSpec(
+            infer_task(refs if len(refs) > 1 else (refs[0] if refs else None),
+                       spec.choices, spec.numbers),
+            spec.choices, spec.numbers, spec.tolerance, spec.time_limit_s,
+        )  # fmt: skip
+    if not isinstance(extraction, Extraction):
+        pred = clean_answer(extraction) if extraction else ""
+        decided = _decide_golds(pred, refs, spec, question)
+        verdict = _verdict(decided.reason, decided.how, pred or None, refs, None, started, decided)
+    elif extraction.answer is None:
+        verdict = _nothing_read(extraction, refs, spec, question, started)
     else:
-        decided = _decide_golds(
-            extraction.answer, refs, wanted, choices, numbers, tolerance, time_limit_s, question
-        )
+        decided = _decide_golds(extraction.answer, refs, spec, question)
         reason = decided.reason
         if reason == "different" and extraction.valid is False:
             reason = "malformed_answer"
         verdict = _verdict(
             reason, decided.how, extraction.answer, refs, extraction, started, decided,
-            doubt=decided.doubt or guess_doubt(extraction, reason),
+            doubt=decided.doubt or output_doubt(extraction, reason),
         )  # fmt: skip
     if judge is None or verdict.doubt is None:
         return verdict
-    return consult(verdict, judge, golds=refs, question=question, choices=choices, started=started)
+    return consult(verdict, judge, golds=refs, question=question, choices=spec.choices,
+                   started=started)  # fmt: skip
 
 
-# --- extraction ------------------------------------------------------------------------------
-
-
-def _extract(
-    raw_output: str,
-    task: Task,
-    choices: Sequence[str] | None,
-    numbers: Sequence[int | float] | None,
-    finish_reason: str | None,
-) -> Extraction:
-    return extract(raw_output, task, choices=choices, numbers=numbers, finish_reason=finish_reason)
+def _nothing_read(
+    extraction: Extraction,
+    refs: tuple[str, ...],
+    spec: AnswerSpec,
+    question: str | None,
+    started: float,
+) -> Verdict:
+    """The verdict on an output in which extraction found no answer."""
+    if not _gold_readable(refs[0] if refs else "", spec.task, spec.numbers):
+        return _verdict("unreadable_gold", _NOTHING, None, (), extraction, started)
+    # A short answer stated in a finished first sentence survives a later cut.
+    if spec.task == "short_answer" and extraction.unfinished:
+        opening = opening_answer(extraction.raw_output, refs, question)
+        if opening is not None:
+            decided = _decide_golds(opening, refs, spec, question)
+            return _verdict(decided.reason, decided.how, opening, refs, extraction, started,
+                            decided)  # fmt: skip
+    reason: Reason = "unfinished" if extraction.unfinished else "no_answer"
+    return _verdict(reason, _NOTHING, None, refs, extraction, started,
+                    doubt=output_doubt(extraction, reason))  # fmt: skip
 
 
 # --- deciding -------------------------------------------------------------------------------------
 
 
-def _task_for(
-    task: Task,
+def _item(
     gold: Golds,
-    refs: tuple[str, ...],
+    task: str,
     choices: Sequence[str] | None,
     numbers: Sequence[int | float] | None,
-) -> Task:
-    """``task``, or for ``auto`` the task the gold answers call for."""
-    if task != "auto":
-        return task
-    if not isinstance(gold, str) and is_alias_list(gold):
-        return infer_golds_task(refs, choices, numbers)
-    return infer_task(refs[0] if refs else None, choices, numbers)
+    tolerance: float,
+    time_limit_s: float,
+) -> tuple[AnswerSpec, tuple[str, ...]]:
+    """The item's resolved spec and its cleaned accepted answers; raises for a bad task
+    name, too many choices or a non-finite gold before anything is read."""
+    checked = check_task(task)  # the name first (did you mean?), as extract does
+    if choices is not None and len(choices) > len(OPTION_LETTERS):
+        raise InputError(f"at most {len(OPTION_LETTERS)} choices (A-J), got {len(choices)}")
+    check_finite_gold(gold, task=checked)
+    refs = clean_golds(gold)
+    spec = spec_for(
+        checked, gold, refs, choices, numbers, tolerance=tolerance, time_limit_s=time_limit_s
+    )
+    return spec, refs
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,17 +261,11 @@ class _Decided:
 
 
 def _decide_golds(
-    pred: str,
-    refs: tuple[str, ...],
-    task: str,
-    choices: Sequence[str] | None,
-    numbers: Sequence[int | float] | None,
-    tolerance: float,
-    limit_s: float,
-    question: str | None,
+    pred: str, refs: tuple[str, ...], spec: AnswerSpec, question: str | None
 ) -> _Decided:
     """:func:`_decide` against every accepted answer: the first that matches wins; when
     none does, a timeout (unsure) before a plain difference, before an unreadable gold."""
+    task = spec.task
     if task == "short_answer":
         if not refs:
             return _Decided("unreadable_gold", _NOTHING)
@@ -236,12 +276,12 @@ def _decide_golds(
         )
     if len(refs) <= 1:  # one gold: today's single comparison
         ref = refs[0] if refs else ""
-        reason, how = _decide(pred, ref, task, choices, numbers, tolerance, limit_s)
+        reason, how = _decide(pred, ref, spec)
         matched = ref if reason == "equivalent" else None
         return _Decided(reason, how, matched, doubt=_math_doubt(reason, how, task, refs))
     tried: list[_Decision] = []
     for ref in refs:
-        reason, how = _decide(pred, ref, task, choices, numbers, tolerance, limit_s)
+        reason, how = _decide(pred, ref, spec)
         if reason == "equivalent":
             return _Decided(reason, how, ref or None)
         tried.append((reason, how))
@@ -303,18 +343,10 @@ def _verdict(
     )
 
 
-def _decide(
-    pred: str,
-    ref: str,
-    task: str,
-    choices: Sequence[str] | None,
-    numbers: Sequence[int | float] | None,
-    tolerance: float,
-    limit_s: float,
-) -> _Decision:
-    if task == "auto":
-        task = infer_task(ref or None, choices, numbers)
+def _decide(pred: str, ref: str, spec: AnswerSpec) -> _Decision:
+    task, choices = spec.task, spec.choices
     if task == "game24":
+        numbers: Sequence[int | float] | None = spec.numbers
         if numbers is None and ref:
             numbers = numbers_of(ref)  # a reference solution names the numbers
         if numbers is None:
@@ -327,9 +359,9 @@ def _decide(
     if not pred:
         return "no_answer", _NOTHING
     if task == "math":
-        return _math(pred, ref, limit_s)
+        return _math(pred, ref, spec.time_limit_s)
     if task == "numeric":
-        return _numeric(pred, ref, tolerance, limit_s)
+        return _numeric(pred, ref, spec.tolerance, spec.time_limit_s)
     if task == "multiple_choice":
         return _choice(pred, ref, choices)
     if task == "boolean":
@@ -365,7 +397,7 @@ def _choice(pred: str, ref: str, choices: Sequence[str] | None) -> _Decision:
     got = choice_of(pred, choices)
     if got is None:
         return "different", "letter"
-    if choices and "ABCDEFGHIJ".index(got[0]) >= len(choices):
+    if choices and OPTION_LETTERS.index(got[0]) >= len(choices):
         return "malformed_answer", got[1]  # "letter K is not an option"
     return _same(got[0] == expected[0], got[1])
 
@@ -391,16 +423,16 @@ def _numeric(pred: str, ref: str, tolerance: float, limit_s: float) -> _Decision
     return _same(numbers_close(got, expected, tolerance), "numeric_tolerance")
 
 
-_LATEX_NOISE = re.compile(r"\\left|\\right|\\[,;!: ]|\$|\\displaystyle")
+# The fast rung's own tables of layout and spellings: one reading of LaTeX for both.
+_LATEX_NOISE = re.compile(rf"\\(?:{'|'.join(sorted(LAYOUT_COMMANDS))})(?![A-Za-z])|{SPACING}")
+_FRACTION = re.compile(
+    rf"\\(?:{'|'.join(sorted(k for k, v in SYNONYMS.items() if v == 'frac'))})(?![A-Za-z])"
+)
 _SPACE = re.compile(r"(?<![A-Za-z])\s+|\s+(?![A-Za-z])")  # keeps "\pi r" from becoming "\pir"
 
 
 def _normalised_math(text: str) -> str:
-    text = (
-        _LATEX_NOISE.sub("", brace_fractions(text))
-        .replace("\\dfrac", "\\frac")
-        .replace("\\tfrac", "\\frac")
-    )
+    text = _FRACTION.sub(r"\\frac", _LATEX_NOISE.sub("", brace_fractions(text)))
     return _SPACE.sub("", text)
 
 
@@ -427,7 +459,7 @@ def _math(pred: str, ref: str, limit_s: float) -> _Decision:
             return "different", "fraction"
     if _normalised_math(pred) == _normalised_math(ref):
         return "equivalent", "normalised_math"
-    decided = decide(pred, ref)  # the fast rung: only what it cannot tell goes on
+    decided = decide_symbolic(pred, ref)  # the fast rung: only what it cannot tell goes on
     if decided is not None:
         return _same(*decided)
     result = compare(pred, ref, limit_s)

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
-from collections.abc import Callable, Sequence
-from fractions import Fraction
+from collections.abc import Sequence
 from typing import Literal
 
-from answerx.extraction.game24 import as_expression
+from answerx.extraction.game24 import as_expression, evaluate
 
 __all__ = ["check_game24", "judge_game24", "numbers_of"]
 
 _MAX_CHARS = 200  # four numbers and three operators need far less
-_OPERATORS: dict[type[ast.operator], Callable[[Fraction, Fraction], Fraction]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-}
 
 
 def judge_game24(
@@ -27,14 +18,15 @@ def judge_game24(
 ) -> Literal["equivalent", "different", "malformed_answer"]:
     """``equivalent`` when ``expression`` is well formed and makes ``target``; ``different``
     when it is well formed (each number once, only ``+ - * /``) but makes something else;
-    ``malformed_answer`` otherwise (wrong or reused numbers, names, powers, calls)."""
+    ``malformed_answer`` otherwise (wrong or reused numbers, names, powers, calls, a
+    sign on its own: every operation joins two numbers)."""
     if len(expression) > _MAX_CHARS:
         return "malformed_answer"
     expr = as_expression(expression, numbers)
     if expr is None:  # wrong numbers, reused numbers, or characters that are not arithmetic
         return "malformed_answer"
     try:
-        value = _evaluate(ast.parse(expr, mode="eval").body)
+        value = evaluate(expr)  # extraction's evaluator: one rule for both
     except ZeroDivisionError:
         return "different"  # well formed, but it makes no number at all
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -53,14 +45,6 @@ def check_game24(expression: str, numbers: Sequence[int | float], target: int = 
     True
     """
     return judge_game24(expression, numbers, target) == "equivalent"
-
-
-def _evaluate(node: ast.expr) -> Fraction:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return Fraction(node.value)
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-        return _OPERATORS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
-    raise ValueError(f"not allowed in a Game of 24 expression: {type(node).__name__}")
 
 
 def numbers_of(reference: str) -> list[int] | None:

@@ -3,7 +3,8 @@
 NQ, TriviaQA and HotpotQA give several accepted answers per question (``["Paris",
 "Paris, France", "City of Light"]``); GSM8K gives one number. Grading cleans them
 here into one tuple of texts, and reads the task an ``auto`` item needs from all of
-them.
+them: :func:`infer_task` is the one task inference, :func:`spec_for` the item's
+resolved :class:`~answerx.extraction.spec.AnswerSpec`.
 
 A gold that is NaN or ±Infinity (JSON's ``NaN``, a float column's missing value) is
 refused with an :class:`~answerx.errors.InputError`: no answer can equal it, and as
@@ -24,17 +25,22 @@ from typing import Final
 from answerx.errors import InputError
 from answerx.extraction import clean_answer
 from answerx.extraction.models import Task
-from answerx.grading.tasks import infer_task
+from answerx.extraction.spec import DEFAULT_TIME_LIMIT_S, DEFAULT_TOLERANCE, AnswerSpec
+from answerx.extraction.tasks import item_task
+from answerx.grading.boolean import BOOLEAN_WORD
+from answerx.grading.choice import STRICT_LETTER
+from answerx.grading.numeric import PLAIN_NUMBER
 
 __all__ = [
     "Gold",
     "Golds",
     "check_finite_gold",
     "clean_golds",
-    "infer_golds_task",
+    "infer_task",
     "is_alias_list",
     "nonfinite_spelling",
     "nonfinite_text",
+    "spec_for",
 ]
 
 #: One gold answer: text, or a bare number (GSM8K's ``72``).
@@ -147,37 +153,110 @@ def clean_golds(gold: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c for c in cleaned if c))
 
 
-def infer_golds_task(
-    golds: tuple[str, ...],
+def infer_task(
+    gold: str | Sequence[str] | None,
     choices: Sequence[str] | None = None,
     numbers: Sequence[int | float] | None = None,
+    *,
+    open_domain: bool = False,
 ) -> Task:
-    """The task of an ``auto`` item with a *list* of accepted answers: ``short_answer``
-    when they are short texts or plain numbers (a list of aliases is an open-domain QA
-    item: ``["1989"]``, ``["3", "three"]``, ``June 28, 1919``, ``330 m``), else the task
-    all of them share (``math`` for LaTeX, ``multiple_choice`` for letters, ``boolean``),
-    else the first one's. Pass ``task="numeric"`` for numbers within a tolerance.
+    """The task an ``auto`` item most likely is: the one task inference of answerx.
 
-    >>> infer_golds_task(("Paris", "City of Light")), infer_golds_task((r"\\frac12", "0.5"))
+    The item first (``multiple_choice`` with choices, ``game24`` with numbers), then the
+    gold, cleaned: one answer (a string) by its shape — ``boolean``, ``numeric``, a
+    ``multiple_choice`` letter, ``math`` for digits or LaTeX, else ``text``; a *list* of
+    accepted answers is ``short_answer`` when they are short texts or plain numbers (a
+    list of aliases is an open-domain QA item: ``["1989"]``, ``["3", "three"]``, ``June
+    28, 1919``, ``330 m``), else the task all of them share, else the first one's.
+    ``open_domain`` (experiment runs, whose items are questions of search agents) reads
+    one short text as a list of one: ``short_answer``, while one number stays
+    ``numeric``. Pass ``task="numeric"`` for numbers within a tolerance.
+
+    >>> infer_task("$1,234"), infer_task(r"\\frac{3}{4}"), infer_task("(C)"), infer_task("Paris")
+    ('numeric', 'math', 'multiple_choice', 'text')
+    >>> infer_task(("Paris", "City of Light")), infer_task((r"\\frac12", "0.5"))
     ('short_answer', 'math')
+    >>> infer_task("Paris", open_domain=True), infer_task("72", open_domain=True)
+    ('short_answer', 'numeric')
     """
-    if choices or numbers or not golds:
-        return infer_task(golds[0] if golds else None, choices, numbers)
+    task = item_task("auto", choices, numbers)
+    if task != "auto":
+        return task
+    if gold is None or isinstance(gold, str):
+        one = (gold or "").strip()
+        if not open_domain or not one:
+            return _one_task(one)
+        golds: Sequence[str] = (one,)
+    else:
+        golds = gold
+    if not golds:
+        return "text"
     kinds = {_kind(g) for g in golds}
     # A letter or a yes beside names is a short answer too ("H" beside "Hydrogen").
     if "text" in kinds or kinds == {"numeric"}:
         short = all(len(g.split()) <= _SHORT_WORDS for g in golds)
+        if open_domain and isinstance(gold, str) and kinds == {"numeric"}:
+            return "numeric"  # one number (GSM8K's 72) keeps its numeric rules
         return "short_answer" if short else "text"
     if len(kinds) == 1:
         return kinds.pop()
-    return infer_task(golds[0])
+    return _one_task(golds[0].strip())
 
 
+def spec_for(
+    task: str,
+    gold: Golds,
+    golds: tuple[str, ...],
+    choices: Sequence[str] | None = None,
+    numbers: Sequence[int | float] | None = None,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    open_domain: bool = False,
+) -> AnswerSpec:
+    """The resolved spec of an item: ``task`` checked (an unknown name is
+    :class:`~answerx.errors.UnknownName`, with did-you-mean), and ``auto`` read from the
+    item and from ``golds``, the cleaned accepted answers of ``gold`` (a list reads as
+    a list: :func:`infer_task`).
+
+    >>> spec_for("auto", ["Paris", "Lutetia"], ("Paris", "Lutetia")).task
+    'short_answer'
+    """
+    task = item_task(task, choices, numbers)
+    if task == "auto":
+        listed = is_alias_list(gold)
+        one = golds[0] if golds else None
+        task = infer_task(golds if listed else one, choices, numbers, open_domain=open_domain)
+    # Built as given, not through AnswerSpec.of's checks: grading compares whatever
+    # sequences it is handed (a trainer's numpy values, an option list of any type).
+    return AnswerSpec(
+        task,
+        tuple(choices) if choices else None,
+        tuple(numbers) if numbers else None,
+        tolerance,
+        time_limit_s,
+    )
+
+
+_MATH_HINT = re.compile(r"[\\^_{}=+*/<>()\[\]]|\d")
 # Mathematics beyond digits: LaTeX, operators, brackets. "June 28, 1919" and "330 m"
 # hold digits but are short texts.
 _MATH_SYNTAX = re.compile(r"[\\^_{}=+*/<>()\[\]]")
 
 
+def _one_task(g: str) -> Task:
+    """The task one gold answer's shape calls for."""
+    if BOOLEAN_WORD.fullmatch(g):
+        return "boolean"
+    if PLAIN_NUMBER.fullmatch(g):
+        return "numeric"
+    if STRICT_LETTER.fullmatch(g):
+        return "multiple_choice"
+    if _MATH_HINT.search(g):
+        return "math"
+    return "text"
+
+
 def _kind(gold: str) -> Task:
-    task = infer_task(gold)
+    task = _one_task(gold.strip())
     return "text" if task == "math" and not _MATH_SYNTAX.search(gold) else task

@@ -1,10 +1,12 @@
 """The residue: items the rules cannot decide with confidence, and asking a judge about them.
 
 Rules decide first, always. An item joins the residue (``Verdict.doubt``) when a
-finished output yields no answer, when the answer is a fallback's guess out of a
-longer output, when a short answer's guards fired or its measures disagree, or when a
-math comparison could not finish. Only those items reach a judge, and a judge that
-cannot answer (budget spent, provider down) leaves the rules' verdict as it was.
+finished output yields no answer, when the answer is a fallback's guess out of a longer
+output (:func:`output_doubt`: the one guess rule, which ``extract --llm`` and the
+approaches read again by too, :func:`extraction_in_doubt`), when a short answer's guards
+fired or its measures disagree, or when a math comparison could not finish. Only those
+items reach a judge, and a judge that cannot answer (budget spent, provider down) leaves
+the rules' verdict as it was.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ __all__ = [
     "ask_judge",
     "consult",
     "extraction_in_doubt",
-    "guess_doubt",
     "judge_request",
     "judge_totals",
+    "output_doubt",
 ]
 
 log = logging.getLogger("answerx.grading")
@@ -47,18 +49,43 @@ _REASON_OF: Final[dict[str, Reason]] = {
 }
 
 
-def guess_doubt(extraction: Extraction, reason: str) -> Doubt | None:
-    """``low_confidence_guess`` when the answer is a fallback rule's pick out of a longer
+def output_doubt(extraction: Extraction, reason: str) -> Doubt | None:
+    """Why the rules are unsure of a verdict ``reason`` because of what ``extraction``
+    found: ``nothing_extracted`` when a finished output that holds something yields no
+    answer, ``low_confidence_guess`` when the answer is a guess (:func:`_guessed`);
+    None otherwise, and for an unreadable gold (no judge can help there). A cut-off or
+    empty output (a failed call's) holds nothing more for a judge to read.
+
+    >>> from answerx.extraction import extract
+    >>> output_doubt(extract("I thought about it."), "no_answer")
+    'nothing_extracted'
+    >>> output_doubt(extract("blah blah 42"), "different"), output_doubt(extract("42"), "different")
+    ('low_confidence_guess', None)
+    """
+    if reason == "unreadable_gold":
+        return None
+    if extraction.answer is None:
+        if extraction.unfinished or not extraction.raw_output.strip():
+            return None
+        return "nothing_extracted"
+    return "low_confidence_guess" if _guessed(extraction, GUESS_CONFIDENCE) else None
+
+
+def _guessed(extraction: Extraction, below: float) -> bool:
+    """The answer is a rule's pick below ``below`` confidence out of a longer, finished
     output. An output that is the answer and nothing else (``Paris``, ``18``) is no
-    guess whatever rule read it: there was nothing else to read."""
-    if reason == "unreadable_gold" or extraction.answer is None:
-        return None
-    if extraction.confidence >= GUESS_CONFIDENCE:
-        return None
+    guess whatever rule read it: there was nothing else to read; a structured reply's
+    confidence is the model's own word, not a fallback's; a cut-off output holds nothing
+    more to read."""
+    if extraction.confidence >= below or extraction.unfinished:
+        return False
+    if extraction.method == "structured_llm":
+        return False
     whole = extraction.raw_output.strip()
-    if extraction.candidate is not None and extraction.candidate.strip() == whole:
-        return None
-    return "low_confidence_guess"
+    if not whole:  # an answer kept without its output: nothing longer it was picked from
+        return False
+    read = (extraction.candidate, extraction.answer)
+    return not any(text is not None and text.strip() == whole for text in read)
 
 
 def judge_request(
@@ -134,10 +161,7 @@ def extraction_in_doubt(extraction: Extraction, min_confidence: float) -> bool:
     """
     if extraction.answer is None:
         return not extraction.unfinished
-    if extraction.confidence >= min_confidence:
-        return False
-    candidate = extraction.candidate
-    return candidate is None or candidate.strip() != extraction.raw_output.strip()
+    return _guessed(extraction, min_confidence)
 
 
 def consult(

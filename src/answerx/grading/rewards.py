@@ -24,10 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from answerx.errors import InputError
 from answerx.extraction.models import Task
+from answerx.extraction.tasks import check_task
 from answerx.grading.batch import verify_batch
 from answerx.grading.golds import Golds, check_finite_gold
 from answerx.grading.models import REASONS, Verdict
-from answerx.grading.tasks import check_task
 
 __all__ = [
     "GOLD_FIELDS",

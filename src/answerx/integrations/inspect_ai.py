@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from answerx.extraction.models import OPTION_LETTERS
 from answerx.integrations._common import check_task, question_text, verify_output
 
 if TYPE_CHECKING:
@@ -60,8 +61,6 @@ _SCORE_REASONS = {
     "timeout": "scoring_failed",
 }
 
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
 #: The sample metadata key that names a sample's own answerx task.
 TASK_METADATA = "answerx_task"
 
@@ -79,8 +78,9 @@ def golds_for(target: Sequence[str], choices: Sequence[Any]) -> list[str]:
     golds = []
     for gold in target:
         letter = gold.strip().strip("()").upper()
-        if len(letter) == 1 and _LETTERS.index(letter) in now:
-            golds.append(_LETTERS[now[_LETTERS.index(letter)]])
+        # A letter past the table (more than ten options) cannot be graded anyway.
+        if len(letter) == 1 and letter in OPTION_LETTERS and OPTION_LETTERS.index(letter) in now:
+            golds.append(OPTION_LETTERS[now[OPTION_LETTERS.index(letter)]])
         else:
             golds.append(gold)  # an option's text, not a letter: the order does not matter
     return golds
@@ -214,7 +214,7 @@ def local_samples(sets: str = "gsm8k,math,multiple_choice") -> list[Any]:
             question = str(row.get("question") or row.get("problem"))
             choices = row.get("choices")
             if choices:
-                lettered = "\n".join(f"({_LETTERS[i]}) {c}" for i, c in enumerate(choices))
+                lettered = "\n".join(f"({OPTION_LETTERS[i]}) {c}" for i, c in enumerate(choices))
                 question = f"{question}\n{lettered}\nFinish with 'The answer is (X)'."
             samples.append(
                 Sample(

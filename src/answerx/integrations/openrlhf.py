@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from answerx.extraction.models import TASKS, Task
+from answerx.extraction.tasks import check_task
 from answerx.grading import Verdict
 from answerx.grading.rewards import reward_logs, reward_verdicts, strip_prompt
-from answerx.grading.tasks import check_task
 
 __all__ = ["reward_file", "reward_func", "reward_response", "rewards", "strip_prompt"]
 

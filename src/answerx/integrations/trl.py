@@ -23,6 +23,7 @@ from typing import Any
 
 from answerx.errors import ConfigError, InputError
 from answerx.extraction.models import Task
+from answerx.extraction.tasks import check_task
 from answerx.grading import Verdict
 from answerx.grading.rewards import (
     judge_rows,
@@ -31,7 +32,6 @@ from answerx.grading.rewards import (
     row_from_label,
     rows_of,
 )
-from answerx.grading.tasks import check_task
 
 __all__ = [
     "RewardFunction",

@@ -37,9 +37,9 @@ from typing import Any
 from answerx.errors import ConfigError
 from answerx.extraction import extract
 from answerx.extraction.models import TASKS, Task
+from answerx.extraction.tasks import check_task
 from answerx.grading import Verdict
 from answerx.grading.rewards import RewardRow, judge_rows, prompt_question, row_from_label
-from answerx.grading.tasks import check_task
 from answerx.integrations.trl import completion_text
 
 # AnswerxParser is built on first access (module __getattr__), when verifiers is imported.

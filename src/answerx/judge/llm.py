@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from answerx.callinfo import CallInfo
 from answerx.errors import ConfigError, ProviderError
+from answerx.extraction.models import OPTION_LETTERS
 from answerx.grading.judgement import DEFAULT_JUDGE_MIN_CONFIDENCE, JudgeRequest, JudgeRuling
 from answerx.judge.budget import JudgeBudget, Price
 from answerx.judge.cache import JudgeCache, judge_cache_key
@@ -209,9 +210,8 @@ class LLMJudge(BudgetedCaller):
         question = f"\nThe question:\n<question>\n{request.question}\n</question>\n"
         options = ""
         if request.choices:
-            letters = "ABCDEFGHIJ"
             options = "\nOptions:\n" + "\n".join(
-                f"({letters[i]}) {c}" for i, c in enumerate(request.choices)
+                f"({OPTION_LETTERS[i]}) {c}" for i, c in enumerate(request.choices)
             )
         answer_note = (
             f"An automatic extractor read the reply's final answer as: {shown}"

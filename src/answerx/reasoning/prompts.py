@@ -12,22 +12,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 from answerx.errors import ConfigError
+from answerx.extraction.models import OPTION_LETTERS
 from answerx.extraction.spec import AnswerSpec
 from answerx.resources import prompt_template
 
-__all__ = ["LETTERS", "PromptBook", "choices_block"]
-
-LETTERS: Final = "ABCDEFGHIJ"
+__all__ = ["PromptBook", "choices_block"]
 
 
 def choices_block(choices: Sequence[str] | None) -> str:
     """The options as lettered lines (``A. Paris``), framed by blank lines; "" without choices."""
     if not choices:
         return ""
-    lines = "\n".join(f"{LETTERS[i]}. {choice}" for i, choice in enumerate(choices))
+    lines = "\n".join(f"{OPTION_LETTERS[i]}. {choice}" for i, choice in enumerate(choices))
     return f"\nOptions:\n{lines}\n"
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from answerx.agent.termination import Termination
 from answerx.errors import ProviderAuthError, ProviderError
 from answerx.extraction import Extraction, extract
+from answerx.grading.residue import extraction_in_doubt
 from answerx.reasoning.calls import ExtractCall, FinalCall, Message, StructuredCall, TextCall
 from answerx.reasoning.engine import Answer, Run, Steps, render_structured
 from answerx.structured.models import ReasoningExtraction
@@ -76,10 +77,10 @@ def read_reply(run: Run, reply: str, sent: Sequence[Message] | None = None) -> S
         reply, run.task, choices=run.spec.choices, numbers=run.spec.numbers,
         finish_reason=run.extras.get("finish_reason"),
     )  # fmt: skip
-    if found.found and found.confidence >= run.min_confidence:
-        return Answer(found, "deterministic", reply)
     if not found.found and found.unfinished:
         return (yield from _forced_answer(run, reply, sent))
+    if not extraction_in_doubt(found, run.min_confidence):  # grading's one guess rule
+        return Answer(found, "deterministic", reply)
     request = ExtractCall(
         step="structured extraction", raw_output=reply, approach=run.approach,
         question=run.question, spec=run.spec,

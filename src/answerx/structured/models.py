@@ -48,7 +48,7 @@ from pydantic.config import JsonDict
 
 from answerx.errors import ConfigError, UnknownName
 from answerx.extraction.cleaning import clean_answer
-from answerx.extraction.spec import LETTERS as _LETTERS
+from answerx.extraction.models import OPTION_LETTERS
 from answerx.extraction.spec import AnswerSpec
 from answerx.structured.repairs import keep_answer_without
 
@@ -623,7 +623,8 @@ def _answer_enum(spec: AnswerSpec) -> dict[str, Any]:
     if spec.task == "boolean":
         return {"enum": ["yes", "no"]}
     if spec.task == "multiple_choice":
-        return {"enum": list(_LETTERS[: len(spec.choices)] if spec.choices else _LETTERS)}
+        letters = OPTION_LETTERS[: len(spec.choices)] if spec.choices else OPTION_LETTERS
+        return {"enum": list(letters)}
     if spec.task == "numeric":
         # What the validator accepts, bounded so a grammar cannot run on for ever.
         return {"pattern": NUMERIC_ANSWER_PATTERN, "maxLength": 27}  # "-" 12 "." 6 "/" 6
@@ -661,6 +662,6 @@ def extraction_prompt_fields(
     if spec is not None and spec.task != "auto":
         task_hint = f"\nWrite answer_value as {spec.hint}.\n"
         if spec.task == "multiple_choice" and spec.choices:
-            options = "\n".join(f"{_LETTERS[i]}. {c}" for i, c in enumerate(spec.choices))
+            options = "\n".join(f"{OPTION_LETTERS[i]}. {c}" for i, c in enumerate(spec.choices))
             task_hint += f"The options are:\n{options}\n"
     return {"raw_output": raw_output, "question_block": question_block, "task_hint": task_hint}

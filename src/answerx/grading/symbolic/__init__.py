@@ -12,16 +12,19 @@ and every intermediate value is bounded in size, so each call is bounded in time
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from answerx.grading.models import How
-from answerx.grading.symbolic.compare import compare_shapes
+from answerx.grading.symbolic.compare import compare_shapes, several_values
 from answerx.grading.symbolic.evaluate import numeric_context
 from answerx.grading.symbolic.lexer import MAX_CHARS, ends_in_unit
 from answerx.grading.symbolic.parser import parse
 from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
 __all__ = ["decide", "prepare"]
+
+_ONE_WORD = re.compile(r"\s*[A-Za-z]+\s*")
 
 
 def prepare() -> None:
@@ -58,6 +61,15 @@ def decide(answer: str, gold: str) -> tuple[bool, How] | None:
 @lru_cache(maxsize=8192)  # rollouts of one prompt state the same answers again and again
 def _decide(answer: str, gold: str) -> tuple[bool, How] | None:
     mine, theirs = _shape(answer), _shape(gold)
+    if (
+        mine is None
+        and theirs is not None
+        and _ONE_WORD.fullmatch(answer)
+        and has_number_word(answer)
+    ):
+        # "two" against [8, 4]: one number, however it is read, is never several values
+        # (math-verify reads the word as a product of letters: different from any of them).
+        return several_values(theirs)
     if mine is None or theirs is None:
         return None
     try:

@@ -15,11 +15,11 @@ from answerx.grading.models import How
 from answerx.grading.symbolic.evaluate import exact, free_variables
 from answerx.grading.symbolic.intervals import same_intervals
 from answerx.grading.symbolic.parser import Node
-from answerx.grading.symbolic.shapes import Shape, shape_of
+from answerx.grading.symbolic.shapes import Interval, Shape, plain_number, shape_of
 from answerx.grading.symbolic.surds import TooBig
 from answerx.grading.symbolic.values import is_constant, is_decimal, plain, same_value
 
-__all__ = ["compare_shapes"]
+__all__ = ["compare_shapes", "several_values"]
 
 _MAX_ELEMENTS: Final = 24
 
@@ -51,8 +51,54 @@ def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
     if {"pair", "scalar"} == set(kinds):  # a point or an interval is not one number
         return False, "symbolic_tuple"
     if "intervals" in kinds and set(kinds) <= {"intervals", "pair"}:
+        if _descending_pair(answer) or _descending_pair(gold):
+            # (4, 1) or [4, 1] is a pair of values, never a range: not an interval
+            return (False, "symbolic_interval") if _ranged(answer, gold) else None
         return _named(same_intervals(answer, gold), "symbolic_interval")
+    if set(kinds) == {"scalar", "intervals"} and _ranged(answer, gold):
+        return False, "symbolic_interval"  # one number is no range of reals
+    if set(kinds) == {"coll", "pair"} and len((answer if answer[0] == "coll" else gold)[2]) >= 3:
+        return False, "symbolic_tuple"  # three values or more are never the two of a pair
+    if set(kinds) == {"coll", "intervals"} and _ranged(answer, gold):
+        return False, "symbolic_interval"  # finitely many values are no range of reals
     return None
+
+
+def several_values(shape: Shape) -> Outcome:
+    """``(False, how)`` when ``shape`` is several plain numbers (a pair, a list or tuple of two
+    or more) or a range of reals, which no single value states; else None."""
+    if shape[0] == "pair" and all(plain_number(n) is not None for n in shape[1:3]):
+        return False, "symbolic_tuple"
+    if shape[0] == "coll" and len(shape[2]) >= 2:
+        values = [e[1] for e in shape[2] if e[0] == "scalar"]
+        if len(values) == len(shape[2]) and all(plain_number(v) is not None for v in values):
+            return False, "symbolic_tuple" if shape[1] else "symbolic_set"
+    if shape[0] == "intervals" and _ranged(shape, shape):
+        return False, "symbolic_interval"
+    return None
+
+
+def _ranged(answer: Shape, gold: Shape) -> bool:
+    """One side is intervals holding a range of reals (more than finitely many points)."""
+    ranged = answer if answer[0] == "intervals" else gold
+    return ranged[0] == "intervals" and any(_proper(part) for part in ranged[2])
+
+
+def _descending_pair(shape: Shape) -> bool:
+    if shape[0] != "pair":
+        return False
+    a, b = plain_number(shape[1]), plain_number(shape[2])
+    return a is not None and b is not None and a > b
+
+
+def _proper(part: Interval) -> bool:
+    """An interval that holds more than one point: its ends are infinite, or plain numbers
+    of which the first is the smaller (``[1, 1]`` is the point 1, a finite set)."""
+    low, _, high, _ = part
+    if low[0] == "inf" or high[0] == "inf" or (low[0] == "neg" and low[1][0] == "inf"):
+        return True
+    a, b = plain_number(low), plain_number(high)
+    return a is not None and b is not None and a < b
 
 
 def _point_among_points(answer: Shape, gold: Shape) -> bool:

@@ -14,7 +14,16 @@ from functools import cache
 from pathlib import Path
 from typing import Final, NamedTuple
 
-__all__ = ["MAX_CHARS", "MAX_TOKENS", "Token", "ends_in_unit", "tokenize"]
+__all__ = [
+    "LAYOUT_COMMANDS",
+    "MAX_CHARS",
+    "MAX_TOKENS",
+    "SPACING",
+    "SYNONYMS",
+    "Token",
+    "ends_in_unit",
+    "tokenize",
+]
 
 #: Longer answers are left to math-verify.
 MAX_CHARS: Final = 400
@@ -34,8 +43,9 @@ _UNICODE = str.maketrans(
      "°": "^\\circ ", "∅": "\\emptyset ", "²": "^2", "³": "^3"}
 )  # fmt: skip
 
-# Commands that only size or space things out.
-_IGNORED: Final = frozenset(
+#: Commands that only size or space things out: the one table of LaTeX layout, dropped by
+#: this lexer and by grading's plain comparison (``normalised_math``) alike.
+LAYOUT_COMMANDS: Final = frozenset(
     [
         "left",
         "right",
@@ -62,7 +72,8 @@ _COMPARE: Final = {
     "le": "<=", "leq": "<=", "leqslant": "<=", "ge": ">=", "geq": ">=", "geqslant": ">=",
     "lt": "<", "gt": ">", "ne": "!=", "neq": "!=",
 }  # fmt: skip
-_SYNONYMS: Final = {
+#: Spellings of one command (``\\dfrac`` is ``\\frac``), read the same way everywhere.
+SYNONYMS: Final = {
     "dfrac": "frac", "tfrac": "frac", "cfrac": "frac", "cdot": "*", "times": "*", "ast": "*",
     "div": "/", "lbrace": "{{", "rbrace": "}}", "varnothing": "emptyset", "degree": "deg",
     "lvert": "|", "rvert": "|", "vert": "|", "mid": "|", "varpi": "pi",
@@ -77,8 +88,11 @@ _PLAIN_WORDS = re.compile(r"(?<![A-Za-z\\])(sqrt|pi)(?![A-Za-z])")
 # "√69" in plain text is the root of 69 (LaTeX's \sqrt69 would be \sqrt{6}9).
 _ROOT_OF_DIGITS = re.compile(r"√\s*(\d+(?:\.\d+)?)")
 
+#: Spacing that is not a command word: ``$``, ``~``, ``\\,``, ``\\;``, ``\\:``, ``\\!``, ``\\ ``.
+SPACING: Final = r"\$|~|\\[,;:! ]"
+
 _TOKEN = re.compile(
-    r"(?P<space>\s+|\$|~|\\[,;:! ])"
+    rf"(?P<space>\s+|{SPACING})"
     r"|(?P<deg>\^\s*(?:\{\s*\\circ\s*\}|\\circ\b))"
     r"|(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<cmd>\\[A-Za-z]+)"
@@ -143,12 +157,12 @@ def tokenize(text: str) -> list[Token] | None:
             continue
         if kind == "cmd":
             name = word[1:]
-            if name in _IGNORED:
+            if name in LAYOUT_COMMANDS:
                 continue
             if name in _COMPARE:
                 tokens.append(Token("cmp", _COMPARE[name]))
                 continue
-            name = _SYNONYMS.get(name, name)
+            name = SYNONYMS.get(name, name)
             if name in ("*", "/", "|") or name == "{{" or name == "}}":
                 tokens.append(Token("op", name))
             elif name == "deg":

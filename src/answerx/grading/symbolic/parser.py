@@ -484,7 +484,9 @@ class _Parser:
             raise _Unreadable("square brackets around one value")
         if len(items) == 2:
             return ("bracket", opening, closing.text, items[0], items[1])
-        if opening == "(" and closing.text == ")":
+        # Three or more values in (...) or in [...] are an ordered tuple, as math-verify
+        # reads both ([-5, -8, -6, 0] is theoremqa's list answer); mixed brackets are not.
+        if (opening, closing.text) in (("(", ")"), ("[", "]")):
             return ("tuple", items)
         raise _Unreadable("bracketed list")
 

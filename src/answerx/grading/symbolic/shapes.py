@@ -20,11 +20,12 @@ fast rung compares):
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any, Final
 
 from answerx.grading.symbolic.parser import Node
 
-__all__ = ["Interval", "Shape", "has_number_word", "shape_of", "words_only"]
+__all__ = ["Interval", "Shape", "has_number_word", "plain_number", "shape_of", "words_only"]
 
 Shape = tuple[Any, ...]
 Interval = tuple[Node, bool, Node, bool]
@@ -165,7 +166,28 @@ def _bracket(node: Node) -> Shape:
     _, opening, closing, low, high = node
     if opening == "(" and closing == ")":
         return ("pair", low, high)
+    if opening == "[" and closing == "]" and _descending(low, high):
+        # [8, 4] is no interval: math-verify reads it as the pair (8, 4), as it reads (8, 4).
+        return ("pair", low, high)
     return ("intervals", None, [(low, opening == "[", high, closing == "]")])
+
+
+def _descending(low: Node, high: Node) -> bool:
+    """Both ends are plain numbers and the first is the larger."""
+    a, b = plain_number(low), plain_number(high)
+    return a is not None and b is not None and a > b
+
+
+def plain_number(node: Node) -> Fraction | None:
+    """The value of a number written plainly (``4``, ``-0.5``, ``1/4``); None otherwise."""
+    if node[0] == "n":
+        return node[1]  # type: ignore[no-any-return]
+    if node[0] == "neg":
+        inner = plain_number(node[1])
+        return None if inner is None else -inner
+    if node[0] == "div" and node[1][0] == "n" and node[2][0] == "n" and node[2][1]:
+        return node[1][1] / node[2][1]  # type: ignore[no-any-return]
+    return None
 
 
 def _union(parts: list[Node]) -> Shape | None:
