@@ -29,7 +29,7 @@ import itertools
 import json
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +52,7 @@ from answerx.experiments.config import (
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.judging import charge_earlier_rulings, judge_for_run
+from answerx.experiments.observers import RunObserver
 from answerx.experiments.prices import PriceTable, cost, load_prices, price_of
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
@@ -494,6 +495,7 @@ async def arun_experiment(
     on_item: Callable[[ItemRecord], None] | None = None,
     on_start: Callable[[RunRecord], None] | None = None,
     on_progress: ExperimentProgressCallback | None = None,
+    observers: Sequence[RunObserver] = (),
 ) -> RunSummary:
     """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`.
 
@@ -501,7 +503,8 @@ async def arun_experiment(
     before any item is asked: a caller that is interrupted knows which run to resume.
     ``on_item`` is called with each stored item, ``on_progress`` with an
     :class:`~answerx.experiments.progress.ExperimentProgress` before the first item
-    and after each one.
+    and after each one. Each of ``observers`` is told the run's start, each stored item
+    and its end (:class:`~answerx.experiments.observers.RunObserver`).
 
     On Python 3.11, a loop from :func:`~answerx.experiments.eventloop.new_event_loop`
     (what ``run_experiment`` uses) sends each request without queueing it behind the
@@ -546,8 +549,10 @@ async def arun_experiment(
             config, record, store, cache=cache, prices=prices, make_manager=make_manager,
             retriever=retriever, judge=judge, limits=limits,
         )  # fmt: skip
-        callbacks = _Callbacks(runner, total, skipped, on_item, on_progress)
+        callbacks = _Callbacks(runner, total, skipped, on_item, on_progress, observers)
         callbacks.progress()
+        for observer in observers:
+            observer.run_started(record, callbacks.now())
         status: RunStatus = "failed"
         try:
             await _work(runner, todo, config.concurrency, callbacks)
@@ -558,6 +563,8 @@ async def arun_experiment(
         finally:
             store.finish_run(record.run_id, status)
             await runner.aclose()
+            for observer in observers:
+                observer.run_ended(store, record.run_id, status)
     t = runner.totals
     return RunSummary(
         run_id=record.run_id,
@@ -595,16 +602,23 @@ class _Callbacks:
     skipped: int
     on_item: Callable[[ItemRecord], None] | None
     on_progress: ExperimentProgressCallback | None
+    observers: Sequence[RunObserver] = ()
+
+    def now(self) -> ExperimentProgress:
+        return self.runner.totals.progress(self.runner.run.run_id, self.total, self.skipped)
 
     def progress(self) -> None:
         if self.on_progress is not None:
-            run_id = self.runner.run.run_id
-            self.on_progress(self.runner.totals.progress(run_id, self.total, self.skipped))
+            self.on_progress(self.now())
 
     def item(self, record: ItemRecord) -> None:
         self.progress()
         if self.on_item is not None:
             self.on_item(record)
+        if self.observers:
+            progress = self.now()
+            for observer in self.observers:
+                observer.item_stored(record, progress)
 
 
 async def _work(runner: _Run, todo: Iterator[Unit], workers: int, callbacks: _Callbacks) -> None:
@@ -636,6 +650,7 @@ def run_experiment(
     make_manager: ManagerFactory | None = None,
     on_start: Callable[[RunRecord], None] | None = None,
     on_progress: ExperimentProgressCallback | None = None,
+    observers: Sequence[RunObserver] = (),
 ) -> RunSummary:
     """Run an experiment from a config (or a YAML path) and return its summary.
 
@@ -646,7 +661,9 @@ def run_experiment(
     with the run's record before the first item) tells which run that was.
     ``on_progress`` is called with an
     :class:`~answerx.experiments.progress.ExperimentProgress` before the first item
-    and after each one (``answerx run`` draws its progress bar from it).
+    and after each one (``answerx run`` draws its progress bar from it); ``observers``
+    are told the run's start, each stored item and its end (``answerx run`` logs to the
+    config's ``log_to`` trackers through them).
 
     >>> summary = run_experiment("config/experiments/demo.yaml")   # doctest: +SKIP
     >>> summary.run_id, summary.done, summary.correct               # doctest: +SKIP
@@ -664,5 +681,6 @@ def run_experiment(
                 make_manager=make_manager,
                 on_start=on_start,
                 on_progress=on_progress,
+                observers=observers,
             )
         )
