@@ -9,8 +9,11 @@ installed (``make test-integrations``) and say so when skipped.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -339,3 +342,39 @@ def test_a_run_with_log_to_wandb_logs_its_progress_as_history(
     stored = [h["progress/stored"] for h in history if "progress/stored" in h]
     assert stored == list(range(1, 9))
     assert _inspect(run_dir, "--summary")["summary"][f"accuracy/{ARM}"] == 1.0
+
+
+# --- the documentation's commands ------------------------------------------------------
+
+
+def test_the_trackers_page_runs_as_written(
+    fake_provider: FakeProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/integrations/trackers.md marks these blocks illustrative (tests/docs runs where
+    # the extras may be absent); here they run as tests/docs would run them.
+    pytest.importorskip("mlflow", reason=NEED_MLFLOW)
+    pytest.importorskip("wandb", reason=NEED_WANDB)
+    from docs.test_examples import ROOT, blocks_of
+
+    fake_provider.set_default(GoldModel())
+    a_config(tmp_path / "experiment.yaml", fake_provider)
+    monkeypatch.setenv("ANSWERX_HOME", str(tmp_path / "runs"))  # where the config stores
+    monkeypatch.delenv("MLFLOW_TRACKING_URI")
+    monkeypatch.delenv("WANDB_SERVICE", raising=False)  # a fresh shell: no parent's W&B service
+    blocks = [b for b in blocks_of(ROOT / "docs/integrations/trackers.md") if "tests/integ" in (
+        b.illustrative or "")]  # fmt: skip
+    shell, python = blocks
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + shell.code],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((tmp_path / "wandb-summary.json").read_text(encoding="utf-8"))
+    assert summary["state"] == "finished" and summary["summary"][f"accuracy/{ARM}"] == 1.0
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(python.code, shell.where, "exec"), {})
+    assert summary["run_id"] in printed.getvalue() and "1.0" in printed.getvalue()
+    assert "{'correct': 8}" in printed.getvalue()

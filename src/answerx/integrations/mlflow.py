@@ -7,7 +7,8 @@ or a team's server; ``MLFLOW_EXPERIMENT_NAME``, else the run's name). The MLflow
 is tagged ``answerx.run_id``: logging the same answerx run again (a resumed run, a
 re-scored one) updates that MLflow run instead of adding another.
 
-Needs the ``answerx[mlflow]`` extra (mlflow-skinny, with SQLAlchemy and Alembic for a
+MLflow is imported when a run is opened: the module imports without it. Needs the
+``answerx[mlflow]`` extra (mlflow-skinny, with SQLAlchemy and Alembic for a
 local ``sqlite:`` store); what is logged is described in :mod:`answerx.integrations.tracker_data`.
 """
 
@@ -19,19 +20,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mlflow import MlflowClient
-from mlflow.entities import Metric, Param, RunTag
-
 from answerx.experiments.records import RunRecord, RunStatus
 from answerx.integrations.tracker_data import ITEM_COLUMNS, RunLog
 
 if TYPE_CHECKING:
+    from mlflow import MlflowClient
     from mlflow.entities import Run
 
-__all__ = ["ANSWERX_RUN_TAG", "ITEMS_TABLE", "MlflowRun", "find_run"]
+__all__ = ["ITEMS_TABLE", "RUN_TAG", "MlflowRun", "find_run"]
 
 #: The tag that names the answerx run an MLflow run logs.
-ANSWERX_RUN_TAG = "answerx.run_id"
+RUN_TAG = "answerx.run_id"
 #: The item table's artifact (read back with ``MlflowClient().load_table(...)``).
 ITEMS_TABLE = "items.json"
 
@@ -55,7 +54,7 @@ def _chunks(values: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 def find_run(client: MlflowClient, experiment_id: str, run_id: str) -> Run | None:
     """The MLflow run of experiment ``experiment_id`` that logs answerx run ``run_id``."""
     found = client.search_runs(
-        [experiment_id], filter_string=f"tags.`{ANSWERX_RUN_TAG}` = '{run_id}'", max_results=1
+        [experiment_id], filter_string=f"tags.`{RUN_TAG}` = '{run_id}'", max_results=1
     )
     return found[0] if found else None
 
@@ -64,6 +63,8 @@ class MlflowRun:
     """The MLflow run of one answerx run (created, or the earlier one reopened)."""
 
     def __init__(self, run: RunRecord, *, tracking_uri: str | None = None) -> None:
+        from mlflow import MlflowClient
+
         self._client = MlflowClient(tracking_uri)
         name = os.environ.get("MLFLOW_EXPERIMENT_NAME") or run.name
         experiment = self._client.get_experiment_by_name(name)
@@ -75,7 +76,7 @@ class MlflowRun:
             self.run_id = earlier.info.run_id
             self._client.update_run(self.run_id, status="RUNNING")
         else:
-            tags = {ANSWERX_RUN_TAG: run.run_id, "answerx.version": run.answerx_version}
+            tags = {RUN_TAG: run.run_id, "answerx.version": run.answerx_version}
             created = self._client.create_run(
                 experiment_id, run_name=f"{run.name} {run.run_id}", tags=tags
             )
@@ -93,6 +94,8 @@ class MlflowRun:
 
     def log_run(self, log: RunLog, files: Sequence[Path]) -> None:
         """Parameters, metrics, the item table, config.json and the report's files."""
+        from mlflow.entities import Param, RunTag
+
         # A parameter cannot change once logged: a reopened run logs only new ones.
         params = [Param(k, v) for k, v in log.params.items() if k not in self._logged_params]
         for chunk in _chunks(params, _PARAMS_PER_BATCH):
@@ -124,6 +127,8 @@ class MlflowRun:
         self._client.set_terminated(self.run_id, status=_STATUS[status])
 
     def _metrics(self, metrics: Mapping[str, float], step: int) -> None:
+        from mlflow.entities import Metric
+
         stamp = int(time.time() * 1000)
         entries = [Metric(k, float(v), stamp, step) for k, v in metrics.items()]
         for chunk in _chunks(entries, _METRICS_PER_BATCH):

@@ -21,6 +21,7 @@ extras). Every string sent is passed through the key redactor first.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import tempfile
 import time
@@ -68,19 +69,20 @@ def tracker_class(name: str) -> Callable[[RunRecord], TrackerRun]:
     if name not in TRACKERS:
         raise ConfigError(f"unknown tracker {name!r}: choose from {', '.join(TRACKERS)}")
     try:
-        if name == "mlflow":
-            from answerx.integrations.mlflow import MlflowRun
-
-            return MlflowRun
-        from answerx.integrations.wandb import WandbRun
-
-        return WandbRun
+        importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name is None or exc.name.split(".")[0] != name:
-            raise
+            raise  # the tracker is there but broken: its own error says why
         raise ConfigError(
             f"logging to {name} needs its package: pip install 'answerx[{name}]'"
         ) from None
+    if name == "mlflow":
+        from answerx.integrations.mlflow import MlflowRun
+
+        return MlflowRun
+    from answerx.integrations.wandb import WandbRun
+
+    return WandbRun
 
 
 def open_tracker(name: str, run: RunRecord) -> TrackerRun:

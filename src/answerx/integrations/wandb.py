@@ -8,7 +8,8 @@ resumed when logged again (a resumed or re-scored run), so one answerx run is on
 run. ``reinit="create_new"`` leaves the caller's own W&B run alone, and the console is
 not captured (a run's output is answerx's business, not W&B's).
 
-Needs the ``answerx[wandb]`` extra; what is logged is described in
+W&B is imported when a run is opened: the module imports without it. Needs the
+``answerx[wandb]`` extra; what is logged is described in
 :mod:`answerx.integrations.tracker_data`.
 """
 
@@ -19,8 +20,6 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal, get_args
-
-import wandb
 
 from answerx.experiments.records import RunRecord, RunStatus
 from answerx.integrations.tracker_data import ITEM_COLUMNS, RunLog
@@ -41,11 +40,16 @@ class WandbRun:
     """The W&B run of one answerx run (created, or resumed when logged before)."""
 
     def __init__(self, run: RunRecord) -> None:
+        import wandb
+
         self._id = _ID_UNSAFE.sub("-", run.run_id)
         # W&B reads its environment once per process; passed here, WANDB_DIR and WANDB_MODE
-        # are their values now (a long-lived process: a notebook, the service).
+        # are their values now (a long-lived process: a notebook, the service). The folder
+        # is made absolute: a child process joins its parent's W&B service (WANDB_SERVICE),
+        # which would read a relative one from its own working directory.
+        folder = os.environ.get("WANDB_DIR")
         self._run = wandb.init(
-            dir=os.environ.get("WANDB_DIR"),
+            dir=os.path.abspath(folder) if folder else None,
             mode=_MODES.get(os.environ.get("WANDB_MODE", "")),
             project=os.environ.get("WANDB_PROJECT") or _ID_UNSAFE.sub("-", run.name),
             id=self._id,
@@ -72,6 +76,8 @@ class WandbRun:
 
     def log_run(self, log: RunLog, files: Sequence[Path]) -> None:
         """Summary metrics, the item table, the plots and the report as an artifact."""
+        import wandb
+
         for name, value in log.metrics.items():
             self._run.summary[name] = value
         table = wandb.Table(
