@@ -129,8 +129,9 @@ postgres:
 #    built from a config), verl's reward managers (on a DataProto, and loaded from its composed
 #    ppo_trainer config: hydra-core), OpenRLHF's rollout
 #    executor (remote and file reward modes), verifiers 0.3 (its
-#    Parser/Rubric API), Ray, and the harnesses `make test` already has (lm-eval,
-#    inspect-ai, DSPy);
+#    Parser/Rubric API), Ray, the harnesses `make test` already has (lm-eval,
+#    inspect-ai, DSPy), and the experiment trackers (mlflow-skinny with a sqlite store, W&B
+#    offline: tests/integrations/test_trackers.py; not in `make test`, see DESIGN.md);
 #  - .venv-lighteval: lighteval cannot share an environment with answerx's math-verify (it
 #    pins an older latex2sympy2_extended).
 # torch goes in first, a CPU build, so pip never fetches CUDA wheels (the machine's wheel cache
@@ -147,7 +148,8 @@ $(INTEGRATIONS_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(INTEGRATIONS_VENV)
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check $(TORCH)
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check \
-		-e '.[dev,lm-eval,inspect,dspy,verifiers,ray,bm25]' 'trl>=1.16,<2' 'transformers>=4.56' numpy
+		-e '.[dev,lm-eval,inspect,dspy,verifiers,ray,bm25,mlflow,wandb]' 'trl>=1.16,<2' \
+		'transformers>=4.56' numpy
 	@# verl's reward managers and scorers, without its training stack (vLLM, Megatron, its
 	@# transformers pin): what they import besides torch, numpy and Ray
 	$(INTEGRATIONS_VENV)/bin/python -m pip install --disable-pip-version-check --no-deps 'verl==0.9.1'

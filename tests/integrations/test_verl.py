@@ -254,11 +254,14 @@ def test_verl_09_naive_manager_with_compute_score_from_the_trainer_config() -> N
 
 @pytest.mark.slow
 def test_verl_09_answerx_manager_knows_a_response_that_stopped_short_finished() -> None:
-    # "So the total is 42" ends without a period: verl's naive manager passes no finish
-    # reason, answerx's own sees the response end well before response_length.
+    # The response ends without a period after a worked sum: verl's naive manager passes no
+    # finish reason, so it reads as cut off; answerx's own sees the response end well before
+    # response_length. (A bare "So the total is 42" is finished either way: a short final
+    # sentence stating a number is not unfinished when nothing else suggests it.)
+    response = "Adding the boxes gives 40 + 2 = 42, so the total is 42"
     config = ppo_config(*ANSWERX_MANAGER, "actor_rollout_ref.rollout.response_length=64")
-    assert score_with(config, "So the total is 42")["reward_score"] == 1.0
-    assert score_with(ppo_config(*NAIVE), "So the total is 42")["reward_score"] == 0.0
+    assert score_with(config, response)["reward_score"] == 1.0
+    assert score_with(ppo_config(*NAIVE), response)["reward_score"] == 0.0
 
 
 @pytest.mark.slow

@@ -156,14 +156,23 @@ def wheel_extras(wheel: Path) -> set[str]:
     return set(meta.get_all("Provides-Extra") or [])
 
 
-def installed_here(requirement: str) -> bool:
+def installed_here(requirement: str, seen: set[str] | None = None) -> bool:
+    """``requirement`` is installed here, and so are its own requirements: pip can resolve
+    it offline (a dependency installed at a version it refuses would need the index)."""
     req = Requirement(requirement)
     if req.marker is not None and not req.marker.evaluate({"extra": ""}):
         return True
+    seen = set() if seen is None else seen
+    if req.name.lower() in seen:
+        return True
+    seen.add(req.name.lower())
     try:
-        return req.specifier.contains(metadata.version(req.name), prereleases=True)
+        version = metadata.version(req.name)
     except metadata.PackageNotFoundError:
         return False
+    if not req.specifier.contains(version, prereleases=True):
+        return False
+    return all(installed_here(inner, seen) for inner in metadata.requires(req.name) or [])
 
 
 def as_against_the_wheel(line: str, wheel: Path) -> tuple[list[str], set[str]]:

@@ -277,6 +277,7 @@ def run_command(
     with command_boundary():
         cfg = load_config(config, overrides)
         bar = ExperimentBar(err, name=cfg.name, db=cfg.output.db, enabled=not quiet)
+        observers = _trackers(cfg.log_to)
         try:
             with bar:
                 summary = run_experiment(
@@ -286,6 +287,7 @@ def run_command(
                     on_progress=bar,
                     join=join,
                     lease_s=lease,
+                    observers=observers,
                 )
         except KeyboardInterrupt:
             if started:
@@ -311,6 +313,16 @@ def run_command(
             _report(cfg.output.db, summary.run_id, out=cfg.output.report_dir)
     if summary.errors:
         raise typer.Exit(int(ExitCode.MALFORMED))
+
+
+def _trackers(names: Iterable[str]) -> list[Any]:
+    """The observers that log the run to the config's ``log_to`` trackers (none: none)."""
+    wanted = list(names)
+    if not wanted:
+        return []
+    from answerx.integrations.trackers import TrackerObserver
+
+    return [TrackerObserver(wanted)]
 
 
 def _judge_line(totals: Any, stopped: str | None) -> str:
@@ -637,3 +649,8 @@ runs_app.command("report")(report_command)
 from answerx.cli.runs_view import VIEW_HELP, VIEW_SHORT_HELP, view_command  # noqa: E402
 
 runs_app.command("view", help=VIEW_HELP, short_help=VIEW_SHORT_HELP)(view_command)
+
+# `answerx runs log RUN_ID --to mlflow|wandb`: its own module (the trackers' command line).
+from answerx.cli.runs_log import LOG_HELP, log_command  # noqa: E402
+
+runs_app.command("log", help=LOG_HELP)(log_command)

@@ -267,6 +267,12 @@ class ExperimentConfig(BaseModel):
     )
     cache: bool = Field(default=True, description="Reuse identical earlier responses.")
     output: OutputConfig = Field(default_factory=OutputConfig)
+    log_to: list[Literal["mlflow", "wandb"]] = Field(
+        default_factory=list,
+        description="Experiment trackers the run is logged to as it goes (MLflow, Weights & "
+        "Biases; the answerx[mlflow] / answerx[wandb] extras), set up by their own "
+        "environment variables (MLFLOW_TRACKING_URI, WANDB_MODE, ...).",
+    )
     prompt_dir: Path | None = Field(
         default=None, description="A folder of prompt templates overriding the bundled ones."
     )
@@ -280,7 +286,7 @@ class ExperimentConfig(BaseModel):
             data = {k: v for k, v in data.items() if not (v is None and k in _SECTIONS)}
         return data
 
-    @field_validator("approaches", "strategies")
+    @field_validator("approaches", "strategies", "log_to")
     @classmethod
     def _no_repeats(cls, names: list[str]) -> list[str]:
         repeated = _repeated(names)
@@ -365,6 +371,7 @@ HASH_EXCLUDED_KEYS: frozenset[str] = frozenset(
         "rate_limits",
         "cache",
         "output",
+        "log_to",
     }
 )
 

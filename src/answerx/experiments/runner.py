@@ -32,7 +32,7 @@ import secrets
 import socket
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,6 +55,7 @@ from answerx.experiments.config import (
 from answerx.experiments.datasets import DatasetItem, load_datasets
 from answerx.experiments.eventloop import new_event_loop
 from answerx.experiments.judging import charge_earlier_rulings, judge_for_run
+from answerx.experiments.observers import RunObserver
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
 from answerx.experiments.scoring import (
@@ -512,6 +513,7 @@ async def arun_experiment(
     on_progress: ExperimentProgressCallback | None = None,
     join: bool = False,
     lease_s: float = DEFAULT_LEASE_S,
+    observers: Sequence[RunObserver] = (),
 ) -> RunSummary:
     """Run (or resume) ``config`` in the running event loop; see :func:`run_experiment`.
 
@@ -519,7 +521,8 @@ async def arun_experiment(
     before any item is asked: a caller that is interrupted knows which run to resume.
     ``on_item`` is called with each stored item, ``on_progress`` with an
     :class:`~answerx.experiments.progress.ExperimentProgress` before the first item
-    and after each one.
+    and after each one. Each of ``observers`` is told the run's start, each stored item
+    and its end (:class:`~answerx.experiments.observers.RunObserver`).
 
     On Python 3.11, a loop from :func:`~answerx.experiments.eventloop.new_event_loop`
     (what ``run_experiment`` uses) sends each request without queueing it behind the
@@ -566,8 +569,10 @@ async def arun_experiment(
             config, record, store, cache=cache, prices=prices, make_manager=make_manager,
             retriever=retriever, judge=judge, limits=limits,
         )  # fmt: skip
-        callbacks = _Callbacks(runner, total, skipped, on_item, on_progress)
+        callbacks = _Callbacks(runner, total, skipped, on_item, on_progress, observers)
         callbacks.progress()
+        for observer in observers:
+            observer.run_started(record, callbacks.now())
         status: RunStatus = "failed"
         claims = _Claims(store, record.run_id, lease_s) if join else None
         try:
@@ -586,6 +591,8 @@ async def arun_experiment(
             if claims is None or status == "finished":
                 store.finish_run(record.run_id, status)
             await runner.aclose()
+            for observer in observers:
+                observer.run_ended(store, record.run_id, status)
     t = runner.totals
     return RunSummary(
         run_id=record.run_id,
@@ -623,16 +630,23 @@ class _Callbacks:
     skipped: int
     on_item: Callable[[ItemRecord], None] | None
     on_progress: ExperimentProgressCallback | None
+    observers: Sequence[RunObserver] = ()
+
+    def now(self) -> ExperimentProgress:
+        return self.runner.totals.progress(self.runner.run.run_id, self.total, self.skipped)
 
     def progress(self) -> None:
         if self.on_progress is not None:
-            run_id = self.runner.run.run_id
-            self.on_progress(self.runner.totals.progress(run_id, self.total, self.skipped))
+            self.on_progress(self.now())
 
     def item(self, record: ItemRecord) -> None:
         self.progress()
         if self.on_item is not None:
             self.on_item(record)
+        if self.observers:
+            progress = self.now()
+            for observer in self.observers:
+                observer.item_stored(record, progress)
 
 
 async def _work(
@@ -724,6 +738,7 @@ def run_experiment(
     on_progress: ExperimentProgressCallback | None = None,
     join: bool = False,
     lease_s: float = DEFAULT_LEASE_S,
+    observers: Sequence[RunObserver] = (),
 ) -> RunSummary:
     """Run an experiment from a config (or a YAML path) and return its summary.
 
@@ -734,7 +749,9 @@ def run_experiment(
     with the run's record before the first item) tells which run that was.
     ``on_progress`` is called with an
     :class:`~answerx.experiments.progress.ExperimentProgress` before the first item
-    and after each one (``answerx run`` draws its progress bar from it).
+    and after each one (``answerx run`` draws its progress bar from it); ``observers``
+    are told the run's start, each stored item and its end (``answerx run`` logs to the
+    config's ``log_to`` trackers through them).
 
     ``join``: work on the run of this configuration that other workers share (processes
     on this or other machines with the same store, typically a PostgreSQL server): the
@@ -762,5 +779,6 @@ def run_experiment(
                 on_progress=on_progress,
                 join=join,
                 lease_s=lease_s,
+                observers=observers,
             )
         )
