@@ -84,9 +84,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from answerx import extract
 from answerx.errors import AnswerxError, StructuredOutputError
-from answerx.resources import data_file
 from answerx.structured import InstructorClientManager
 from answerx.structured.models import extraction_prompt_fields
+from answerx.support.resources import data_file
 from corpus import CORPUS_FILES, CorpusItem, agrees, corpus_dir, load
 
 N_CTX = 4096

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from answerx import redactor
-from answerx.home import HOME_ENV
 from answerx.structured.providers import provider_environment
+from answerx.support.home import HOME_ENV
 from postgres_server import PostgresServer, start_server, unavailable
 
 settings.register_profile(

@@ -1,11 +1,11 @@
 """``python -m answerx`` and the ``answerx`` console script."""
 
-from answerx import earlysignals
+from answerx.support import earlysignals
 
 
 def main() -> None:
     """Run the ``answerx`` command, holding a SIGTERM that comes while it loads."""
-    earlysignals.hold()  # before the command's imports: see answerx.earlysignals
+    earlysignals.hold()  # before the command's imports: see answerx.support.earlysignals
     try:
         from answerx.cli import main as cli_main
 

@@ -1,7 +1,7 @@
 """The did-you-mean of every "unknown name" message: the valid name a typo was meant to be.
 
 A bottom-layer utility (standard library only), used by :class:`answerx.errors.UnknownName`
-and by the YAML error formatter (:mod:`answerx.yamlerrors`).
+and by the YAML error formatter (:mod:`answerx.support.yamlerrors`).
 """
 
 from __future__ import annotations

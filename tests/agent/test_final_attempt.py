@@ -21,10 +21,10 @@ from answerx.agent import (
 )
 from answerx.errors import ConfigError
 from answerx.extraction import AnswerSpec
-from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
 from answerx.structured.providers import get_provider
+from answerx.support.resources import prompt_template
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 from fake_managers import FAKEABLE_PROVIDERS
 

@@ -13,7 +13,7 @@ import pytest
 
 from answerx.batch import run_file
 from answerx.batch.workers import PoolStarter, can_fork_here, workers_for
-from answerx.workerpool import default_workers
+from answerx.support.workerpool import default_workers
 
 
 def _loaded(name: str) -> bool:

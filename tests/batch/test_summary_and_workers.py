@@ -7,8 +7,8 @@ import answerx.batch
 import answerx.experiments.stats
 import answerx.service.pool
 from answerx.batch.summary import BatchSummary
-from answerx.intervals import wilson_interval
-from answerx.workerpool import default_workers, start_method
+from answerx.support.confidence import wilson_interval
+from answerx.support.workerpool import default_workers, start_method
 
 
 def test_the_accuracy_of_a_verify_run_has_its_wilson_interval() -> None:

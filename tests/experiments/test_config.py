@@ -19,8 +19,8 @@ from answerx.experiments.config import (
     load_config,
 )
 from answerx.experiments.datasets import load_datasets
-from answerx.resources import data_file
 from answerx.structured.providers import get_provider
+from answerx.support.resources import data_file
 
 MINIMAL = {"datasets": [{"sample": "arithmetic"}], "approaches": ["none"]}
 

@@ -22,9 +22,9 @@ from answerx.agent import (
 )
 from answerx.errors import ConfigError
 from answerx.reasoning import StepResult, arun_agent_loop, run_agent_loop
-from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
 from answerx.structured.callinfo import Usage
+from answerx.support.resources import prompt_template
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
 QUESTION = "Who wrote Dune? Search with <search>query</search>; answer in <answer></answer>."

@@ -22,8 +22,8 @@ from answerx.agent import (
     write_records,
 )
 from answerx.reasoning import run_agent_loop
-from answerx.resources import prompt_template
 from answerx.structured import InstructorClientManager
+from answerx.support.resources import prompt_template
 from answerx.testing import FakeProviderServer, Reply
 from seeds.seed_examples import seed_example
 

@@ -20,20 +20,13 @@ SRC = Path(__file__).parents[2] / "src" / "answerx"
 #: provider server) imports nothing of answerx at all; the root package and
 #: ``__main__`` are façades on top that nothing imports.
 LAYERS: dict[str, int] = {
+    "support": 0,  # the layer-0 helpers (answerx/support/), which know nothing of answers
     **dict.fromkeys(
         [
             "errors",
-            "yamlsafe",
-            "yamlerrors",
             "didyoumean",
-            "resources",
             "_version",
-            "home",
-            "earlysignals",
             "redactor",  # every exit's key redaction, below errors.py which uses it
-            "intervals",  # wilson_interval: a file run's summary and the reports
-            "workerpool",  # how many worker processes, and how they start
-            "nofollow",  # output files and folders never written through a symbolic link
         ],
         0,
     ),
@@ -48,7 +41,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["experiments", "batch"], 6),
     "viewer": 7,  # the run viewer reads the store through experiments; the service mounts it
     "service": 8,
-    "client": 9,  # the service's client reads its request and response schemas
+    "client": 9,  # answerx.client: a façade over answerx.service.client, above the service
     # the plug-ins use the library only; the command line is the outermost layer, so
     # `answerx extract --engine ray` and `answerx reward-func write` may reach them
     "integrations": 10,

@@ -119,7 +119,7 @@ def test_the_installed_command_prints_its_version_and_extracts(venv: Path) -> No
 def test_the_installed_package_is_the_wheel_with_its_data_files_and_plug_ins(venv: Path) -> None:
     script = """
 import json, answerx
-from answerx.resources import data_file, prompt_template
+from answerx.support.resources import data_file, prompt_template
 from answerx.retrieval import bundled_corpus_path, bundled_questions
 from answerx.integrations.lm_eval import AnswerxFilter
 from answerx.integrations.trl import answerx_reward

@@ -42,9 +42,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from answerx.agent.termination import StepLimitReached, Termination
 from answerx.errors import ConfigError, ProviderError
 from answerx.extraction import AnswerSpec, Extraction, extract
-from answerx.resources import prompt_template
 from answerx.structured.callinfo import CallInfo
 from answerx.structured.sansio import Steps, arun, run
+from answerx.support.resources import prompt_template
 
 __all__ = [
     "AsyncTextManager",

@@ -36,8 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from answerx.agent.termination import Termination
 from answerx.errors import InputError
-from answerx.nofollow import output_dir
 from answerx.structured.callinfo import Usage
+from answerx.support.nofollow import output_dir
 
 __all__ = [
     "DEEPRESEARCH_TIME_LIMIT_S",

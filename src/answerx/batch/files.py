@@ -60,7 +60,7 @@ from answerx.extraction.tasks import check_task
 from answerx.recordfiles.formats import INPUT_FORMATS, OUTPUT_FORMATS, format_of
 from answerx.recordfiles.lines import MAX_LINE_BYTES, check_max_line
 from answerx.recordfiles.streams import Source, name_of
-from answerx.workerpool import default_workers
+from answerx.support.workerpool import default_workers
 
 if TYPE_CHECKING:
     from answerx.grading.judgement import Judge

@@ -7,7 +7,7 @@ to, is rewritten from its first rows. A sink (:class:`RowSink`) takes each resul
 row as it comes, in input order: the command line's table is one.
 
 A path is opened, continued, cut back or rewritten without following a symbolic
-link (:mod:`answerx.nofollow`): a link planted at ``--out`` is refused.
+link (:mod:`answerx.support.nofollow`): a link planted at ``--out`` is refused.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from answerx.batch.resume import ProgressRecord
 from answerx.batch.summary import BatchSummary
 from answerx.batch.tables import added_columns
 from answerx.errors import ConfigError
-from answerx.nofollow import OutputDir, output_dir
 from answerx.recordfiles.streams import tell
 from answerx.recordfiles.writers import ArrowWriter, RecordWriter, open_writer
+from answerx.support.nofollow import OutputDir, output_dir
 
 if TYPE_CHECKING:
     from answerx.batch.writer import WriterProcess

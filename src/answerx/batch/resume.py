@@ -16,8 +16,8 @@ from typing import IO, Any
 from answerx.batch._jobs import Settings
 from answerx.batch.summary import BatchSummary
 from answerx.errors import ConfigError
-from answerx.nofollow import write_output
 from answerx.recordfiles.streams import Source, name_of
+from answerx.support.nofollow import write_output
 
 __all__ = ["ProgressRecord", "progress_path"]
 

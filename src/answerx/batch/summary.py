@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from answerx.extraction.files import FileSummary
-from answerx.intervals import wilson_interval
+from answerx.support.confidence import wilson_interval
 
 __all__ = ["Accuracy", "BatchSummary", "LLMTotals", "RunProgress", "ShortAnswerMeans"]
 

@@ -36,7 +36,7 @@ from functools import partial
 from typing import Any
 
 from answerx.batch._jobs import ignore_sigint
-from answerx.workerpool import default_workers, process_pool, start_method
+from answerx.support.workerpool import default_workers, process_pool, start_method
 
 __all__ = [
     "INLINE",

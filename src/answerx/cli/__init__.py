@@ -19,7 +19,6 @@ from typing import Annotated, Any
 
 import typer
 
-from answerx import earlysignals
 from answerx._version import __version__
 from answerx.cli import index, model
 from answerx.cli._common import EXIT_CODES_HELP, ExitCode
@@ -42,6 +41,7 @@ from answerx.cli.serve import serve_command
 from answerx.cli.survey import survey_command
 from answerx.cli.verify import HELP as VERIFY_HELP
 from answerx.cli.verify import reward_func_app, verify_command
+from answerx.support import earlysignals
 
 __all__ = ["PANELS", "ExitCode", "app", "main"]
 
@@ -78,7 +78,7 @@ def _print_version(value: bool) -> None:
 
 
 #: Commands that stop gracefully on SIGTERM (status 0) and so take one that came while
-#: the command was loading (answerx.earlysignals); every other command dies of it.
+#: the command was loading (answerx.support.earlysignals); every other command dies of it.
 _GRACEFUL_ON_SIGTERM = frozenset({"serve"})
 
 

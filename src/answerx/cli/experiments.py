@@ -34,7 +34,7 @@ from answerx.cli.options import (
     set_option,
     strategy_names,
 )
-from answerx.home import default_report_dir
+from answerx.support.home import default_report_dir
 
 if TYPE_CHECKING:
     from answerx.experiments.store.browse import ItemQuery

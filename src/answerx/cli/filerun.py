@@ -40,9 +40,9 @@ from answerx.cli._common import ExitCode, fail, stderr, stdout
 from answerx.cli.asking import print_llm_totals
 from answerx.examples import open_examples
 from answerx.extraction.files import FileSummary, MalformedLine
-from answerx.nofollow import open_output
 from answerx.recordfiles.formats import format_of
 from answerx.recordfiles.lines import MAX_LINE_BYTES
+from answerx.support.nofollow import open_output
 
 if TYPE_CHECKING:
     from answerx.integrations.ray import RayRunResult

@@ -5,7 +5,7 @@
 - list options: repeatable *and* comma-separated (``--target a,b --target c``),
   split by one helper (:func:`split_list`).
 - ``--set KEY=VALUE``: the one override syntax, VALUE read as YAML through
-  :mod:`answerx.yamlsafe` (:func:`parse_set`).
+  :mod:`answerx.support.yamlsafe` (:func:`parse_set`).
 - ``--task``, ``--strategy``, ``--approach``: names checked against the
   library's registries, with shell completion from the same registries
   (:func:`name_option`). Heavy registries (the reasoning package) are imported
@@ -270,9 +270,9 @@ def name_option(
 # --------------------------------------------------------------------------- --set
 def parse_set(pairs: Iterable[str] | None) -> dict[str, Any]:
     """``--set KEY=VALUE`` options as a mapping; each VALUE is read as YAML (``4``,
-    ``true``, ``[a, b]``) within the limits of :mod:`answerx.yamlsafe` (no alias bombs
+    ``true``, ``[a, b]``) within the limits of :mod:`answerx.support.yamlsafe` (no alias bombs
     on the command line either); text that is not YAML is kept as it is."""
-    from answerx.yamlsafe import load_yaml_text
+    from answerx.support.yamlsafe import load_yaml_text
 
     overrides: dict[str, Any] = {}
     for pair in pairs or ():

@@ -23,7 +23,7 @@ from answerx.cli.options import (
     format_or_old_json,
     print_json,
 )
-from answerx.nofollow import write_output
+from answerx.support.nofollow import write_output
 
 __all__ = ["survey_command"]
 

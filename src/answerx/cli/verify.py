@@ -81,8 +81,8 @@ from answerx.cli.options import (
     task_option,
 )
 from answerx.grading import REASONS, Verdict, verify
-from answerx.nofollow import write_output
 from answerx.recordfiles.formats import format_of
+from answerx.support.nofollow import write_output
 
 __all__ = ["HELP", "reward_func_app", "verify_command"]
 

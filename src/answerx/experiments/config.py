@@ -6,7 +6,7 @@ file (``config/experiments/*.yaml``), applies command-line overrides, and
 validates it; every problem is reported as ``file:line: key.path: what is
 wrong``, with a suggestion for a misspelt key. This module holds the schema and
 the loading; :mod:`~answerx.experiments.overrides` applies command-line
-overrides and :mod:`answerx.yamlerrors` formats the errors (``apply_overrides``,
+overrides and :mod:`answerx.support.yamlerrors` formats the errors (``apply_overrides``,
 ``OVERRIDE_KEYS``, ``read_yaml``, ``format_validation_error`` and ``suggest``
 stay importable from here).
 
@@ -58,14 +58,14 @@ from answerx.errors import ConfigError
 from answerx.experiments.datasets import DatasetSpec
 from answerx.experiments.overrides import OVERRIDE_KEYS, apply_overrides
 from answerx.experiments.store.url import default_store, display_url, store_location
-from answerx.home import default_report_dir
 from answerx.judge.spec import JudgeLimits
 from answerx.reasoning.registry import APPROACHES, SEARCH_APPROACHES, check_approach
 from answerx.reasoning.response import ApproachName as ReasoningApproachName
 from answerx.reasoning.response import Strategy
 from answerx.structured.extraction import ExtractionOverride
 from answerx.structured.providers import ModeName, load_providers
-from answerx.yamlerrors import (
+from answerx.support.home import default_report_dir
+from answerx.support.yamlerrors import (
     YamlPath,
     dotted,
     format_validation_error,

@@ -9,7 +9,7 @@ from typing import Any
 
 from answerx.errors import ConfigError
 from answerx.experiments.datasets import parse_dataset_ref
-from answerx.yamlerrors import suggest
+from answerx.support.yamlerrors import suggest
 
 __all__ = ["OVERRIDE_KEYS", "apply_overrides"]
 

@@ -6,7 +6,7 @@ is switched under the caller's feet, and plotting from a worker thread is safe.
 
 A figure is drawn (``accuracy_figure``), rendered (:func:`png`) and written
 (``plot_accuracy``) apart: the report writes the PNG bytes into its own folder,
-and a file is written without following a symbolic link (:mod:`answerx.nofollow`).
+and a file is written without following a symbolic link (:mod:`answerx.support.nofollow`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from answerx.experiments.report import GroupStats, Report
-from answerx.nofollow import write_output
+from answerx.support.nofollow import write_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

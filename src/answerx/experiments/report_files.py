@@ -1,7 +1,7 @@
 """Reports as files: ``report.md``, ``report.json`` and the PNG plots, in one directory.
 
 The directory and its files are created without following a symbolic link
-(:mod:`answerx.nofollow`): a link planted at ``OUT_DIR/<run id>`` or at
+(:mod:`answerx.support.nofollow`): a link planted at ``OUT_DIR/<run id>`` or at
 ``report.md`` is refused, never written through.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from answerx.experiments.plots import accuracy_figure, accuracy_vs_cost_figure, png
 from answerx.experiments.render import render_markdown
 from answerx.experiments.report import Report
-from answerx.nofollow import output_dir
 from answerx.redactor import redact_keys, redact_keys_deep
+from answerx.support.nofollow import output_dir
 
 __all__ = ["write_report"]
 

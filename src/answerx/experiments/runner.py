@@ -69,7 +69,6 @@ from answerx.experiments.store.url import display_store
 from answerx.extraction.models import Extraction
 from answerx.grading import JudgeRuling, Verdict
 from answerx.grading.residue import JudgeTotals, apply_ruling, judge_totals
-from answerx.home import answerx_home
 from answerx.judge import LLMJudge
 from answerx.reasoning import StandardResponse, get_approach
 from answerx.reasoning.base import BaseReasoning
@@ -78,6 +77,7 @@ from answerx.reasoning.response import ApproachName, Strategy
 from answerx.redactor import describe_failure
 from answerx.retrieval import Bm25sIndex, Index, Retriever, bundled_index, open_index
 from answerx.structured.prices import PriceTable, cost, load_prices, price_of
+from answerx.support.home import answerx_home
 
 __all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment", "span_in"]
 

@@ -1,4 +1,4 @@
-"""The few statistics a report needs: Wilson intervals (:mod:`answerx.intervals`),
+"""The few statistics a report needs: Wilson intervals (:mod:`answerx.support.confidence`),
 McNemar's test, percentiles.
 
 Written by hand on the standard library (``math``)
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from answerx.intervals import wilson_interval
+from answerx.support.confidence import wilson_interval
 
 __all__ = ["mcnemar", "percentile", "wilson_interval"]
 

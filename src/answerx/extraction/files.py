@@ -39,8 +39,8 @@ from answerx.errors import AnswerxError, InputError
 from answerx.extraction.engine import extract
 from answerx.extraction.models import Extraction
 from answerx.extraction.tasks import check_task
-from answerx.nofollow import open_output
 from answerx.recordfiles.jsonl import dumps_record, finite, json_object, json_type
+from answerx.support.nofollow import open_output
 
 __all__ = [
     "MAX_REPORTED",

@@ -32,7 +32,7 @@ from answerx.extraction.numbers import (
     signed_words,
     single_number,
 )
-from answerx.extraction.options import letter_text_problem, named_option, valued_option
+from answerx.extraction.option_texts import letter_text_problem, named_option, valued_option
 from answerx.extraction.values import comma_is_decimal, value_list
 
 __all__ = [

@@ -231,7 +231,7 @@ def _one(value: Any) -> Any:
 
 def task_dir() -> Path:
     """The folder of answerx's ready-made lm-eval tasks, for ``lm_eval --include_path``."""
-    from answerx.resources import data_file
+    from answerx.support.resources import data_file
 
     # data_file finds files, so ask for one of the tasks and return its folder.
     return data_file("config/integrations/lm_eval/gsm8k_cot_answerx.yaml").parent

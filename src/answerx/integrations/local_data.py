@@ -29,7 +29,7 @@ TASK_OF: Final[dict[str, str]] = {
 
 def local_path(name: str) -> Any:
     """The bundled JSONL file of set ``name`` (``gsm8k``, ``math``, ``multiple_choice``)."""
-    from answerx.resources import data_file
+    from answerx.support.resources import data_file
 
     if name not in LOCAL_SETS:
         raise ConfigError(f"unknown local set {name!r}; valid: {', '.join(LOCAL_SETS)}")

@@ -27,7 +27,7 @@ from typing import Any, Final, Protocol
 from pydantic import BaseModel
 
 from answerx.callinfo import CallInfo
-from answerx.home import default_db
+from answerx.support.home import default_db
 
 __all__ = [
     "JUDGE_CACHE_ENV",

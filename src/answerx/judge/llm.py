@@ -26,9 +26,9 @@ from answerx.judge.cache import JudgeCache, judge_cache_key
 from answerx.judge.caller import BudgetedCaller
 from answerx.judge.models import TASK_RULES, Judgement, judgement_model
 from answerx.redactor import describe_failure, sanitise_provider_text
-from answerx.resources import prompt_template
 from answerx.structured.manager import InstructorClientManager
 from answerx.structured.sansio import Steps, arun, run
+from answerx.support.resources import prompt_template
 
 __all__ = ["LLMJudge"]
 

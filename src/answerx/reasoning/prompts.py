@@ -16,7 +16,7 @@ from pathlib import Path
 from answerx.errors import ConfigError
 from answerx.extraction.models import OPTION_LETTERS
 from answerx.extraction.spec import AnswerSpec
-from answerx.resources import prompt_template
+from answerx.support.resources import prompt_template
 
 __all__ = ["PromptBook", "choices_block"]
 

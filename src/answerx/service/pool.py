@@ -15,7 +15,7 @@ the loop, which is handed back after every :data:`INLINE_CHARS` characters of th
 so that the loop is never held for more than a few milliseconds at a time.
 
 The pool is started on first use the way every answerx pool starts
-(:mod:`answerx.workerpool`: a fork server where there is one, since forking the
+(:mod:`answerx.support.workerpool`: a fork server where there is one, since forking the
 threaded server process itself is not safe) and sized to the CPU cores this
 process may use, or ``ANSWERX_EXTRACT_WORKERS``; ``0`` keeps all extraction on the loop. The
 workers run at a lower CPU priority (``nice`` 10), so that on a machine short of
@@ -35,7 +35,7 @@ from typing import Final
 
 from answerx.errors import AnswerxError
 from answerx.extraction import Extraction, extract
-from answerx.workerpool import default_workers, process_pool
+from answerx.support.workerpool import default_workers, process_pool
 
 __all__ = ["INLINE_CHARS", "ExtractionJob", "ExtractionPool", "default_workers"]
 

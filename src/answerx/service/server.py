@@ -23,11 +23,11 @@ from typing import Any, Final
 
 from pydantic import SecretStr
 
-from answerx import earlysignals
 from answerx.errors import ConfigError
 from answerx.service.redaction import SafeLogFilter, secrets_in
 from answerx.service.settings import ENV_VARS, ServiceSettings
 from answerx.service.verify_schemas import REWARD_ENV_VARS
+from answerx.support import earlysignals
 
 __all__ = [
     "MIN_PUBLIC_TOKEN_LENGTH",

@@ -29,7 +29,6 @@ from pydantic import BaseModel, ValidationError
 
 from answerx.errors import ConfigError, ProviderError, StructuredOutputError, UnknownName, redact
 from answerx.redactor import register_secret
-from answerx.resources import prompt_template
 from answerx.structured.adapters import SdkAdapter
 from answerx.structured.callinfo import CallInfo, ModeAttempt, Usage
 from answerx.structured.extraction import ExtractionLike, ExtractionSettings
@@ -50,6 +49,7 @@ from answerx.structured.providers import (
 from answerx.structured.repairs import CallRepairs, repair_texts, repairs_scope
 from answerx.structured.retries import Backoff, provider_error
 from answerx.structured.sansio import Steps, arun, run
+from answerx.support.resources import prompt_template
 
 __all__ = ["InstructorClientManager", "Messages"]
 

@@ -18,8 +18,8 @@ from types import MappingProxyType
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from answerx.errors import ConfigError
-from answerx.resources import data_file
-from answerx.yamlerrors import format_validation_error, read_yaml
+from answerx.support.resources import data_file
+from answerx.support.yamlerrors import format_validation_error, read_yaml
 
 __all__ = ["PRICES_ENV", "Price", "PriceTable", "cost", "load_prices", "price_of"]
 

@@ -30,10 +30,10 @@ from pydantic import (
 )
 
 from answerx.errors import ConfigError, CredentialsMissing, UnknownName, UnsupportedProvider
-from answerx.resources import data_file
 from answerx.structured.adapters import MODES, SdkAdapter, adapter_names, all_adapters, get_adapter
 from answerx.structured.extraction import ExtractionOverride
-from answerx.yamlerrors import YamlPath, format_validation_error, line_of, read_yaml
+from answerx.support.resources import data_file
+from answerx.support.yamlerrors import YamlPath, format_validation_error, line_of, read_yaml
 
 __all__ = [
     "MODES",
@@ -163,7 +163,7 @@ def _load(path: Path, overrides: Path | None) -> Mapping[str, ProviderSpec]:
 
 def _read_rows(path: Path) -> tuple[dict[str, dict[str, Any]], dict[YamlPath, int]]:
     """The rows of a providers file and the line of every key in it. The file is read
-    within the limits of :mod:`answerx.yamlsafe`: it may come from $ANSWERX_PROVIDERS."""
+    within the limits of :mod:`answerx.support.yamlsafe`: it may come from $ANSWERX_PROVIDERS."""
     data, lines = read_yaml(path)
     data = data or {}
     if not isinstance(data, dict):

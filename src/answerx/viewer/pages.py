@@ -56,7 +56,7 @@ from answerx.viewer.chart_data import (
 )
 from answerx.viewer.charts import bars, histogram, scatter
 from answerx.viewer.export import EXPORTS, stream_items
-from answerx.viewer.outputs import (
+from answerx.viewer.model_outputs import (
     FOLD_AT,
     message_text,
     pretty_json,

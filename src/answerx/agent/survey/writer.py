@@ -21,9 +21,9 @@ from answerx.agent.survey.markdown import format_survey
 from answerx.agent.survey.outline import extend_hint, node_at, outline_text
 from answerx.agent.termination import Termination
 from answerx.errors import ConfigError, InputError, ProviderError
-from answerx.resources import prompt_template
 from answerx.retrieval.base import Retriever
 from answerx.structured.callinfo import Usage
+from answerx.support.resources import prompt_template
 
 __all__ = ["SurveyResult", "write_survey"]
 

@@ -76,12 +76,12 @@ from answerx.experiments.store.schema import (
     to_sql,
 )
 from answerx.experiments.store.url import is_store_url
-from answerx.home import default_db
 from answerx.redactor import redact_keys_deep
+from answerx.support.home import default_db
 
 __all__ = ["DEFAULT_DB", "OpenMode", "ResultStore", "new_run_id", "register_server"]
 
-#: The results store when ``$ANSWERX_HOME`` is unset (:func:`answerx.home.default_db`).
+#: The results store when ``$ANSWERX_HOME`` is unset (:func:`answerx.support.home.default_db`).
 DEFAULT_DB = Path("runs/answerx.db")
 
 _PAGE = 500  # rows read per query when iterating items

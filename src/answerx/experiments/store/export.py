@@ -7,7 +7,7 @@ times ISO 8601 in UTC and missing values empty; in JSONL each line is an ItemRec
 booleans, UTC timestamps; ``verdict_detail`` and ``extraction`` are JSON text). The files
 are written by :mod:`answerx.recordfiles`' writers, the ones ``answerx extract --file`` uses, into a
 hidden file renamed into place at the end, never through a symbolic link
-(:mod:`answerx.nofollow`).
+(:mod:`answerx.support.nofollow`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import IO, Any, Literal
 
 from answerx.errors import ConfigError
 from answerx.experiments.records import ItemRecord
-from answerx.nofollow import output_dir
 from answerx.recordfiles.formats import format_of
+from answerx.support.nofollow import output_dir
 
 __all__ = ["ExportFormat", "export_items", "utc_iso", "write_items"]
 

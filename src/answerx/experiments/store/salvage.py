@@ -18,7 +18,7 @@ from answerx.experiments.records import ItemRecord, RunRecord
 from answerx.experiments.sqlitefile import store_error
 from answerx.experiments.store.core import ResultStore
 from answerx.experiments.store.schema import old_schema_columns
-from answerx.nofollow import output_dir
+from answerx.support.nofollow import output_dir
 
 __all__ = ["Salvage", "salvage"]
 

@@ -13,7 +13,7 @@ from os import PathLike
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from answerx.home import default_db
+from answerx.support.home import default_db
 
 __all__ = [
     "DB_ENV",
@@ -51,7 +51,7 @@ def store_location(value: str | PathLike[str]) -> Path | str:
 
 def default_store() -> Path | str:
     """The store when none is named: ``$ANSWERX_DB`` (a path or a URL), else
-    ``answerx.db`` in ``$ANSWERX_HOME`` (:func:`answerx.home.default_db`)."""
+    ``answerx.db`` in ``$ANSWERX_HOME`` (:func:`answerx.support.home.default_db`)."""
     named = os.environ.get(DB_ENV, "").strip()
     return store_location(named) if named else default_db()
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any, Final
 
 from answerx.grading.models import How
+from answerx.grading.symbolic.equality import is_constant, is_decimal, plain, same_value
 from answerx.grading.symbolic.evaluate import exact, free_variables
 from answerx.grading.symbolic.intervals import same_intervals
 from answerx.grading.symbolic.parser import Node
 from answerx.grading.symbolic.shapes import Interval, Shape, plain_number, shape_of
 from answerx.grading.symbolic.surds import TooBig
-from answerx.grading.symbolic.values import is_constant, is_decimal, plain, same_value
 
 __all__ = ["compare_shapes", "several_values"]
 

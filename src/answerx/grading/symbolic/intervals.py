@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from answerx.grading.symbolic.equality import as_mpf, is_decimal, plain, same_value, value_of
 from answerx.grading.symbolic.evaluate import free_variables, numeric_context
 from answerx.grading.symbolic.parser import Node
 from answerx.grading.symbolic.shapes import Interval, Shape
 from answerx.grading.symbolic.surds import TooBig
-from answerx.grading.symbolic.values import as_mpf, is_decimal, plain, same_value, value_of
 
 __all__ = ["same_intervals"]
 

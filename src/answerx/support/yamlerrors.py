@@ -4,7 +4,7 @@ Every YAML file answerx validates (experiment configs, ``providers.yaml``, price
 tables) reports a problem as ``file:line: key.path: what is wrong``, with the
 closest valid key for a misspelt one (``did you mean 'question'?``, from
 :func:`answerx.didyoumean.suggest`, re-exported here).
-:func:`read_yaml` reads a file within the limits of :mod:`answerx.yamlsafe` and
+:func:`read_yaml` reads a file within the limits of :mod:`answerx.support.yamlsafe` and
 maps every key to its line; :func:`format_validation_error` turns a pydantic
 ``ValidationError`` into those lines; :func:`suggest` is the did-you-mean.
 
@@ -24,7 +24,7 @@ from pydantic import BaseModel, RootModel, ValidationError
 
 from answerx.didyoumean import suggest
 from answerx.errors import ConfigError
-from answerx.yamlsafe import read_yaml_file
+from answerx.support.yamlsafe import read_yaml_file
 
 __all__ = ["YamlPath", "dotted", "format_validation_error", "line_of", "read_yaml", "suggest"]
 
@@ -39,7 +39,7 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[YamlPath, int]]:
     The line map is keyed by path (``("datasets", 0, "fields", "question")``);
     the root is ``()``, line 1. Duplicate keys, which YAML loaders silently
     collapse, are an error here. The file is read within the limits of
-    :mod:`answerx.yamlsafe` (size, alias expansion, nesting).
+    :mod:`answerx.support.yamlsafe` (size, alias expansion, nesting).
     """
     source = Path(path)
     data, node = read_yaml_file(source)

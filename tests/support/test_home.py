@@ -9,7 +9,7 @@ import pytest
 
 from answerx.experiments.config import config_from_dict
 from answerx.experiments.store import ResultStore
-from answerx.home import answerx_home, default_db, default_report_dir
+from answerx.support.home import answerx_home, default_db, default_report_dir
 
 MINIMAL = {"datasets": [{"sample": "arithmetic"}], "approaches": ["none"]}
 

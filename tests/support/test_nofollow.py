@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from answerx.errors import AnswerxError, SymlinkRefused
-from answerx.nofollow import open_output, output_dir, write_output
+from answerx.support.nofollow import open_output, output_dir, write_output
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from answerx.errors import ConfigError
 
 __all__ = ["PROMPT_DIR_ENV", "data_file", "prompt_template"]
 
-_PACKAGE_DATA = Path(__file__).resolve().parent / "_data"
-_CHECKOUT = Path(__file__).resolve().parents[2]
+_PACKAGE_DATA = Path(__file__).resolve().parents[1] / "_data"
+_CHECKOUT = Path(__file__).resolve().parents[3]
 
 
 def data_file(relative: str) -> Path:

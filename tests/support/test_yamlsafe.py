@@ -21,7 +21,7 @@ from answerx.errors import ConfigError
 from answerx.experiments.config import load_config
 from answerx.structured.prices import load_prices
 from answerx.structured.providers import load_providers
-from answerx.yamlsafe import MAX_YAML_BYTES, load_yaml_text, read_yaml_file
+from answerx.support.yamlsafe import MAX_YAML_BYTES, load_yaml_text, read_yaml_file
 
 # Nine levels of nine aliases: 9**9 (387 million) strings once expanded, in ten lines.
 BILLION_LAUGHS = (
