@@ -104,3 +104,25 @@ def test_the_service_shows_the_runs_of_a_server_store_under_runs(
         assert stored in service.get("/runs/").text
         items = service.get(f"/runs/{stored}/items?correct=false")
         assert items.status_code == 200 and "arith-02" in items.text
+
+
+def test_the_viewers_comparison_charts_and_search_read_a_server_store(
+    stored: str, postgres_url: str
+) -> None:
+    # The arms page, the charts and the search snippets write their own SQL: it must
+    # run on PostgreSQL as on SQLite (no sum of booleans, no scalar min/max, no instr).
+    arms = [
+        f"{stored}|{approach}|structured|openai|gpt-test"
+        for approach in ("none", "chain_of_thought")
+    ]
+    query = "&".join(f"arm={arm.replace('|', '%7C')}" for arm in arms)
+    with TestClient(
+        create_app(ServiceSettings(runs_db=postgres_url)), "http://localhost"
+    ) as service:
+        charts = service.get(f"/runs/{stored}/charts")
+        searched = service.get(f"/runs/{stored}/items?q=1&in=extracted_answer")
+        compared = service.get(f"/runs/arms?{query}")
+    assert [charts.status_code, searched.status_code, compared.status_code] == [200] * 3
+    assert "<svg" in charts.text
+    assert '<mark class="hit">' in searched.text
+    assert "McNemar" in compared.text or "p =" in compared.text, compared.text[:2000]

@@ -46,13 +46,15 @@ Show = Literal["all", "differ", "a_only", "b_only", "both_wrong_different", "bot
 SHOWS: dict[str, tuple[str, str]] = {
     "differ": (
         "verdicts or answers differ",
-        "(a.correct IS NOT b.correct OR a.extracted_answer IS NOT b.extracted_answer)",
+        "(a.correct IS DISTINCT FROM b.correct "
+        "OR a.extracted_answer IS DISTINCT FROM b.extracted_answer)",
     ),
     "a_only": ("A right, B wrong", "a.correct = 1 AND b.correct = 0"),
     "b_only": ("B right, A wrong", "b.correct = 1 AND a.correct = 0"),
     "both_wrong_different": (
         "both wrong, different answers",
-        "a.correct = 0 AND b.correct = 0 AND a.extracted_answer IS NOT b.extracted_answer",
+        "a.correct = 0 AND b.correct = 0 "
+        "AND a.extracted_answer IS DISTINCT FROM b.extracted_answer",
     ),
     "both_wrong": ("both wrong", "a.correct = 0 AND b.correct = 0"),
     "all": ("every question both answered", "1"),
@@ -144,8 +146,9 @@ def compare_arms(store: _Reads, a: Arm, b: Arm) -> ArmComparison:
     for (any runs, any models), and its exact p-value."""
     sql = (
         "SELECT count(*), coalesce(sum(a.correct), 0), coalesce(sum(b.correct), 0), "
-        "coalesce(sum(a.correct AND NOT b.correct), 0), "
-        f"coalesce(sum(b.correct AND NOT a.correct), 0) {_JOIN} "
+        # CASE, not a sum of booleans: the same SQL must run on a PostgreSQL store.
+        "coalesce(sum(CASE WHEN a.correct = 1 AND b.correct = 0 THEN 1 ELSE 0 END), 0), "
+        f"coalesce(sum(CASE WHEN b.correct = 1 AND a.correct = 0 THEN 1 ELSE 0 END), 0) {_JOIN} "
         "AND a.correct IS NOT NULL AND b.correct IS NOT NULL"
     )
     pairs, a_correct, b_correct, only_a, only_b = store.fetch(sql, _params(a, b))[0]

@@ -97,9 +97,10 @@ def arm_points(groups: Sequence[GroupFigures], link: Any, by: str) -> list[Point
 def calibration(store: _Reads, base: str, run_id: str) -> list[Bar]:
     """Items with a verdict, by extraction confidence in tenths: the share right."""
     rows = store.fetch(
-        "SELECT min(CAST(confidence * 10 AS INTEGER), 9) AS tenth, count(*), sum(correct) "
-        "FROM items WHERE run_id = ? AND correct IS NOT NULL GROUP BY tenth ORDER BY tenth",
-        [run_id],
+        f"SELECT {_bin_of('confidence', 10)} AS tenth, count(*), sum(correct) FROM items "
+        "WHERE run_id = ? AND correct IS NOT NULL AND confidence IS NOT NULL "
+        "GROUP BY tenth ORDER BY tenth",
+        [*(k / 10 for k in range(9, 0, -1)), run_id],
     )
     bars = []
     for tenth, n, right in rows:
@@ -134,9 +135,9 @@ def distribution(
     span = high - low
     width: float = max(1, math.ceil((span + 1) / BINS)) if whole else (span / BINS or 1.0)
     rows = store.fetch(
-        f"SELECT min(CAST(({column} - ?) / ? AS INTEGER), ?) AS bin, count(*) FROM items "
-        "WHERE run_id = ? GROUP BY bin ORDER BY bin",
-        [low, width, BINS - 1, run_id],
+        f"SELECT {_bin_of(column, BINS)} AS bin, count(*) FROM items "
+        f"WHERE run_id = ? AND {column} IS NOT NULL GROUP BY bin ORDER BY bin",
+        [*(low + k * width for k in range(BINS - 1, 0, -1)), run_id],
     )
     found = dict(rows)
     bins = []
@@ -148,3 +149,12 @@ def distribution(
         link = _link(base, run_id, **{f"min_{column}": start, f"max_{column}": top})
         bins.append((start, top if whole else end, int(found.get(k, 0)), link))
     return bins
+
+
+def _bin_of(column: str, bins: int) -> str:
+    """SQL for the bin of ``column`` among ``bins``, each bin's lower edge a parameter,
+    highest first: comparisons, not ``CAST(… AS INTEGER)``, which truncates in SQLite
+    and rounds in PostgreSQL, so a bin is the same on both stores (and its edges are the
+    ones its link filters by)."""
+    steps = " ".join(f"WHEN {column} >= ? THEN {k}" for k in range(bins - 1, 0, -1))
+    return f"CASE {steps} ELSE 0 END"

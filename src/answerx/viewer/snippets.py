@@ -31,12 +31,15 @@ def snippets(store: _Reads, rows: Sequence[int], column: str, text: str) -> dict
     match in ``<mark class="hit">``); a row whose text does not hold it is left out."""
     if not rows or not text or column not in SEARCHABLE:  # the column names SQL: checked
         return {}
+    # instr (SQLite) is strpos on a PostgreSQL store (its SQL layer translates the word);
+    # CASE, not a scalar max(), which PostgreSQL spells greatest().
     where = f"instr(lower({column}), lower(?))"
     found = store.fetch(
-        f"SELECT id, {where}, substr({column}, max(1, {where} - {AROUND}), "
+        f"SELECT id, {where}, substr({column}, "
+        f"CASE WHEN {where} > {AROUND} THEN {where} - {AROUND} ELSE 1 END, "
         f"? + {2 * AROUND}), length({column}) FROM items "
         f"WHERE id IN ({', '.join('?' * len(rows))})",
-        [text, text, len(text), *rows],
+        [text, text, text, len(text), *rows],
     )
     shown: dict[int, Markup] = {}
     for row, at, part, length in found:

@@ -63,8 +63,14 @@ def postgres_ddl(statement: str) -> str:
 @functools.lru_cache(maxsize=512)
 def _postgres_sql(sql: str) -> str:
     """The store's SQL for psycopg: ``?`` placeholders as ``%s`` (a literal ``%`` doubled),
-    and ``LIKE`` case-blind as SQLite's is for ASCII letters (``ILIKE``)."""
-    return sql.replace("%", "%%").replace("?", "%s").replace(" LIKE ", " ILIKE ")
+    ``LIKE`` case-blind as SQLite's is for ASCII letters (``ILIKE``), and SQLite's
+    ``instr(text, part)`` as PostgreSQL's ``strpos``."""
+    return (
+        sql.replace("%", "%%")
+        .replace("?", "%s")
+        .replace(" LIKE ", " ILIKE ")
+        .replace("instr(", "strpos(")
+    )
 
 
 class _Row(tuple[Any, ...]):
