@@ -16,6 +16,9 @@ from answerx.batch.feed import Feed
 from answerx.batch.files import run_file
 from answerx.errors import UnreadableFile
 
+# Workers fork from this process only where it runs no other thread: alone if need be.
+pytestmark = pytest.mark.forks_here
+
 OUTPUTS = ["So the answer is $\\frac{1}{2}$.", "The answer is (B).", "Thus 42.", "no idea"]
 
 
