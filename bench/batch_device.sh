@@ -32,6 +32,11 @@ if [ -d .whl ] && "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3,
     "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target /tmp/site .whl/*.whl
     export PYTHONPATH="$PWD/src:/tmp/site"
+    # Bytecode once, before any timed run: installed with --no-compile, every fresh
+    # interpreter (each run, its fork server) would otherwise compile sympy and
+    # math-verify from source wherever it cannot write __pycache__, and the verify parent's
+    # start (its math-verify warm-up, timed apart by bench/batch.py) would include that.
+    "$PYTHON" -m compileall -q -j 0 /tmp/site src >/dev/null || true
 else
     export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 fi
