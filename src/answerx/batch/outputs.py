@@ -3,8 +3,11 @@
 A file is checkpointed after every batch (its progress record says where it
 stands), so that an interrupted run can be continued: JSONL, JSON and CSV are cut
 back to their last checkpoint and appended to; Parquet, which cannot be appended
-to, is rewritten from its first rows. A sink (:class:`RowSink`) takes each result
-row as it comes, in input order: the command line's table is one.
+to, is rewritten from its first rows. Parquet also fixes each column's type with its
+first rows: a column all null there (and of no type the run declares) holds those
+batches back until a later one types it (:data:`HOLD_ROWS`). A sink
+(:class:`RowSink`) takes each result row as it comes, in input order: the command
+line's table is one.
 
 A path is opened, continued, cut back or rewritten without following a symbolic
 link (:mod:`answerx.support.nofollow`): a link planted at ``--out`` is refused.
