@@ -301,7 +301,8 @@ def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], 
     loads = [r[k] for r in results for k in ("load_before", "load_after")]
     return "\n".join(
         [
-            f"{os.cpu_count()} cores, repeat {repeat}, Python {sys.version.split()[0]}",
+            f"{os.cpu_count()} cores, repeat {repeat}, Python {sys.version.split()[0]}, "
+            f"sympy and math-verify bytecode {_bytecode()}",
             "",
             *table(results),
             "",
@@ -310,6 +311,21 @@ def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], 
             f"load average (1 min) during the runs: {min(loads):.1f}–{max(loads):.1f}",
         ]
     )
+
+
+def _bytecode() -> str:
+    """Whether sympy's and math-verify's compiled bytecode is there to load: without it
+    every fresh interpreter compiles them from source, which took verify's start (its
+    math-verify warm-up) from 1.6 to 4.2 CPU s on the 2-core machine."""
+    import importlib.util
+
+    found = []
+    for name in ("sympy", "math_verify"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            return f"unknown ({name} not found)"
+        found.append(os.path.exists(importlib.util.cache_from_source(spec.origin)))
+    return "cached" if all(found) else "MISSING (compiled at every start)"
 
 
 def main() -> None:
