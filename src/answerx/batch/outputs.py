@@ -134,7 +134,7 @@ class Output:
         """Whether encoding is per-row work worth a process (Parquet, CSV) and nothing is
         written yet (the process takes the file over from its first byte)."""
         writer = self.writer
-        return isinstance(writer, ArrowWriter) and writer.inner is None
+        return isinstance(writer, ArrowWriter) and writer.inner is None and not self.held
 
     def sync(self) -> None:
         """Wait until every batch sent is written (their spool files read)."""
