@@ -2,7 +2,7 @@
 # bench/batch.py on a many-core machine that has no answerx environment: one call does it.
 #
 #   bash bench/batch_device.sh            # 400,000 rows extract, 100,000 verify, 1..16 workers
-#   PYTHON=.venv/bin/python bash bench/batch_device.sh --small   # a rehearsal: 3,000 / 1,000 rows
+#   PYTHON=.venv/bin/python bash bench/batch_device.sh --small   # a rehearsal: 3,000 rows, 1/2/4 workers
 #
 # What it needs beside the repository (both ignored by git, carried with the call):
 #   .whl/      wheels of what the machine lacks (pydantic and its parts, math-verify,
@@ -22,7 +22,7 @@ EXTRACT_ROWS=${EXTRACT_ROWS:-400000}
 VERIFY_ROWS=${VERIFY_ROWS:-100000}
 WORKERS=${WORKERS:-1,2,4,8,16}
 if [ "${1:-}" = "--small" ]; then
-    EXTRACT_ROWS=3000 VERIFY_ROWS=1000 WORKERS=1,2,4
+    EXTRACT_ROWS=3000 VERIFY_ROWS=3000 WORKERS=1,2,4  # verify too: more than one batch, so a pool
 fi
 
 started=$(date +%s)
