@@ -17,7 +17,12 @@ hashed: each worker count must write the same bytes (JSONL) or rows (Parquet), a
 
 The parent's share of the CPU bounds the speed-up: every row passes through it, so
 ``workers`` cores reach at most ``total / parent`` times one worker's rate (printed
-as the bound). The input is built from the dev corpus outputs
+as the bound). Part of the parent's CPU is a fixed start, not per row: verifying, it
+loads and warms math-verify once before it forks (timed apart, "of which start"). So
+the table also projects the speed-up on 16 idle cores from the CPU figures alone
+(Amdahl: the start, then the longer of the parent's per-row work and the rest shared
+by the cores), which is what a 2-core machine can say about a 16-core one. The input
+is built from the dev corpus outputs
 (``../shared/data/corpus``): its 3,000 real generations repeated to ``--rows``
 rows in a seeded shuffle, written once under ``--work`` as JSONL and Parquet.
 
@@ -108,6 +113,7 @@ def measure(mode: str, src: Path, out: Path, workers: int) -> dict[str, Any]:
         # Grading is not warmed here: one worker's grading runs in a process of its own.
         warm_extraction()
 
+    start = _time_grading_warm_up()
     started = time.perf_counter()
     cpu_started = time.process_time()
     summary = run_file(src, out, mode=mode, workers=workers)  # type: ignore[arg-type]
@@ -118,8 +124,31 @@ def measure(mode: str, src: Path, out: Path, workers: int) -> dict[str, Any]:
         "rows": summary.read,
         "seconds": elapsed,
         "parent_cpu": cpu,  # the run alone: what every row pays in the one parent
+        "parent_start_cpu": start[0],  # of which the warm-up before the workers fork
         "process_cpu": own.ru_utime + own.ru_stime,  # imports and start-up too
     }
+
+
+def _time_grading_warm_up() -> list[float]:
+    """A one-item list that will hold the CPU seconds the run's parent spends warming
+    grading before it forks its workers (verify; once per run, whatever its length),
+    so that the report can tell that fixed start from the parent's work per row."""
+    spent = [0.0]
+    try:
+        import answerx.batch._warm as warm
+    except ImportError:  # an answerx without it (a baseline)
+        return spent
+    original = warm.warm_grading
+
+    def timed() -> None:
+        began = time.process_time()
+        try:
+            original()
+        finally:
+            spent[0] += time.process_time() - began
+
+    warm.warm_grading = timed  # looked up when the pool starts (batch.workers)
+    return spent
 
 
 def run_child(
@@ -148,6 +177,7 @@ def run_child(
     everything = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     rows = max(int(figures["rows"]), 1)
     workers_cpu = max(everything - figures["process_cpu"], 0.0)
+    start = float(figures.get("parent_start_cpu", 0.0))
     result = {
         "mode": mode,
         "format": fmt,
@@ -156,6 +186,8 @@ def run_child(
         "seconds": round(figures["seconds"], 2),
         "rows_per_s": round(figures["rows"] / figures["seconds"], 1),
         "parent_cpu_s_per_1k": round(figures["parent_cpu"] / rows * 1000, 4),
+        "parent_start_s": round(start, 3),
+        "parent_row_cpu_s_per_1k": round((figures["parent_cpu"] - start) / rows * 1000, 4),
         "workers_cpu_s_per_1k": round(workers_cpu / rows * 1000, 4),
         "total_cpu_s_per_1k": round((figures["parent_cpu"] + workers_cpu) / rows * 1000, 4),
         "output_hash": _hash(out, fmt),
@@ -206,12 +238,29 @@ def best_of(repeat: int, *args: Any) -> dict[str, Any]:
     return best
 
 
-def table(results: list[dict[str, Any]]) -> list[str]:
-    """The Markdown table of ``results``."""
+def projected(one: dict[str, Any], r: dict[str, Any], cores: int) -> float | None:
+    """The speed-up over one worker that ``r``'s CPU figures predict on ``cores`` idle
+    cores (Amdahl, from CPU seconds, which a loaded machine distorts far less than wall
+    time): one worker takes its total CPU; ``cores`` workers take the parent's fixed start
+    (its warm-up before it forks), then the longer of the parent's per-row work and the
+    rest of the run's CPU shared by the cores."""
+    if r["workers"] < 2:
+        return None
+    rows = int(r["rows"]) / 1000
+    start = float(r.get("parent_start_s", 0.0))
+    per_row = float(r["total_cpu_s_per_1k"]) - start / rows
+    parent = float(r.get("parent_row_cpu_s_per_1k", r["parent_cpu_s_per_1k"]))
+    alone = float(one["total_cpu_s_per_1k"]) * rows
+    return alone / (start + rows * max(parent, per_row / cores))
+
+
+def table(results: list[dict[str, Any]], cores: int = 16) -> list[str]:
+    """The Markdown table of ``results`` (``cores``: the projection's machine)."""
     lines = [
         "| mode | format | rows | workers | rows/s | speed-up | parent CPU s/1k rows | "
-        "workers CPU s/1k rows | total CPU s/1k rows | parent share | bound | output |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "of which start s | parent per-row CPU s/1k | workers CPU s/1k rows | "
+        f"total CPU s/1k rows | parent share | bound | projected ×{cores} | output |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     one: dict[tuple[str, str], dict[str, Any]] = {}
     for r in results:
@@ -219,11 +268,14 @@ def table(results: list[dict[str, Any]]) -> list[str]:
         base = one.setdefault(key, r)
         share = r["parent_cpu_s_per_1k"] / max(r["total_cpu_s_per_1k"], 1e-9)
         bound = f"{1 / share:.0f}×" if r["workers"] > 1 and share > 0 else "—"
+        ahead = projected(base, r, cores)
         lines.append(
             f"| {r['mode']} | {r['format']} | {r['rows']:,} | {r['workers']} | "
             f"{r['rows_per_s']:,.0f} | {r['rows_per_s'] / base['rows_per_s']:.2f}× | "
-            f"{r['parent_cpu_s_per_1k']:.3f} | {r['workers_cpu_s_per_1k']:.3f} | "
-            f"{r['total_cpu_s_per_1k']:.3f} | {share:.1%} | {bound} | `{r['output_hash']}` |"
+            f"{r['parent_cpu_s_per_1k']:.3f} | {r.get('parent_start_s', 0.0):.2f} | "
+            f"{r.get('parent_row_cpu_s_per_1k', r['parent_cpu_s_per_1k']):.4f} | "
+            f"{r['workers_cpu_s_per_1k']:.3f} | {r['total_cpu_s_per_1k']:.3f} | {share:.1%} | "
+            f"{bound} | {'—' if ahead is None else f'{ahead:.1f}×'} | `{r['output_hash']}` |"
         )
     return lines
 
@@ -249,7 +301,8 @@ def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], 
     loads = [r[k] for r in results for k in ("load_before", "load_after")]
     return "\n".join(
         [
-            f"{os.cpu_count()} cores, repeat {repeat}, Python {sys.version.split()[0]}",
+            f"{os.cpu_count()} cores, repeat {repeat}, Python {sys.version.split()[0]}, "
+            f"sympy and math-verify bytecode {_bytecode()}",
             "",
             *table(results),
             "",
@@ -258,6 +311,21 @@ def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], 
             f"load average (1 min) during the runs: {min(loads):.1f}–{max(loads):.1f}",
         ]
     )
+
+
+def _bytecode() -> str:
+    """Whether sympy's and math-verify's compiled bytecode is there to load: without it
+    every fresh interpreter compiles them from source, which took verify's start (its
+    math-verify warm-up) from 1.6 to 4.2 CPU s on the 2-core machine."""
+    import importlib.util
+
+    found = []
+    for name in ("sympy", "math_verify"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            return f"unknown ({name} not found)"
+        found.append(os.path.exists(importlib.util.cache_from_source(spec.origin)))
+    return "cached" if all(found) else "MISSING (compiled at every start)"
 
 
 def main() -> None:

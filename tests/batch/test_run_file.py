@@ -411,3 +411,61 @@ def test_a_parquet_run_stopped_before_its_first_batch_leaves_no_invalid_file(
     assert not dst.exists()  # not a 0-byte file that no Parquet reader opens
     rest = run_file(src, dst, workers=1, batch_size=10, resume=True)  # a resume is a first run
     assert rest.written == 30 and pq.read_table(dst).num_rows == 30
+
+
+# Two workers forked here: the output is written by a process of its own (batch.writer).
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.forks_here)])
+def test_jsonl_to_parquet_types_a_column_by_the_first_batch_that_has_values_in_it(
+    tmp_path: Path, workers: int
+) -> None:
+    # The first batch's choices are all null (no type yet); later batches hold lists.
+    rows: list[dict[str, object] | str] = [
+        {"id": i, "raw_output": "The answer is (B).", "choices": None} for i in range(20)
+    ]
+    rows += [{"id": i, "raw_output": "The answer is Rome.", "choices": ["Paris", "Rome"]}
+             for i in range(20, 60)]  # fmt: skip
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+
+    summary = run_file(src, tmp_path / "out.parquet", workers=workers, batch_size=10)
+
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert summary.written == 60 and table.column("id").to_pylist() == list(range(60))
+    assert table.schema.field("choices").type == pa.list_(pa.string())
+    assert table.column("choices").to_pylist() == [None] * 20 + [["Paris", "Rome"]] * 40
+    assert table.column("answer").to_pylist()[20:] == ["B"] * 40
+
+
+def test_a_column_null_for_longer_than_the_rows_held_back_is_written_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("answerx.batch.outputs.HOLD_ROWS", 20)
+    rows: list[dict[str, object] | str] = [
+        {"id": i, "raw_output": "#### 7", "note": None} for i in range(30)
+    ]
+    rows += [{"id": i, "raw_output": "#### 7", "note": "late"} for i in range(30, 40)]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+
+    run_file(src, tmp_path / "out.parquet", workers=1, batch_size=10)
+
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.schema.field("note").type == pa.string()  # typed when 20 rows were held
+    assert table.column("note").to_pylist() == [None] * 30 + ["late"] * 10
+
+
+def test_a_run_stopped_while_rows_are_held_writes_them_and_resumes_after_them(
+    tmp_path: Path,
+) -> None:
+    # "note" is null throughout: every batch is held until the run stops.
+    rows: list[dict[str, object] | str] = [
+        {"id": i, "raw_output": "#### 7", "note": None} for i in range(50)
+    ]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    dst = tmp_path / "out.parquet"
+    on_progress, stop = stop_after(2)
+
+    first = run_file(src, dst, workers=1, batch_size=10, on_progress=on_progress, stop=stop)  # type: ignore[arg-type]
+
+    assert first.interrupted and pq.read_table(dst).column("id").to_pylist() == list(range(20))
+    assert progress_path(dst).exists()  # the checkpoint that waited for the held rows
+    rest = run_file(src, dst, workers=1, batch_size=10, resume=True)
+    assert rest.written == 50 and pq.read_table(dst).column("id").to_pylist() == list(range(50))

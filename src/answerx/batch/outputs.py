@@ -3,8 +3,11 @@
 A file is checkpointed after every batch (its progress record says where it
 stands), so that an interrupted run can be continued: JSONL, JSON and CSV are cut
 back to their last checkpoint and appended to; Parquet, which cannot be appended
-to, is rewritten from its first rows. A sink (:class:`RowSink`) takes each result
-row as it comes, in input order: the command line's table is one.
+to, is rewritten from its first rows. Parquet also fixes each column's type with its
+first rows: a column all null there (and of no type the run declares) holds those
+batches back until a later one types it (:data:`HOLD_ROWS`). A sink
+(:class:`RowSink`) takes each result row as it comes, in input order: the command
+line's table is one.
 
 A path is opened, continued, cut back or rewritten without following a symbolic
 link (:mod:`answerx.support.nofollow`): a link planted at ``--out`` is refused.
@@ -33,7 +36,14 @@ from answerx.support.nofollow import OutputDir, output_dir
 if TYPE_CHECKING:
     from answerx.batch.writer import WriterProcess
 
-__all__ = ["Output", "ResultRow", "RowSink", "open_output"]
+__all__ = ["HOLD_ROWS", "Output", "ResultRow", "RowSink", "open_output"]
+
+HOLD_ROWS = 65_536
+"""Rows a Parquet output holds back at most while a column of its first batches is all
+null: Parquet fixes every column's type with the first rows written, and a column that
+holds only nulls so far has none (a JSONL run's ``choices`` absent from its first
+records). A later batch's values give it its type; past this many rows (a row group's
+worth) the column is written as it is (text, or the type the run declares for it)."""
 
 
 class RowSink(Protocol):
@@ -52,6 +62,9 @@ class Output:
     ) -> None:
         self.writer, self.record, self.path = writer, record, path
         self.remote: WriterProcess | None = None
+        self.held: list[pa.Table] = []
+        self.deferred: BatchSummary | None = None
+        """The last checkpoint asked for while rows were held (saved once they are written)."""
 
     def write(self, payload: Any) -> None:
         """One batch's output, as its job made it for this output (maybe spooled)."""
@@ -59,6 +72,8 @@ class Output:
             self.remote.write(payload)
             return
         payload = unspool(payload)
+        if self._held_back(payload):
+            return
         if isinstance(self.writer, RecordWriter):
             self.writer.write(payload)
             return
@@ -69,6 +84,8 @@ class Output:
         """Record how far the run is (a file written to a path only)."""
         if self.remote is not None:
             self.remote.checkpoint(summary)
+        elif self.held:
+            self.deferred = summary  # the file does not hold those rows yet
         elif self.path is not None and isinstance(self.writer, RecordWriter):
             self.record.save(self.path, summary, self.writer.state())
 
@@ -77,13 +94,47 @@ class Output:
         if self.remote is not None:
             self.remote.finish()
         elif isinstance(self.writer, RecordWriter):
+            self.release()
             self.writer.finish()
+
+    def release(self) -> None:
+        """Write the rows held back (the input ended, or the run stops), each column typed
+        by the first batch that has values in it, and the checkpoint they waited for."""
+        held, self.held = self.held, []
+        if not held:
+            return
+        held[0] = _typed_like(held)
+        for table in held:
+            self.writer.write(table)  # type: ignore[union-attr]  # held only for an ArrowWriter
+        if self.deferred is not None:
+            summary, self.deferred = self.deferred, None
+            self.checkpoint(summary)
+
+    def _held_back(self, table: Any) -> bool:
+        """Whether ``table`` waits (with those before it) until its all-null columns can be
+        typed: a Parquet file's first rows, for at most :data:`HOLD_ROWS` rows."""
+        writer = self.writer
+        if not (isinstance(writer, ArrowWriter) and writer.fmt == "parquet"):
+            return False
+        if table is None or table.num_rows == 0:
+            return bool(self.held)  # nothing to write; nothing to hold either
+        if writer.schema is not None:  # the file's types are set (written, or resumed)
+            return False
+        self.held.append(table)
+        untyped = _untyped(_typed_like(self.held), declared=writer.types)
+        if untyped and sum(t.num_rows for t in self.held) < HOLD_ROWS:
+            return True
+        # Typed (or held long enough): the held batches go out now; the checkpoint waits
+        # for the call that follows this write, which counts this batch too.
+        self.deferred = None
+        self.release()
+        return True
 
     def can_hand_over(self) -> bool:
         """Whether encoding is per-row work worth a process (Parquet, CSV) and nothing is
         written yet (the process takes the file over from its first byte)."""
         writer = self.writer
-        return isinstance(writer, ArrowWriter) and writer.inner is None
+        return isinstance(writer, ArrowWriter) and writer.inner is None and not self.held
 
     def sync(self) -> None:
         """Wait until every batch sent is written (their spool files read)."""
@@ -164,8 +215,12 @@ class open_output:
 
     def _close_here(self) -> None:
         try:
-            if self.writer is not None:
-                self.writer.close()
+            try:
+                if self.output is not None:
+                    self.output.release()  # a stopped run's held rows: batches it committed
+            finally:
+                if self.writer is not None:
+                    self.writer.close()
         finally:
             self.stack.close()
         # Parquet with not one row and no schema to write an empty file with (stopped
@@ -179,6 +234,28 @@ class open_output:
             and self.path.stat().st_size == 0
         ):
             self.path.unlink()
+
+
+def _untyped(table: pa.Table, declared: dict[str, pa.DataType]) -> bool:
+    """Whether a column of ``table`` is all null and has no ``declared`` type (the run's
+    added columns have theirs)."""
+    return any(pa.types.is_null(f.type) and f.name not in declared for f in table.schema)
+
+
+def _typed_like(tables: list[pa.Table]) -> pa.Table:
+    """The first of ``tables`` with each of its all-null columns given the type that
+    column has in the first later table where it holds values (left as it is when none)."""
+    first = tables[0]
+    for i, f in enumerate(first.schema):
+        if not pa.types.is_null(f.type):
+            continue
+        for later in tables[1:]:
+            index = later.schema.get_field_index(f.name)
+            if index >= 0 and not pa.types.is_null(later.schema.field(index).type):
+                type_ = later.schema.field(index).type
+                first = first.set_column(i, pa.field(f.name, type_), first.column(i).cast(type_))
+                break
+    return first
 
 
 def _reopen_parquet(
