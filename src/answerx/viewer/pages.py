@@ -51,6 +51,7 @@ from answerx.viewer.chart_data import (
     DISTRIBUTIONS,
     accuracy_bars,
     arm_points,
+    breakdown_bars,
     calibration,
     distribution,
 )
@@ -511,7 +512,8 @@ def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> 
 
 def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, Markup]]:
     """The run's charts: (id, title, SVG) each, every bar and point a link to its items."""
-    groups = _checked_run(db, run).groups
+    overview = _checked_run(db, run)
+    groups = overview.groups
 
     def arm(group: Mapping[str, Any]) -> str:
         return items_link(base, run.run_id, group)
@@ -533,10 +535,31 @@ def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, 
         ("calibration", "Calibration: extraction confidence against the share right",
          bars(calibration(db, base, run.run_id), "calibration"))
     )  # fmt: skip
+    judged = calibration(db, base, run.run_id, "judge_confidence")
+    if judged:  # only where the LLM judge ruled on some item
+        drawn.append(
+            ("calibration-judge", "Calibration: the judge's confidence against the share right",
+             bars(judged, "calibration of the judge"))
+        )  # fmt: skip
+    for breakdown in overview.breakdowns:
+        if breakdown.column not in _CHARTED_BREAKDOWNS:
+            continue
+        counts: dict[Any, int] = {}
+        for by_value in breakdown.counts.values():
+            for value, n in by_value.items():
+                counts[value] = counts.get(value, 0) + n
+        drawn.append(
+            (f"breakdown-{breakdown.column}", breakdown.title,
+             bars(breakdown_bars(base, run.run_id, counts, breakdown.column), breakdown.title))
+        )  # fmt: skip
     for column, title, unit, whole in DISTRIBUTIONS:
         counted = distribution(db, base, run.run_id, column, whole)
         drawn.append((f"dist-{column}", title, histogram(counted, title, unit)))
     return drawn
+
+
+# The run page's breakdowns drawn as charts too (share of items per value).
+_CHARTED_BREAKDOWNS = ("method", "termination")
 
 
 def _checked(db: ResultStore, runs: list[RunRecord]) -> list[RunRow]:
