@@ -47,6 +47,7 @@ from answerx.experiments.store.browse import (
     ItemRow,
     Pairing,
 )
+from answerx.viewer.bad_rows import read_bad_item
 from answerx.viewer.chart_data import (
     DISTRIBUTIONS,
     accuracy_bars,
@@ -396,7 +397,15 @@ def viewer_router() -> APIRouter:
                 ("full", "1"),
             ],
         )
-        item = db.item_at(run.run_id, row)
+        try:
+            item = db.item_at(run.run_id, row)
+        except StoreError:
+            # One row's value answerx does not allow, not a damaged store: shown as the
+            # bad row it is, as the items list shows it (any other fault stands).
+            bad = read_bad_item(db, run.run_id, row)
+            if bad is None:
+                raise
+            return _page(request, "bad_item.html", run=run, bad=bad)
         if item is None:
             raise _Problem(404, f"run {run.run_id} has no item {row}")
         if run.run_id != run_id:
