@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+from array import array
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from itertools import combinations
@@ -29,7 +30,7 @@ from answerx.experiments.compare import (
     SHOWS,
     arm_text,
     compare_arms,
-    count_pairs,
+    matching_pairs,
     pair_page,
     read_arm,
     unmatched_pairs,
@@ -280,8 +281,8 @@ def viewer_router() -> APIRouter:
         arms, show, at = _picked_arms(request, db)
         a, b = arms[0], arms[1]
         paging = Paging(page=at, size=PAGE_SIZES[1])
-        total = _pair_count(request, db, arms, show)
-        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size, total=total)
+        matched = _matched_pairs(request, db, arms, show)
+        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size, matched=matched)
         tests = _cached(
             request,
             ("tests", "\n".join(arm_text(x) for x in arms)),
@@ -302,8 +303,8 @@ def viewer_router() -> APIRouter:
     def pair_question_page(request: Request, db: Store) -> Response:
         arms, show, at = _picked_arms(request, db, position="at")
         a, b = arms[0], arms[1]
-        total = _pair_count(request, db, arms, show)
-        found = pair_page(db, a, b, show, offset=at - 1, limit=1, total=total)
+        matched = _matched_pairs(request, db, arms, show)
+        found = pair_page(db, a, b, show, offset=at - 1, limit=1, matched=matched)
         if not found.rows:
             raise _Problem(404, f"the list holds {found.total} questions, not {at}")
         pair = found.rows[0]
@@ -505,11 +506,12 @@ def _picked_arms(
     return arms, show, at
 
 
-def _pair_count(request: Request, db: ResultStore, arms: list[Arm], show: str) -> int:
-    """How many questions arms A and B answered that ``show`` picks: counted once while
-    the store is unchanged (it reads every pair; walking the list reads one each)."""
+def _matched_pairs(request: Request, db: ResultStore, arms: list[Arm], show: str) -> array[int]:
+    """The row ids of the questions arms A and B answered that ``show`` picks: read once
+    while the store is unchanged (it reads every pair); each page of the list, and each
+    question walked, then reads only its own rows."""
     key = ("pairs", f"{arm_text(arms[0])}\n{arm_text(arms[1])}\n{show}")
-    return _cached(request, key, lambda: count_pairs(db, arms[0], arms[1], show))
+    return _cached(request, key, lambda: matching_pairs(db, arms[0], arms[1], show))
 
 
 def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> str:
