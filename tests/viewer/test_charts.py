@@ -112,7 +112,9 @@ def test_the_judges_confidence_is_binned_where_it_ruled_and_each_bin_opens_its_i
         for k, row in enumerate(rows):
             ruling = JudgeRuling(verdict="correct", reason="same", confidence=k / 12, judge="m")
             detail = json.dumps({"judge": ruling.model_dump(mode="json")})
-            raw.execute("UPDATE items SET verdict_detail = ? WHERE id = ?", (detail, row))
+            raw.execute(
+                "UPDATE items SET verdict_detail = ?, how = 'llm_judge' WHERE id = ?", (detail, row)
+            )
         raw.execute(  # text that is not JSON, and a confidence that is not a number
             "UPDATE items SET verdict_detail = '{broken' WHERE id = ?", (rows[-1] + 1,)
         )
@@ -146,6 +148,7 @@ def test_the_new_charts_read_a_postgresql_store_alike(postgres_url: str) -> None
                 correct=n % 2 == 0,
                 termination="exceed available llm calls" if n == 6 else "answer",
                 verdict_detail=rulings[n] if n < len(rulings) else None,
+                how="llm_judge" if n < len(rulings) else None,
             )
             for n in range(8)
         )

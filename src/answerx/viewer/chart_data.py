@@ -33,6 +33,7 @@ __all__ = [
     "breakdown_bars",
     "calibration",
     "distribution",
+    "judge_ruled",
 ]
 
 #: Bins of a distribution, at most.
@@ -148,6 +149,15 @@ def calibration(store: _Reads, base: str, run_id: str, column: str = "confidence
             )
         )
     return bars
+
+
+def judge_ruled(store: _Reads, run_id: str) -> bool:
+    """Whether the LLM judge decided any of the run's items (``how = 'llm_judge'``, in the
+    browsing index): asked first, so a run without a judge never reads every row's
+    ``verdict_detail`` for a chart it would not draw."""
+    return bool(
+        store.fetch("SELECT 1 FROM items WHERE run_id = ? AND how = 'llm_judge' LIMIT 1", [run_id])
+    )
 
 
 def breakdown_bars(base: str, run_id: str, counts: dict[Any, int], column: str) -> list[Bar]:

@@ -56,6 +56,7 @@ from answerx.viewer.chart_data import (
     breakdown_bars,
     calibration,
     distribution,
+    judge_ruled,
 )
 from answerx.viewer.charts import bars, histogram, scatter
 from answerx.viewer.export import EXPORTS, stream_items
@@ -546,8 +547,10 @@ def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, 
         ("calibration", "Calibration: extraction confidence against the share right",
          bars(calibration(db, base, run.run_id), "calibration"))
     )  # fmt: skip
-    judged = calibration(db, base, run.run_id, "judge_confidence")
-    if judged:  # only where the LLM judge ruled on some item
+    # Only where the run has a judge (its config, or a verdict it decided).
+    ruled = bool(run.config.get("judge")) or judge_ruled(db, run.run_id)
+    judged = calibration(db, base, run.run_id, "judge_confidence") if ruled else []
+    if judged:
         drawn.append(
             ("calibration-judge", "Calibration: the judge's confidence against the share right",
              bars(judged, "calibration of the judge"))
