@@ -406,6 +406,12 @@ def test_a_charts_bar_opens_the_items_behind_it(
     bins.last.click()
     page.wait_for_url("**max_calls=*")
     assert f"{said} match" in page.locator("h1").inner_text()
+    page.go_back()
+    stopped = page.locator("#chart-breakdown-termination a.bar-link").first
+    said = int((stopped.locator("title").text_content() or "").split(" items")[0])
+    stopped.click()
+    page.wait_for_url("**termination=*")
+    assert f"{said} match" in page.locator("h1").inner_text()
 
 
 def test_each_scatter_label_holds_its_text_and_none_covers_another(

@@ -128,6 +128,9 @@ def test_the_judges_confidence_is_binned_where_it_ruled_and_each_bin_opens_its_i
         assert _bins_open_what_they_count(client, page, "calibration-judge") == 12
         # The extraction's calibration is still every scored item's.
         assert _bins_open_what_they_count(client, page, "calibration") == 30
+        # The same filter exports (confidences k/12 of 0.5 and more: k = 6 to 11).
+        exported = client.get(f"/runs/{demo[1]}/items.jsonl?min_judge_confidence=0.5")
+    assert exported.status_code == 200 and len(exported.text.splitlines()) == 6
 
 
 def test_the_new_charts_read_a_postgresql_store_alike(postgres_url: str) -> None:
