@@ -173,3 +173,22 @@ def test_pages_read_from_the_kept_pairs_are_the_whole_list_cut_in_pages(
     if show == "a_only":
         assert sorted(q.item_id for q in whole.rows) == sorted(OTHER_MISSES)
         assert all(q.a_correct and q.b_correct is False for q in whole.rows)
+
+
+def test_a_question_whose_item_is_a_bad_row_shows_that_row_as_a_bad_row(
+    runs: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    import sqlite3
+
+    a, b = _arm(runs[1], "none", "gpt-demo"), _arm(runs[2], "none", OTHER_MODEL)
+    db = tmp_path / "bad.db"
+    db.write_bytes(runs[0].read_bytes())
+    with ResultStore(db, read_only=True) as store:
+        b_row = matching_pairs(store, a, b, "a_only")[1]
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE items SET termination = 'made_up' WHERE id = ?", (b_row,))
+    with TestClient(create_viewer_app(db)) as client:
+        page = client.get(_arms_address(a, b, show="a_only", at="1"))
+    assert page.status_code == 200
+    assert f"row {b_row}" in text(page.text, "main-heading")
+    assert "termination made_up" in text(page.text, "broken")

@@ -35,7 +35,7 @@ from answerx.experiments.compare import (
     read_arm,
     unmatched_pairs,
 )
-from answerx.experiments.records import RunRecord, calls_of
+from answerx.experiments.records import ItemRecord, RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
 from answerx.experiments.store.browse import (
@@ -48,7 +48,7 @@ from answerx.experiments.store.browse import (
     ItemRow,
     Pairing,
 )
-from answerx.viewer.bad_rows import read_bad_item
+from answerx.viewer.bad_rows import BadItem, read_bad_item
 from answerx.viewer.chart_data import (
     DISTRIBUTIONS,
     accuracy_bars,
@@ -309,8 +309,14 @@ def viewer_router() -> APIRouter:
         if not found.rows:
             raise _Problem(404, f"the list holds {found.total} questions, not {at}")
         pair = found.rows[0]
-        first, second = db.item_at(a.run_id, pair.a_row), db.item_at(b.run_id, pair.b_row)
-        if first is None or second is None:
+        first, second = (
+            _item_or_bad(db, a.run_id, pair.a_row),
+            _item_or_bad(db, b.run_id, pair.b_row),
+        )
+        for arm, bad in ((a, first), (b, second)):
+            if isinstance(bad, BadItem):  # shown as the bad row it is, as its item page does
+                return _page(request, "bad_item.html", run=db.get_run(arm.run_id), bad=bad)
+        if not isinstance(first, ItemRecord) or not isinstance(second, ItemRecord):
             raise _Problem(404, "the question's items are no longer in the store")
         diff, cut = word_diff(first.raw_output, second.raw_output)
         return _page(
@@ -399,15 +405,9 @@ def viewer_router() -> APIRouter:
                 ("full", "1"),
             ],
         )
-        try:
-            item = db.item_at(run.run_id, row)
-        except StoreError:
-            # One row's value answerx does not allow, not a damaged store: shown as the
-            # bad row it is, as the items list shows it (any other fault stands).
-            bad = read_bad_item(db, run.run_id, row)
-            if bad is None:
-                raise
-            return _page(request, "bad_item.html", run=run, bad=bad)
+        item = _item_or_bad(db, run.run_id, row)
+        if isinstance(item, BadItem):
+            return _page(request, "bad_item.html", run=run, bad=item)
         if item is None:
             raise _Problem(404, f"run {run.run_id} has no item {row}")
         if run.run_id != run_id:
@@ -570,6 +570,19 @@ def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, 
         counted = distribution(db, base, run.run_id, column, whole)
         drawn.append((f"dist-{column}", title, histogram(counted, title, unit)))
     return drawn
+
+
+def _item_or_bad(db: ResultStore, run_id: str, row: int) -> ItemRecord | BadItem | None:
+    """The item in ``row``; the row as a :class:`BadItem` when one of its values is one
+    answerx does not allow (not a damaged store: any other fault of the store stands);
+    None when the run has no such row."""
+    try:
+        return db.item_at(run_id, row)
+    except StoreError:
+        bad = read_bad_item(db, run_id, row)
+        if bad is None:
+            raise
+        return bad
 
 
 # The run page's breakdowns drawn as charts too (share of items per value).
