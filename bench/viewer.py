@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             "run page (accuracy, comparisons, breakdowns)": base,
             "runs page": "/runs/",
             "items, search in every raw output": f"{base}/items?q=wait,+1234+",
-            "charts page (7 charts, each bar a link)": f"{base}/charts",
+            "charts page (9 charts, each bar a link)": f"{base}/charts",
             "arms compared (none vs tree), where they differ": f"/runs/arms?{arms}",
             "arms compared, A right B wrong, page 40": f"/runs/arms?{arms}&show=a_only&page=40",
             "arms compared, one question (both outputs, word diff)": f"/runs/arms/question"
@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             name: _times(first_load(pages[name]), max(1, args.requests // 2))
             for name in ("items, tree_of_thought wrong, page 1",
                          "run page (accuracy, comparisons, breakdowns)",
-                         "charts page (7 charts, each bar a link)")
+                         "charts page (9 charts, each bar a link)",
+                         "arms compared (none vs tree), where they differ")
         }  # fmt: skip
 
         # Before the viewer: the store's only way to a filtered page read every match.

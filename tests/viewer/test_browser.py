@@ -16,6 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,14 +62,14 @@ def store(demo: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> P
     return db
 
 
-@pytest.fixture(scope="module")
-def address(store: Path) -> Iterator[str]:
-    """The viewer of the demo store, served by uvicorn on a free loopback port."""
+@contextmanager
+def _serving(db: Path) -> Iterator[str]:
+    """The viewer of the store ``db``, served by uvicorn on a free loopback port."""
     import uvicorn
 
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_viewer_app(store), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_viewer_app(db), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
@@ -78,6 +79,13 @@ def address(store: Path) -> Iterator[str]:
     yield f"http://127.0.0.1:{listening.getsockname()[1]}"
     server.should_exit = True
     thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def address(store: Path) -> Iterator[str]:
+    """The viewer of the demo store (:func:`_serving`)."""
+    with _serving(store) as served:
+        yield served
 
 
 @pytest.fixture
@@ -398,3 +406,50 @@ def test_a_charts_bar_opens_the_items_behind_it(
     bins.last.click()
     page.wait_for_url("**max_calls=*")
     assert f"{said} match" in page.locator("h1").inner_text()
+    page.go_back()
+    stopped = page.locator("#chart-breakdown-termination a.bar-link").first
+    said = int((stopped.locator("title").text_content() or "").split(" items")[0])
+    stopped.click()
+    page.wait_for_url("**termination=*")
+    assert f"{said} match" in page.locator("h1").inner_text()
+
+
+def test_each_scatter_label_holds_its_text_and_none_covers_another(
+    address: str, page: Any, demo: tuple[Path, str]
+) -> None:
+    page.goto(f"{address}/runs/{demo[1]}/charts")
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('svg.chart rect.label-box')].map(r => {
+            const t = r.nextElementSibling.getBBox(), b = r.getBBox();
+            return {box: [b.x, b.y, b.width, b.height], text: [t.x, t.y, t.width, t.height]};
+        })"""
+    )
+    assert boxes  # the demo's three arms, labelled on the tokens chart
+    for drawn in boxes:
+        (bx, by, bw, bh), (tx, ty, tw, th) = drawn["box"], drawn["text"]
+        # The text as Chromium draws it lies inside the box placed for it.
+        assert bx <= tx and tx + tw <= bx + bw and by - 1 <= ty and ty + th <= by + bh + 1, drawn
+    for k, one in enumerate(boxes):
+        for other in boxes[k + 1 :]:
+            (ax, ay, aw, ah), (ox, oy, ow, oh) = one["box"], other["box"]
+            assert not (ax < ox + ow and ox < ax + aw and ay < oy + oh and oy < ay + ah)
+
+
+def test_a_bad_rows_page_shows_it_and_its_broken_value(
+    page: Any, store: Path, demo: tuple[Path, str], tmp_path: Path
+) -> None:
+    import sqlite3
+
+    db = tmp_path / "bad.db"
+    db.write_bytes(store.read_bytes())
+    with sqlite3.connect(db) as raw:
+        first = raw.execute("SELECT min(id) FROM items WHERE run_id = ?", (demo[1],)).fetchone()[0]
+        raw.execute("UPDATE items SET method = 'made_up' WHERE id = ?", (first,))
+    with _serving(db) as served:
+        page.goto(f"{served}/runs/{demo[1]}/items")
+        page.locator("tr.bad-row a").first.click()
+        page.wait_for_url(f"**/items/{first}*")
+        _shoot(page, tmp_path / "screenshots", "bad-row")
+        assert "bad row" in page.locator("h1").inner_text()
+        assert "made_up" in page.locator("#broken").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")

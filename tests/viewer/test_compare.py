@@ -14,7 +14,14 @@ from big_run import OTHER_MISSES, OTHER_MODEL, other_model_run
 from fastapi.testclient import TestClient
 from page_helpers import links, text
 
-from answerx.experiments.compare import arm_text, compare_arms, read_arm
+from answerx.experiments.compare import (
+    SHOWS,
+    arm_text,
+    compare_arms,
+    matching_pairs,
+    pair_page,
+    read_arm,
+)
 from answerx.experiments.store import ResultStore
 from answerx.experiments.store.browse import Arm
 from answerx.viewer import create_viewer_app
@@ -147,3 +154,41 @@ def test_every_item_by_item_link_of_the_run_page_opens(
     assert len(targets) == 2
     for target in targets:
         assert viewer.get(target).status_code == 200, urlsplit(target).query
+
+
+@pytest.mark.parametrize("show", list(SHOWS))
+def test_pages_read_from_the_kept_pairs_are_the_whole_list_cut_in_pages(
+    runs: tuple[Path, str, str], show: str
+) -> None:
+    a, b = _arm(runs[1], "none", "gpt-demo"), _arm(runs[2], "none", OTHER_MODEL)
+    with ResultStore(runs[0], read_only=True) as store:
+        whole = pair_page(store, a, b, show, limit=1000)
+        kept = matching_pairs(store, a, b, show)
+        pages = [
+            pair_page(store, a, b, show, offset=k, limit=3, matched=kept) for k in (0, 3, 6, 9)
+        ]
+    assert len(kept) == 2 * whole.total and {p.total for p in pages} == {whole.total}
+    assert [q for p in pages for q in p.rows] == whole.rows
+    assert [q.a_row for q in whole.rows] == sorted(q.a_row for q in whole.rows)  # a's order
+    if show == "a_only":
+        assert sorted(q.item_id for q in whole.rows) == sorted(OTHER_MISSES)
+        assert all(q.a_correct and q.b_correct is False for q in whole.rows)
+
+
+def test_a_question_whose_item_is_a_bad_row_shows_that_row_as_a_bad_row(
+    runs: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    import sqlite3
+
+    a, b = _arm(runs[1], "none", "gpt-demo"), _arm(runs[2], "none", OTHER_MODEL)
+    db = tmp_path / "bad.db"
+    db.write_bytes(runs[0].read_bytes())
+    with ResultStore(db, read_only=True) as store:
+        b_row = matching_pairs(store, a, b, "a_only")[1]
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE items SET termination = 'made_up' WHERE id = ?", (b_row,))
+    with TestClient(create_viewer_app(db)) as client:
+        page = client.get(_arms_address(a, b, show="a_only", at="1"))
+    assert page.status_code == 200
+    assert f"row {b_row}" in text(page.text, "main-heading")
+    assert "termination made_up" in text(page.text, "broken")

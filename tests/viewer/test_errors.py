@@ -237,3 +237,42 @@ def test_a_runs_figures_are_counted_once_while_the_store_is_unchanged(
         for _ in range(3):  # each page's reader makes and removes an empty WAL
             assert viewer.get(f"/runs/{store[1]}").status_code == 200
     assert len(counted) == 1
+
+
+def test_a_bad_rows_own_page_shows_what_is_readable_and_names_the_broken_value(
+    store: tuple[Path, str], tmp_path: Path
+) -> None:
+    db = _copy(store, tmp_path)
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE items SET method = 'made_up' WHERE id = 3")
+        raw.execute("UPDATE items SET span = '[not json' WHERE id = 4")
+    with TestClient(create_viewer_app(db)) as viewer:
+        listed = viewer.get(f"/runs/{store[1]}/items").text
+        page = viewer.get(f"/runs/{store[1]}/items/3")
+        other = viewer.get(f"/runs/{store[1]}/items/4")
+        fine = viewer.get(f"/runs/{store[1]}/items/5")
+    assert f"/runs/{store[1]}/items/3" in listed  # the list links the bad row's page
+    assert page.status_code == 200
+    assert "bad row" in text(page.text, "main-heading")
+    assert "Row 3 holds a value answerx does not allow" in text(page.text, "bad-summary")
+    assert "damaged" not in _said(page)
+    broken = text(page.text, "broken")
+    assert broken.startswith("column stored why") and "method made_up" in broken
+    assert "Input should be" in broken  # pydantic's own words on the value
+    readable = text(page.text, "readable")
+    assert "item_id filler/0002" in readable and "method" not in readable.split()
+    assert other.status_code == 200 and "span [not json" in text(other.text, "broken")
+    assert "not readable as stored" in text(other.text, "broken")
+    assert fine.status_code == 200 and "bad row" not in fine.text
+
+
+def test_a_damaged_store_is_still_a_503_on_an_item_page(
+    store: tuple[Path, str], tmp_path: Path
+) -> None:
+    db = _copy(store, tmp_path)
+    pad_run(db, store[1])
+    damage(db, "pages")
+    with TestClient(create_viewer_app(db)) as viewer:
+        pages = [viewer.get(f"/runs/{store[1]}/items/{row}") for row in range(13, 300, 7)]
+    assert {p.status_code for p in pages} <= {200, 404, 503}
+    assert any(p.status_code == 503 and "damaged" in _said(p) for p in pages)

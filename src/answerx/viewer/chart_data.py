@@ -2,7 +2,9 @@
 or point with the address of exactly the items it counts.
 
 - accuracy per arm with its Wilson interval, and against mean output tokens and cost;
-- calibration: extraction confidence in tenths against the share right;
+- calibration: extraction confidence, and the judge's where it ruled, in tenths against
+  the share right;
+- the share of items per extraction method and per termination;
 - distributions of output tokens, latency and calls, in about a dozen bins.
 
 A whole-number column is binned in whole numbers, each bin ``min_COL=a&max_COL=b`` with
@@ -17,12 +19,22 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from answerx.experiments.stats import wilson_interval
-from answerx.experiments.store.browse import ItemQuery
+from answerx.experiments.store.browse import ItemQuery, column_sql
 from answerx.viewer.charts import Bar, Point
 from answerx.viewer.summary import GroupFigures
 from answerx.viewer.urls import href, query_params
 
-__all__ = ["BINS", "DISTRIBUTIONS", "accuracy_bars", "arm_points", "calibration", "distribution"]
+__all__ = [
+    "BINS",
+    "CONFIDENCES",
+    "DISTRIBUTIONS",
+    "accuracy_bars",
+    "arm_points",
+    "breakdown_bars",
+    "calibration",
+    "distribution",
+    "judge_ruled",
+]
 
 #: Bins of a distribution, at most.
 BINS = 12
@@ -32,6 +44,11 @@ DISTRIBUTIONS: tuple[tuple[str, str, str, bool], ...] = (
     ("latency_s", "Latency per item", "s", False),
     ("calls", "Calls per item", "calls", True),
 )
+#: The confidences a calibration chart may bin: column (of RANGED), what it is called.
+CONFIDENCES: dict[str, str] = {
+    "confidence": "confidence",
+    "judge_confidence": "judge's confidence",
+}
 # Just below a bin's end: its link's maximum, so the next bin's first value is not in it.
 _BELOW = 1e-9
 
@@ -40,11 +57,17 @@ class _Reads(Protocol):
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
 
 
-def _link(base: str, run_id: str, scored: bool = False, **ranges: float) -> str:
+def _link(
+    base: str,
+    run_id: str,
+    scored: bool = False,
+    equals: dict[str, tuple[Any, ...]] | None = None,
+    **ranges: float,
+) -> str:
     at_least = {k[4:]: v for k, v in ranges.items() if k.startswith("min_")}
     at_most = {k[4:]: v for k, v in ranges.items() if k.startswith("max_")}
     # scored: right or wrong, the items with a verdict (what calibration counts).
-    equals: dict[str, tuple[Any, ...]] = {"correct": (True, False)} if scored else {}
+    equals = {**(equals or {}), **({"correct": (True, False)} if scored else {})}
     query = ItemQuery(equals=equals, at_least=at_least, at_most=at_most)
     return href(f"{base}/{run_id}/items", query_params(query))
 
@@ -94,30 +117,63 @@ def arm_points(groups: Sequence[GroupFigures], link: Any, by: str) -> list[Point
     return points
 
 
-def calibration(store: _Reads, base: str, run_id: str) -> list[Bar]:
-    """Items with a verdict, by extraction confidence in tenths: the share right."""
+def calibration(store: _Reads, base: str, run_id: str, column: str = "confidence") -> list[Bar]:
+    """Items with a verdict, by ``column`` (of :data:`CONFIDENCES`: the extraction's
+    confidence, or the judge's, which only the items it ruled on have) in tenths: the
+    share right."""
+    if column not in CONFIDENCES:  # the name goes into SQL: checked
+        raise ValueError(f"no calibration by {column!r}")
+    # The value once per row (the judge's is read out of JSON), then binned outside.
     rows = store.fetch(
-        f"SELECT {_bin_of('confidence', 10)} AS tenth, count(*), sum(correct) FROM items "
-        "WHERE run_id = ? AND correct IS NOT NULL AND confidence IS NOT NULL "
-        "GROUP BY tenth ORDER BY tenth",
+        f"SELECT {_bin_of('value', 10)} AS tenth, count(*), sum(correct) FROM "
+        f"(SELECT {column_sql(column)} AS value, correct FROM items "
+        "WHERE run_id = ? AND correct IS NOT NULL) AS scored "
+        "WHERE value IS NOT NULL GROUP BY tenth ORDER BY tenth",
         [*(k / 10 for k in range(9, 0, -1)), run_id],
     )
+    said = CONFIDENCES[column]
     bars = []
     for tenth, n, right in rows:
         low, high = tenth / 10, (tenth + 1) / 10
         ci = wilson_interval(int(right), int(n))
         top = high if tenth == 9 else high - _BELOW
+        ranges = {f"min_{column}": low, f"max_{column}": top}
         bars.append(
             Bar(
-                label=f"confidence {low:.1f}–{high:.1f} ({n:,})",
+                label=f"{said} {low:.1f}–{high:.1f} ({n:,})",
                 value=right / n,
                 low=ci[0],
                 high=ci[1],
-                href=_link(base, run_id, True, min_confidence=low, max_confidence=top),
-                note=f"{right:,} of {n:,} right with confidence {low:.1f} to {high:.1f}",
+                href=_link(base, run_id, True, **ranges),
+                note=f"{right:,} of {n:,} right with {said} {low:.1f} to {high:.1f}",
             )
         )
     return bars
+
+
+def judge_ruled(store: _Reads, run_id: str) -> bool:
+    """Whether the LLM judge decided any of the run's items (``how = 'llm_judge'``, in the
+    browsing index): asked first, so a run without a judge never reads every row's
+    ``verdict_detail`` for a chart it would not draw."""
+    return bool(
+        store.fetch("SELECT 1 FROM items WHERE run_id = ? AND how = 'llm_judge' LIMIT 1", [run_id])
+    )
+
+
+def breakdown_bars(base: str, run_id: str, counts: dict[Any, int], column: str) -> list[Bar]:
+    """The share of the run's items with each value of ``column`` (``counts``: value ->
+    items, most first), each bar a link to those items."""
+    total = sum(counts.values())
+    return [
+        Bar(
+            label=f"{value} ({n:,})",
+            value=n / total,
+            href=_link(base, run_id, equals={column: (value,)}),
+            note=f"{n:,} items ({100 * n / total:.1f}%) with {column} {value}",
+        )
+        for value, n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+        if n
+    ]
 
 
 def distribution(

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
+from answerx.viewer.labels import Box, Placed, label_width, place_labels
+
 __all__ = ["Bar", "Point", "bars", "histogram", "scatter"]
 
 _WIDTH = 640  # the drawing's own units: it scales to its box (viewBox)
@@ -133,9 +135,20 @@ def histogram(counts: Sequence[tuple[float, float, int, str]], title: str, unit:
 
 
 def scatter(points: Sequence[Point], title: str, x_label: str, y_label: str) -> Markup:
-    """Points on a share (y, 0 to 1) against a quantity (x, from 0 to its largest)."""
+    """Points on a share (y, 0 to 1) against a quantity (x, from 0 to its largest), each
+    labelled where no label covers another (:func:`~answerx.viewer.labels.place_labels`);
+    labels with no room left are numbered in a legend under the chart."""
     height, bottom, left, right = 220, 185, 50, _WIDTH - 20
     largest = max((p.x for p in points), default=0) or 1
+    at = [
+        (left + (right - left) * p.x / largest, bottom - (bottom - 10) * max(0.0, min(1.0, p.y)))
+        for p in points
+    ]
+    texts = [p.label[:30] for p in points]
+    places = place_labels(
+        at, [label_width(t) for t in texts], Box(x=left, y=16, w=_WIDTH - left, h=bottom - 16)
+    )
+    legend = [i for i, place in enumerate(places) if place.box is None]
     parts = [
         Markup(
             '<line class="axis-line" x1="{l}" x2="{r}" y1="{b}" y2="{b}"/>'
@@ -144,22 +157,42 @@ def scatter(points: Sequence[Point], title: str, x_label: str, y_label: str) -> 
             '<text class="axis" x="4" y="14">{yl}</text>'
         ).format(l=left, r=right, b=bottom, t=bottom + 18, xl=x_label, big=largest, yl=y_label)
     ]
-    for p in points:
-        x = left + (right - left) * p.x / largest
-        y = bottom - (bottom - 10) * max(0.0, min(1.0, p.y))
+    for i, (p, (x, y), text, place) in enumerate(zip(points, at, texts, places, strict=True)):
+        number = legend.index(i) + 1 if i in legend else 0
+        label = _point_label(x, y, text, place, number, height + 16 * (number - 1))
         parts.append(
             Markup(
                 '<a href="{href}" class="point-link"><title>{note}</title>'
-                '<circle class="point" cx="{x}" cy="{y}" r="6"/>'
-                '<text class="point-label" x="{tx}" y="{ty}">{label}</text></a>'
-            ).format(
-                href=p.href,
-                note=p.note,
-                x=round(x, 1),
-                y=round(y, 1),
-                tx=round(min(x + 8, right - 60), 1),
-                ty=round(y - 8, 1),
-                label=p.label[:30],
-            )
+                '<circle class="point" cx="{x}" cy="{y}" r="6"/>{label}</a>'
+            ).format(href=p.href, note=p.note, x=round(x, 1), y=round(y, 1), label=label)
         )
-    return _svg(height, Markup("").join(parts), title)
+    return _svg(height + 16 * len(legend), Markup("").join(parts), title)
+
+
+def _point_label(x: float, y: float, text: str, place: Placed, number: int, row: float) -> Markup:
+    """A point's label: in its box (with a leader line when away from the point), or,
+    ``number`` > 0, the point's number and a legend row at ``row``."""
+    if place.box is None:
+        return Markup(
+            '<text class="point-number" x="{x}" y="{y}" text-anchor="middle">{n}</text>'
+            '<text class="legend" x="8" y="{row}">{n} · {label}</text>'
+        ).format(x=round(x, 1), y=round(y + 4, 1), n=number, row=round(row, 1), label=text)
+    box = place.box
+    leader = Markup("")
+    if place.leader:  # from the point to the nearer end of the box's middle
+        end = box.x if box.x > x else box.x + box.w
+        leader = Markup('<line class="leader" x1="{a}" y1="{b}" x2="{c}" y2="{d}"/>').format(
+            a=round(x, 1), b=round(y, 1), c=round(end, 1), d=round(box.y + box.h / 2, 1)
+        )
+    return leader + Markup(
+        '<rect class="label-box" x="{x}" y="{y}" width="{w}" height="{h}"/>'
+        '<text class="point-label" x="{tx}" y="{ty}">{label}</text>'
+    ).format(
+        x=round(box.x, 1),
+        y=round(box.y, 1),
+        w=round(box.w, 1),
+        h=round(box.h, 1),
+        tx=round(box.x + 4, 1),
+        ty=round(box.y + box.h - 3.5, 1),
+        label=text,
+    )

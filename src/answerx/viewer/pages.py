@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+from array import array
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from itertools import combinations
@@ -29,12 +30,12 @@ from answerx.experiments.compare import (
     SHOWS,
     arm_text,
     compare_arms,
-    count_pairs,
+    matching_pairs,
     pair_page,
     read_arm,
     unmatched_pairs,
 )
-from answerx.experiments.records import RunRecord, calls_of
+from answerx.experiments.records import ItemRecord, RunRecord, calls_of
 from answerx.experiments.report import Comparison
 from answerx.experiments.store import ResultStore
 from answerx.experiments.store.browse import (
@@ -47,12 +48,15 @@ from answerx.experiments.store.browse import (
     ItemRow,
     Pairing,
 )
+from answerx.viewer.bad_rows import BadItem, read_bad_item
 from answerx.viewer.chart_data import (
     DISTRIBUTIONS,
     accuracy_bars,
     arm_points,
+    breakdown_bars,
     calibration,
     distribution,
+    judge_ruled,
 )
 from answerx.viewer.charts import bars, histogram, scatter
 from answerx.viewer.export import EXPORTS, stream_items
@@ -278,8 +282,8 @@ def viewer_router() -> APIRouter:
         arms, show, at = _picked_arms(request, db)
         a, b = arms[0], arms[1]
         paging = Paging(page=at, size=PAGE_SIZES[1])
-        total = _pair_count(request, db, arms, show)
-        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size, total=total)
+        matched = _matched_pairs(request, db, arms, show)
+        listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size, matched=matched)
         tests = _cached(
             request,
             ("tests", "\n".join(arm_text(x) for x in arms)),
@@ -300,13 +304,19 @@ def viewer_router() -> APIRouter:
     def pair_question_page(request: Request, db: Store) -> Response:
         arms, show, at = _picked_arms(request, db, position="at")
         a, b = arms[0], arms[1]
-        total = _pair_count(request, db, arms, show)
-        found = pair_page(db, a, b, show, offset=at - 1, limit=1, total=total)
+        matched = _matched_pairs(request, db, arms, show)
+        found = pair_page(db, a, b, show, offset=at - 1, limit=1, matched=matched)
         if not found.rows:
             raise _Problem(404, f"the list holds {found.total} questions, not {at}")
         pair = found.rows[0]
-        first, second = db.item_at(a.run_id, pair.a_row), db.item_at(b.run_id, pair.b_row)
-        if first is None or second is None:
+        first, second = (
+            _item_or_bad(db, a.run_id, pair.a_row),
+            _item_or_bad(db, b.run_id, pair.b_row),
+        )
+        for arm, bad in ((a, first), (b, second)):
+            if isinstance(bad, BadItem):  # shown as the bad row it is, as its item page does
+                return _page(request, "bad_item.html", run=db.get_run(arm.run_id), bad=bad)
+        if not isinstance(first, ItemRecord) or not isinstance(second, ItemRecord):
             raise _Problem(404, "the question's items are no longer in the store")
         diff, cut = word_diff(first.raw_output, second.raw_output)
         return _page(
@@ -395,7 +405,9 @@ def viewer_router() -> APIRouter:
                 ("full", "1"),
             ],
         )
-        item = db.item_at(run.run_id, row)
+        item = _item_or_bad(db, run.run_id, row)
+        if isinstance(item, BadItem):
+            return _page(request, "bad_item.html", run=run, bad=item)
         if item is None:
             raise _Problem(404, f"run {run.run_id} has no item {row}")
         if run.run_id != run_id:
@@ -495,11 +507,12 @@ def _picked_arms(
     return arms, show, at
 
 
-def _pair_count(request: Request, db: ResultStore, arms: list[Arm], show: str) -> int:
-    """How many questions arms A and B answered that ``show`` picks: counted once while
-    the store is unchanged (it reads every pair; walking the list reads one each)."""
+def _matched_pairs(request: Request, db: ResultStore, arms: list[Arm], show: str) -> array[int]:
+    """The row ids of the questions arms A and B answered that ``show`` picks: read once
+    while the store is unchanged (it reads every pair); each page of the list, and each
+    question walked, then reads only its own rows."""
     key = ("pairs", f"{arm_text(arms[0])}\n{arm_text(arms[1])}\n{show}")
-    return _cached(request, key, lambda: count_pairs(db, arms[0], arms[1], show))
+    return _cached(request, key, lambda: matching_pairs(db, arms[0], arms[1], show))
 
 
 def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> str:
@@ -511,7 +524,8 @@ def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> 
 
 def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, Markup]]:
     """The run's charts: (id, title, SVG) each, every bar and point a link to its items."""
-    groups = _checked_run(db, run).groups
+    overview = _checked_run(db, run)
+    groups = overview.groups
 
     def arm(group: Mapping[str, Any]) -> str:
         return items_link(base, run.run_id, group)
@@ -533,10 +547,46 @@ def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, 
         ("calibration", "Calibration: extraction confidence against the share right",
          bars(calibration(db, base, run.run_id), "calibration"))
     )  # fmt: skip
+    # Only where the run has a judge (its config, or a verdict it decided).
+    ruled = bool(run.config.get("judge")) or judge_ruled(db, run.run_id)
+    judged = calibration(db, base, run.run_id, "judge_confidence") if ruled else []
+    if judged:
+        drawn.append(
+            ("calibration-judge", "Calibration: the judge's confidence against the share right",
+             bars(judged, "calibration of the judge"))
+        )  # fmt: skip
+    for breakdown in overview.breakdowns:
+        if breakdown.column not in _CHARTED_BREAKDOWNS:
+            continue
+        counts: dict[Any, int] = {}
+        for by_value in breakdown.counts.values():
+            for value, n in by_value.items():
+                counts[value] = counts.get(value, 0) + n
+        drawn.append(
+            (f"breakdown-{breakdown.column}", breakdown.title,
+             bars(breakdown_bars(base, run.run_id, counts, breakdown.column), breakdown.title))
+        )  # fmt: skip
     for column, title, unit, whole in DISTRIBUTIONS:
         counted = distribution(db, base, run.run_id, column, whole)
         drawn.append((f"dist-{column}", title, histogram(counted, title, unit)))
     return drawn
+
+
+def _item_or_bad(db: ResultStore, run_id: str, row: int) -> ItemRecord | BadItem | None:
+    """The item in ``row``; the row as a :class:`BadItem` when one of its values is one
+    answerx does not allow (not a damaged store: any other fault of the store stands);
+    None when the run has no such row."""
+    try:
+        return db.item_at(run_id, row)
+    except StoreError:
+        bad = read_bad_item(db, run_id, row)
+        if bad is None:
+            raise
+        return bad
+
+
+# The run page's breakdowns drawn as charts too (share of items per value).
+_CHARTED_BREAKDOWNS = ("method", "termination")
 
 
 def _checked(db: ResultStore, runs: list[RunRecord]) -> list[RunRow]:

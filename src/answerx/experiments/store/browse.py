@@ -27,6 +27,7 @@ __all__ = [
     "BROWSE_COLUMNS",
     "FACETS",
     "GROUPS",
+    "JSON_NUMBERS",
     "RANGED",
     "ROW_COLUMNS",
     "SEARCHABLE",
@@ -41,6 +42,7 @@ __all__ = [
     "PairedCounts",
     "Pairing",
     "Tally",
+    "column_sql",
     "compile_query",
     "order_of",
     "paired_sql",
@@ -121,7 +123,14 @@ RANGED: tuple[str, ...] = (
     "fallbacks",
     "cost_usd",
     "repetition",
+    "judge_confidence",
 )
+#: Numbers read out of a JSON column, filtered by range as a column is (RANGED): name ->
+#: (the column, the path to the number). The judge's confidence lives in its stored
+#: ruling, not a column of its own: a migration for one chart's filter is not worth it.
+JSON_NUMBERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "judge_confidence": ("verdict_detail", ("judge", "confidence")),
+}
 #: Text columns a search looks in (case-insensitive for ASCII letters).
 SEARCHABLE: tuple[str, ...] = (
     "raw_output",
@@ -335,6 +344,23 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+def column_sql(column: str, table: str = "items") -> str:
+    """SQL for a ranged value (of :data:`RANGED`): ``table.column``, or for a number of
+    :data:`JSON_NUMBERS`, that number, NULL where the text is not JSON or holds no number
+    there. Written in SQLite's JSON functions; a PostgreSQL store translates this exact
+    shape (``_postgres_sql`` in :mod:`~answerx.experiments.store.postgres`)."""
+    if column not in JSON_NUMBERS:
+        return f"{table}.{column}"
+    source, path = JSON_NUMBERS[column]
+    text, where = f"{table}.{source}", "$." + ".".join(path)
+    # Nested CASE, not AND: json_type on text that is not JSON raises, and SQLite does
+    # not promise to test json_valid first inside one condition.
+    return (
+        f"CASE WHEN json_valid({text}) THEN CASE WHEN json_type({text}, '{where}') "
+        f"IN ('integer', 'real') THEN json_extract({text}, '{where}') END END"
+    )
+
+
 def compile_query(run_id: str, query: ItemQuery, *, table: str = "items") -> tuple[str, list[Any]]:
     """``query`` as a SQL condition on ``table`` (the run's items) and its parameters.
 
@@ -353,10 +379,10 @@ def compile_query(run_id: str, query: ItemQuery, *, table: str = "items") -> tup
             either.append(f"{table}.{column} IS NULL")
         clauses.append(f"({' OR '.join(either)})" if either else "1 = 0")
     for column, low in query.at_least.items():
-        clauses.append(f"{table}.{column} >= ?")
+        clauses.append(f"{column_sql(column, table)} >= ?")
         params.append(low)
     for column, high in query.at_most.items():
-        clauses.append(f"{table}.{column} <= ?")
+        clauses.append(f"{column_sql(column, table)} <= ?")
         params.append(high)
     if query.has_error is not None:
         clauses.append(f"{table}.error IS {'NOT ' if query.has_error else ''}NULL")

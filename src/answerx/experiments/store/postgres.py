@@ -64,12 +64,30 @@ def postgres_ddl(statement: str) -> str:
 def _postgres_sql(sql: str) -> str:
     """The store's SQL for psycopg: ``?`` placeholders as ``%s`` (a literal ``%`` doubled),
     ``LIKE`` case-blind as SQLite's is for ASCII letters (``ILIKE``), and SQLite's
-    ``instr(text, part)`` as PostgreSQL's ``strpos``."""
-    return (
+    ``instr(text, part)`` as PostgreSQL's ``strpos``, and a number read out of JSON text
+    (:func:`~answerx.experiments.store.browse.column_sql`) with PostgreSQL's operators."""
+    sql = (
         sql.replace("%", "%%")
         .replace("?", "%s")
         .replace(" LIKE ", " ILIKE ")
         .replace("instr(", "strpos(")
+    )
+    return _JSON_NUMBER.sub(_json_number, sql)
+
+
+# column_sql's SQLite shape of a number in JSON text. PostgreSQL 15 has no test of JSON
+# text (IS JSON came in 16): the text is cast, as answerx wrote it with json.dumps.
+_JSON_NUMBER = re.compile(
+    r"CASE WHEN json_valid\(([\w.]+)\) THEN CASE WHEN json_type\(\1, '\$\.([\w.]+)'\) "
+    r"IN \('integer', 'real'\) THEN json_extract\(\1, '\$\.\2'\) END END"
+)
+
+
+def _json_number(found: re.Match[str]) -> str:
+    value = f"CAST({found[1]} AS jsonb) #> '{{{found[2].replace('.', ',')}}}'"
+    return (
+        f"CASE WHEN jsonb_typeof({value}) = 'number' "
+        f"THEN CAST({value.replace(' #> ', ' #>> ')} AS DOUBLE PRECISION) END"
     )
 
 
