@@ -18,14 +18,19 @@ rejects (says wrong, label right):
   multiple choice, ``mmlu_flan_cot_zeroshot``'s ``flexible-extract``
   (``MultiChoiceRegexFilter``); for yes/no, ``bbh`` boolean_expressions' flexible filter;
   for TruthfulQA, ``truthfulqa_gen``'s ``bleu_acc`` (it also reads the incorrect answers,
-  which the others are not given). lighteval's extractive match is not run: lighteval
-  cannot share the project's environment (it pins an older latex2sympy2_extended than
-  answerx's math-verify 0.9; the Makefile gives it a venv of its own, ``.venv-lighteval``).
+  which the others are not given);
+* ``lighteval``    — lighteval's extractive match with the settings of its closest task
+  (gsm8k, math_500, gpqa), for numbers, math and multiple choice: lighteval cannot share
+  the project's environment (it pins an older latex2sympy2_extended than answerx's
+  math-verify 0.9), so ``bench/lighteval_peer.py`` runs in the Python of ``--lighteval``
+  (default: the Makefile's ``.venv-lighteval``, when it is built) and hands back only its
+  verdicts; without it the column is left out and the report says so.
 
 ``--half tune`` (default ``check``): tune on ``tune``; ``check`` is read only in aggregate —
 this script prints no item of it. ``--show N`` prints N disagreements of answerx (tune only).
 
     python bench/external.py --half check
+    python bench/external.py --half check --lighteval /path/to/.venv-lighteval/bin/python
     python bench/external.py --half tune --source theoremqa --show 20
 """
 
@@ -36,7 +41,9 @@ import json
 import logging
 import os
 import re
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -244,6 +251,39 @@ def _lm_eval(every: list[Item]) -> dict[str, Method]:
     return methods
 
 
+# --------------------------------------------------------------------------- lighteval
+_ROOT = Path(__file__).resolve().parent.parent
+_OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "DO_NOT_TRACK": "1",
+}
+
+
+def _lighteval(python: str, half: str, source: str | None) -> Method | str:
+    """lighteval's verdicts, from ``bench/lighteval_peer.py`` run by ``python`` (lighteval
+    has an environment of its own); or why there are none."""
+    if not Path(python).is_file():
+        return f"no lighteval environment at {python}: make .venv-lighteval/.installed"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "verdicts.json"
+        command = [python, str(_ROOT / "bench" / "lighteval_peer.py"), "--half", half]
+        command += ["--out", str(out)] + (["--source", source] if source else [])
+        # Its output is dropped unread: lighteval may print what it fails on. Offline: any
+        # download lighteval tries at import fails at once (as in make test-integrations).
+        done = subprocess.run(command, capture_output=True, check=False, env=os.environ | _OFFLINE)
+        if done.returncode != 0 or not out.is_file():
+            return f"bench/lighteval_peer.py exited with {done.returncode}"
+        verdicts: dict[str, bool] = json.loads(out.read_text(encoding="utf-8"))
+
+    def run(item: Item) -> bool | None:
+        return verdicts.get(item["id"])
+
+    return run
+
+
 # --------------------------------------------------------------------------- report
 class Tally:
     """Agreement with the label, false accepts and false rejects of one method."""
@@ -269,6 +309,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=("tune", "check"), default="check")
     parser.add_argument("--source", help="one source folder only (e.g. theoremqa)")
     parser.add_argument("--show", type=int, default=0, help="print N answerx disagreements (tune)")
+    parser.add_argument(
+        "--lighteval",
+        metavar="PYTHON",
+        default=str(_ROOT / ".venv-lighteval" / "bin" / "python"),
+        help="the Python of an environment with lighteval 0.13 (default: .venv-lighteval's)",
+    )
     args = parser.parse_args(argv)
     # math-verify and lm-eval log the text they fail on ("Timeout during parsing: <output>"):
     # the check halves are read in aggregate only, so no library may print an item.
@@ -292,10 +338,11 @@ def main(argv: list[str] | None = None) -> int:
         methods["math-verify"] = mv
     every = list(items(folder, args.half, args.source))
     methods.update(_lm_eval([item for _, item in every]))
-    # lighteval's extractive match is not run: lighteval cannot be installed beside
-    # answerx's math-verify 0.9 (it pins an older latex2sympy2_extended; the Makefile builds
-    # it a venv of its own, with torch, for the integration tests).
-    print("lighteval: not run (it cannot share this environment; see bench/README.md)\n")
+    lighteval = _lighteval(args.lighteval, args.half, args.source)
+    if isinstance(lighteval, str):
+        print(f"lighteval: not run ({lighteval})\n")
+    else:
+        methods["lighteval extractive-match"] = lighteval
 
     tallies: dict[tuple[str, str], dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
     shown = 0

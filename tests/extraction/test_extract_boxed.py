@@ -101,3 +101,25 @@ def test_boxed_letter_inside_display_math_for_multiple_choice() -> None:
     raw = "Only option C keeps the units consistent.\n\\[\\boxed{C}\\]"
     result = extract(raw, "multiple_choice")
     assert (result.answer, result.method) == ("C", "boxed")
+
+
+_BOX_PIECES = ("\\boxed", "\\fbox", "x", "_", "{", " ", "é", "\\")
+
+
+def test_box_markers_found_from_the_end_are_exactly_the_pattern_matches() -> None:
+    # The markers are found with rfind from the end (the usual last box is the answer, so
+    # the scan stops there) and must be the matches of the pattern they replaced, last
+    # first: every string of up to four pieces, whole and in windows (a window's end is
+    # the end of the text for the pattern's closing word boundary).
+    import re
+    from itertools import product
+
+    from answerx.extraction.latex import _box_markers
+
+    pattern = re.compile(r"\\(?:boxed|fbox)\b")
+    for n in range(1, 5):
+        for pieces in product(_BOX_PIECES, repeat=n):
+            text = "".join(pieces)
+            for lo, hi in ((0, len(text)), (1, len(text)), (0, len(text) - 1)):
+                expected = [m.start() for m in pattern.finditer(text, lo, hi)]
+                assert list(_box_markers(text, lo, hi)) == expected[::-1], (text, lo, hi)

@@ -145,10 +145,14 @@ def test_json_keys_found_from_the_end_are_exactly_the_key_pattern_matches(
             text = "".join(pieces)
             for lo, hi in ((0, len(text)), (1, len(text)), (0, len(text) - 1)):
                 expected = [m.span() for m in _JSON_KEY.finditer(text, lo, hi)]
-                assert _last_json_keys(text, lo, hi) == expected[::-1][:_MAX_TRIES], (text, lo, hi)
+                assert list(_last_json_keys(text, lo, hi)) == expected[::-1][:_MAX_TRIES], (
+                    text,
+                    lo,
+                    hi,
+                )
     many = '{"answer": 1}, the answer, ' * (_MAX_TRIES + 6)  # the last _MAX_TRIES keys count
     expected = [m.span() for m in _JSON_KEY.finditer(many)]
-    assert _last_json_keys(many, 0, len(many)) == expected[::-1][:_MAX_TRIES]
+    assert list(_last_json_keys(many, 0, len(many))) == expected[::-1][:_MAX_TRIES]
 
 
 def test_a_json_key_before_many_answer_words_is_still_found() -> None:

@@ -210,3 +210,37 @@ def test_the_answer_is_a_word_answer() -> None:
 def test_phrase_that_states_no_answer_is_skipped(raw: str, answer: str, method: str) -> None:
     result = extract(raw, "numeric")
     assert (result.answer, result.method) == (answer, method)
+
+
+_MARKER_PIECES = ("the answer is 4. ", "Answer: 5\n", "answer ", "#### 6\n", "x ", "final ")
+
+
+@pytest.mark.parametrize("limit", [1, 2, 24])
+def test_phrase_markers_read_lazily_from_the_end_are_the_last_markers_of_the_text(
+    limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The markers are found from the end and read one at a time (the usual last marker
+    # states the answer): they must be the last markers of the text, "####" lines and
+    # "answer" phrases merged, last first, as many as the limit allows.
+    from itertools import product
+
+    from answerx.extraction import rules
+
+    monkeypatch.setattr(rules, "_MAX_TRIES", limit)
+
+    def expected(text: str) -> list[tuple[int, int]]:
+        hashes = [m.span() for m in rules._GSM8K_MARK.finditer(text)]
+        phrases = []
+        for at in range(len(text)):
+            tail = rules._PHRASE_TAIL.match(text, at + 6) if text.startswith("answer", at) else None
+            if tail is not None:
+                phrases.append((at, tail.end()))
+        phrases = phrases[::-1][: max(0, 2 * limit - len(hashes))]
+        return sorted(hashes + phrases, reverse=True)[:limit]
+
+    for n in range(1, 5):
+        for pieces in product(_MARKER_PIECES, repeat=n):
+            text = "".join(pieces)
+            assert list(rules._phrase_markers(text, text.lower(), 0, len(text))) == expected(
+                text.lower()
+            ), text

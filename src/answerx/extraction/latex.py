@@ -48,7 +48,6 @@ def skip_forward(text: str, lo: int, hi: int, chars: str | None = None) -> int:
     return hi
 
 
-_BOX = re.compile(r"\\(?:boxed|fbox)\b")
 # `\boxed 5` (no braces): the argument is the next run of non-space characters.
 _BARE_ARG = re.compile(r"[ \t]+([^\s$\\{}]+)")
 
@@ -80,6 +79,26 @@ def match_brace(text: str, open_at: int, limit: int | None = None) -> int | None
     return None
 
 
+def _box_markers(text: str, start: int, stop: int) -> Iterator[int]:
+    """Where each ``\\boxed`` / ``\\fbox`` of ``text[start:stop]`` starts, last first:
+    the matches of the pattern ``\\\\(?:boxed|fbox)\\b``, found with ``str.rfind`` from
+    the end, so the usual output, whose last box is its answer, is not read to its start."""
+    boxed = text.rfind("\\boxed", start, stop)
+    fbox = text.rfind("\\fbox", start, stop)
+    while boxed != -1 or fbox != -1:
+        # A marker has one backslash, its first character: two never overlap, so the next
+        # search ends where this marker starts.
+        if boxed > fbox:
+            pos, after = boxed, boxed + 6
+            boxed = text.rfind("\\boxed", start, boxed)
+        else:
+            pos, after = fbox, fbox + 5
+            fbox = text.rfind("\\fbox", start, fbox)
+        # The pattern's closing ``\b``: not "\\boxedx" (``stop`` ends the text for it).
+        if after == stop or not (text[after].isalnum() or text[after] == "_"):
+            yield pos
+
+
 def find_boxes(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, int]]:
     """Complete ``\\boxed{…}`` / ``\\fbox{…}`` boxes in ``text[start:end]``, last first (lazily).
 
@@ -88,9 +107,8 @@ def find_boxes(text: str, start: int = 0, end: int | None = None) -> Iterator[tu
     can only close before that later box starts, so each stretch is scanned once.
     """
     stop = len(text) if end is None else end
-    starts = [m.start() for m in _BOX.finditer(text, start, stop)]
     limit = stop
-    for pos in reversed(starts):
+    for pos in _box_markers(text, start, stop):
         after = text.find("{", pos, min(pos + 8, limit))
         name_end = pos + (6 if text.startswith("\\boxed", pos) else 5)
         if after != -1 and text[name_end:after].strip() == "":

@@ -15,6 +15,7 @@ phrases (``choices.py``), other languages' markers (``languages.py``), short rep
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -223,8 +224,9 @@ def decode_json_string(body: str) -> str:
     return _JSON_ESCAPE.sub(one, body)
 
 
-def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """(start, end) of the last :data:`_JSON_KEY` matches in ``lower[lo:hi]``, last first.
+def _last_json_keys(lower: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of the last :data:`_JSON_KEY` matches in ``lower[lo:hi]``, last first
+    (lazily: the usual output's last key is its answer, and the scan stops there).
 
     Found from the end with ``rfind("answer")`` and checked around each hit: the
     same matches as ``_JSON_KEY.finditer`` (two keys can never overlap: a key's only
@@ -232,14 +234,14 @@ def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
     with a character class was most of a JSON output's extraction time. A text with
     many "answer"s that are no key is left to the regex after a few, so the worst
     case stays one scan at C speed."""
-    keys: list[tuple[int, int]] = []
+    keys = 0
     end = hi
     for _ in range(_MAX_KEY_PROBES):
-        if len(keys) >= _MAX_TRIES:
-            return keys
+        if keys >= _MAX_TRIES:
+            return
         at = lower.rfind("answer", lo, end)
         if at == -1:
-            return keys
+            return
         end = at  # "answer" cannot overlap itself: the next hit ends before this one
         quote = lower[at + 6 : at + 7]
         if at + 7 > hi or quote not in ('"', "'"):
@@ -256,14 +258,15 @@ def _last_json_keys(lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
             continue
         tail = _JSON_KEY_TAIL.match(lower, at + 7, hi)
         if tail is not None:
-            keys.append((start, tail.end()))
+            keys += 1
+            yield start, tail.end()
     # The keys whose "answer" starts before `end` (every hit from `end` on was checked).
     rest = [
         m.span()
         for m in _JSON_KEY.finditer(lower, lo, hi)
         if m.start() + (1 if lower.startswith("answer", m.start() + 1) else 7) < end
     ]
-    return (keys + rest[::-1])[:_MAX_TRIES]
+    yield from rest[::-1][: _MAX_TRIES - keys]
 
 
 _MAX_KEY_PROBES = 64
@@ -331,32 +334,45 @@ def _phrase_head(lower: str, lo: int, at: int) -> int:
     """Where the phrase before "answer" at ``at`` starts ("the final answer"), so that
     ``reasoning`` loses the whole phrase. (``endswith`` checks: a regex search
     here cost more than the rest of the rule.)"""
-    for words in (("**", "__"), ("final ", "correct ", "best "), ("the ", "my ", "our ")):
-        for word in words:
-            if lower.endswith(word, lo, at):
-                at -= len(word)
-                break
+    for words in _HEAD_WORDS:
+        if lower.endswith(words, lo, at):  # one call for the group: most have no such word
+            for word in words:
+                if lower.endswith(word, lo, at):
+                    at -= len(word)
+                    break
     return at
 
 
-def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """(marker position, answer start) of the last phrase markers, last first."""
-    markers: list[tuple[int, int]] = []
+_HEAD_WORDS = (("**", "__"), ("final ", "correct ", "best "), ("the ", "my ", "our "))
+
+
+def _phrase_markers(text: str, lower: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """(marker position, answer start) of the last phrase markers, last first (lazily:
+    the last marker usually states the answer, and the text before it is never read)."""
+    hashes = []
     if "#" in text and "####" in text:  # "#": one memchr, cheaper than the scan
-        markers.extend((m.start(), m.end()) for m in _GSM8K_MARK.finditer(text, lo, hi))
+        hashes = [(m.start(), m.end()) for m in _GSM8K_MARK.finditer(text, lo, hi)]
+    # At most _MAX_TRIES * 2 markers of both kinds are read, the "####" ones first.
+    markers = _answer_markers(lower, lo, hi, _MAX_TRIES * 2 - len(hashes))
+    if hashes:
+        markers = heapq.merge(reversed(hashes), markers, reverse=True)
+    return islice(markers, _MAX_TRIES)
+
+
+def _answer_markers(lower: str, lo: int, hi: int, limit: int) -> Iterator[tuple[int, int]]:
+    """The last ``limit`` "answer" phrase markers ("the answer is", "Answer:"), last first."""
     end = hi
-    while len(markers) < _MAX_TRIES * 2:
+    while limit > 0:
         at = lower.rfind("answer", lo, end)
         if at == -1:
-            break
+            return
         end = at
         tail = _PHRASE_TAIL.match(lower, at + 6, hi) or _PHRASE_TO.match(lower, at + 6, hi)
         if tail is None and not _BRACKET_OR_DASH.isdisjoint(lower[at + 6 : at + 10]):
             tail = _BRACKET_TAIL.match(lower, at + 6, hi)
         if tail is not None:
-            markers.append((at, tail.end()))
-    markers.sort(reverse=True)
-    return markers[:_MAX_TRIES]
+            limit -= 1
+            yield at, tail.end()
 
 
 def final_answer_phrase(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
