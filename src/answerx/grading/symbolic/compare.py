@@ -29,6 +29,8 @@ Outcome = tuple[bool, How] | None
 
 def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
     """Whether ``answer`` states ``gold``, and the shape that decided; None: cannot tell."""
+    if answer[0] == "named" or gold[0] == "named":
+        return _named_values(answer, gold)
     if answer[0] == "words":  # "No solution" against a number
         return (False, "symbolic_fast") if is_constant(gold) else None
     if gold[0] == "words":
@@ -117,6 +119,15 @@ def _one_against_many(answer: Shape, gold: Shape) -> Outcome:
     if gold[0] == "coll" and gold[1]:
         return _named(_in_order(mine, theirs), "symbolic_tuple")
     return _named(_as_sets(mine, theirs), "symbolic_set")
+
+
+def _named_values(answer: Shape, gold: Shape) -> Outcome:
+    # x = 1, y = -2, z = 3 against [-1, 3, 1]: math-verify compares the value of each
+    # equation with the gold's values (in order against a tuple), as for a list of values.
+    # Against equations (a = 7, b = 3) it compares names too: left to it.
+    if answer[0] != "named" or gold[0] not in ("scalar", "coll", "pair", "intervals"):
+        return None
+    return compare_shapes(("coll", False, answer[1]), gold)
 
 
 def _named(same: bool | None, how: How) -> Outcome:
