@@ -39,6 +39,12 @@ def test_one_value_in_prose_is_never_several_distinct_values() -> None:
     assert decide("No solution", r"\{1, 2\}") == (False, "symbolic_set")
 
 
+def test_fewer_values_than_the_gold_holds_are_never_the_gold() -> None:
+    # three values at most (two separators) against four: math-verify compares them in order
+    assert decide("N8, N12, N3", "[7, 8, 10, 14]") == (False, "symbolic_tuple")
+    assert decide("N8, N12, N3, N4", "[7, 8, 10, 14]") is None  # four: may be the gold
+
+
 def test_values_in_prose_are_never_a_range_with_a_closed_end() -> None:
     assert decide("the eigenvalues of matrix A are 3, 4, and 2", "[2, 6]") == (
         False,
@@ -48,6 +54,7 @@ def test_values_in_prose_are_never_a_range_with_a_closed_end() -> None:
         False,
         "symbolic_interval",
     )
+    assert decide("an empty list, []", "[-1.78, 0.28]") == (False, "symbolic_interval")
 
 
 def test_prose_that_math_verify_could_read_as_the_gold_is_left_to_it() -> None:
@@ -84,7 +91,8 @@ _ANSWERS = [
     "4 or 5 or 7", "1 \\pm 2", "the kernel is {0}", "the kernel of f, K_f, is {0}",
     "0.0259 and 0.00505", "3 apples", "2 meters", "element 0 and 1", "the values 1, 0",
     "0 and 1 hold", "all x with x > 2", r"N \to \infty", "x is 2 and y is 6", "p = 1/4",
-    "approximately 0.26 and 0.005", "n = 3 or n = 1",
+    "approximately 0.26 and 0.005", "n = 3 or n = 1", "N8, N12, N3, N4", "an empty list, []",
+    "1, 2]", "[1, 2", "x, [2]", "f(x), g(x)", "[a and b]", "values 2 and 6 (both)",
 ]  # fmt: skip
 _GOLDS = [
     "[4, 5, 7, 11, 19]", "[7, 8, 10, 14]", "[2, 6]", "[3, 1]", "[1, -1]", "[-1, 3, 1]",

@@ -32,21 +32,30 @@ __all__ = ["several_against_one"]
 # Where math-verify's LaTeX search starts somewhere else than the whole text.
 _OWN_DELIMITERS: Final = re.compile(r"\$|\\boxed|\\fbox|\\\(|\\\[")
 
-# Marks from which math-verify can build more than one value: separators (latex2sympy's
-# normalisation turns "and" and "or" into commas), sets and matrices, ± and unions, lines.
-_SEVERAL: Final = re.compile(
-    r"[,;&\n±∓∪∩∅ℝ]|\\\\|(?<![A-Za-z])(?:and|or)(?![A-Za-z])"
+# Separators: latex2sympy's normalisation turns "and" and "or" into commas. Each one may
+# start one more value, so a text with k of them holds k + 1 values at most.
+_SEPARATOR: Final = re.compile(r"[,;]|(?<![A-Za-z])(?:and|or)(?![A-Za-z])", re.IGNORECASE)
+
+# Marks from which math-verify can build values of a number no count of separators bounds:
+# sets, matrices and tables, ± and unions, lines, ellipses.
+_UNBOUNDED: Final = re.compile(
+    r"[&\n±∓∪∩∅ℝ…]|\\\\|\.\.\."
     r"|\\(?:pm|mp|cup|cap|setminus|begin|mathbb|emptyset|varnothing|quad|qquad|\{|lbrace"
-    r"|land|lor|wedge|vee)(?![A-Za-z])",
-    re.IGNORECASE,
+    r"|land|lor|wedge|vee|ldots|cdots|dots)(?![A-Za-z])"
 )
 
 # Marks from which math-verify can build a range of reals (or a relation, read as one):
-# brackets, infinity, the reals, unions, relations, membership, set-builder bars.
+# infinity, the reals, unions, relations, membership, set-builder bars; brackets too, but
+# only with a separator between their ends ("[]" or "f(x)" is no interval).
 _RANGE: Final = re.compile(
-    r"[\[\]<>≤≥≠∞∈∪ℝ|]|\boo\b"
-    r"|\\(?:infty|mathbb|cup|le|leq|ge|geq|lt|gt|ne|neq|in|mid|lbrack|rbrack|\{|lbrace"
+    r"[<>≤≥≠∞∈∪ℝ|]|\boo\b"
+    r"|\\(?:infty|mathbb|cup|le|leq|ge|geq|lt|gt|ne|neq|in|mid|\{|lbrace"
     r"|setminus|R|Reals)(?![A-Za-z])"
+)
+_BRACKETED_PAIR: Final = re.compile(
+    r"(?:[(\[]|\\(?:left|lbrack)(?![A-Za-z])).*?(?:" + _SEPARATOR.pattern + r").*?"
+    r"(?:[)\]]|\\(?:right|rbrack)(?![A-Za-z]))",
+    re.IGNORECASE | re.DOTALL,
 )
 
 # A gold that is a relation or a membership ("x \\in [1, 2]", "y = 1, 2"): math-verify
@@ -61,17 +70,37 @@ def several_against_one(answer: str, gold: str, shape: Shape) -> tuple[bool, How
     holds no interval; None when that is not sure (math-verify decides)."""
     if _OWN_DELIMITERS.search(answer) or _OWN_DELIMITERS.search(gold) or _RELATION.search(gold):
         return None
-    how = _several_distinct(shape)
-    if how is not None and not _SEVERAL.search(answer):
-        return False, how
-    if _closed_range(shape) and not _RANGE.search(answer) and not _paired(answer):
+    several = _several_distinct(shape)
+    if several is not None and several[0] > _most_values(answer):
+        return False, several[1]
+    if _closed_range(shape) and not _may_be_range(answer):
         return False, "symbolic_interval"
     return None
 
 
-def _several_distinct(shape: Shape) -> How | None:
-    """How a gold of two or more distinct plain numbers compares (a pair, a tuple, a set);
-    None for any other gold. Distinct: ``\\{2, 2\\}`` is the set ``\\{2\\}``, one value."""
+def _most_values(answer: str) -> float:
+    """How many values math-verify can read in ``answer`` at most: one more than its
+    separators (its LaTeX reading splits there; where that reading fails, it takes one
+    number), unbounded where the text has a set, matrix, ± or ellipsis."""
+    if _UNBOUNDED.search(answer):
+        return float("inf")
+    return 1 + len(_SEPARATOR.findall(answer))
+
+
+def _may_be_range(answer: str) -> bool:
+    """Whether math-verify may read ``answer`` as a range of reals: it has interval
+    notation, or brackets with a separator between (``(a, b)``, ``[a and b]``)."""
+    if _RANGE.search(answer) or _BRACKETED_PAIR.search(answer):
+        return True
+    # "1, 2]" or "[1, 2": what math-verify makes of a bracket left open is not sure
+    opened = sum(answer.count(c) for c in "([")
+    return opened != sum(answer.count(c) for c in ")]") and bool(_SEPARATOR.search(answer))
+
+
+def _several_distinct(shape: Shape) -> tuple[int, How] | None:
+    """How many values a gold of two or more distinct plain numbers holds (a pair, a tuple,
+    a set) and how it compares; None for any other gold. Distinct: ``\\{2, 2\\}`` is the
+    set ``\\{2\\}``, one value."""
     if shape[0] == "pair":
         values = [plain_number(shape[1]), plain_number(shape[2])]
         how: How = "symbolic_tuple"
@@ -82,7 +111,7 @@ def _several_distinct(shape: Shape) -> How | None:
         return None
     if len(values) < 2 or any(v is None for v in values) or len(set(values)) < len(values):
         return None
-    return how
+    return len(values), how
 
 
 def _closed_range(shape: Shape) -> bool:
@@ -95,8 +124,3 @@ def _closed_range(shape: Shape) -> bool:
         if a is None or b is None or not a < b or not (low_closed or high_closed):
             return False
     return True
-
-
-def _paired(answer: str) -> bool:
-    # "(a, b)" is an open interval to math-verify: a comma and a parenthesis, not sure.
-    return "(" in answer and "," in answer
