@@ -186,6 +186,10 @@ def _bracket(node: Node) -> Shape:
     if opening == "[" and closing == "]" and _descending(low, high):
         # [8, 4] is no interval: math-verify reads it as the pair (8, 4), as it reads (8, 4).
         return ("pair", low, high)
+    if opening == "[" and closing == "]" and low == high and plain_number(low) is not None:
+        # [1, 1] (both ends written alike) is the point 1: math-verify reads the set {1}, as
+        # it reads \{1\} ([1/2, 0.5] it keeps an interval: the ends are not written alike).
+        return ("coll", False, [("scalar", low)])
     return ("intervals", None, [(low, opening == "[", high, closing == "]")])
 
 
