@@ -49,8 +49,8 @@ _UNBOUNDED: Final = re.compile(
 # only with a separator between their ends ("[]" or "f(x)" is no interval).
 _RANGE: Final = re.compile(
     r"[<>≤≥≠∞∈∪ℝ|]|\boo\b"
-    r"|\\(?:infty|mathbb|cup|le|leq|ge|geq|lt|gt|ne|neq|in|mid|\{|lbrace"
-    r"|setminus|R|Reals)(?![A-Za-z])"
+    r"|\\(?:infty|mathbb|cup|le|leq|ge|geq|lt|gt|ne|neq|in|mid|\{|lbrace|approx|sim"
+    r"|setminus|subset|subseteq|supset|supseteq|R|Reals)(?![A-Za-z])"
 )
 _BRACKETED_PAIR: Final = re.compile(
     r"(?:[(\[]|\\(?:left|lbrack)(?![A-Za-z])).*?(?:" + _SEPARATOR.pattern + r").*?"
