@@ -29,7 +29,11 @@ Outcome = tuple[bool, How] | None
 
 def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
     """Whether ``answer`` states ``gold``, and the shape that decided; None: cannot tell."""
+    if answer[0] == "named" or gold[0] == "named":
+        return _named_values(answer, gold)
     if answer[0] == "words":  # "No solution" against a number
+        if gold[0] == "coll" and len(gold[2]) == 1:  # or against the set of one, [2, 2]
+            return compare_shapes(answer, gold[2][0])
         return (False, "symbolic_fast") if is_constant(gold) else None
     if gold[0] == "words":
         return None
@@ -40,8 +44,11 @@ def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
         return _named(same_value(answer[1], gold[1]), "symbolic_fast")
     if kinds == ("coll", "coll"):
         if gold[1]:  # the gold is a tuple: order matters
+            repeats = False if answer[1] else _repeats(answer[2])
+            if repeats is not False:  # 1, 1, 1 is the set {1}: never a tuple of three
+                return None if repeats is None else (False, "symbolic_tuple")
             return _named(_in_order(answer[2], gold[2]), "symbolic_tuple")
-        return _named(_as_sets(answer[2], gold[2]), "symbolic_set")
+        return _named(_tuple_as_set(answer, gold[2]), "symbolic_set")
     if kinds == ("pair", "pair"):
         return _named(_elements_equal(answer, gold), "symbolic_tuple")
     if kinds == ("empty", "empty"):
@@ -57,7 +64,7 @@ def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
         return _named(same_intervals(answer, gold), "symbolic_interval")
     if set(kinds) == {"scalar", "intervals"} and _ranged(answer, gold):
         return False, "symbolic_interval"  # one number is no range of reals
-    if set(kinds) == {"coll", "pair"} and len((answer if answer[0] == "coll" else gold)[2]) >= 3:
+    if set(kinds) == {"coll", "pair"} and _at_least_three(answer if answer[0] == "coll" else gold):
         return False, "symbolic_tuple"  # three values or more are never the two of a pair
     if set(kinds) == {"coll", "intervals"} and _ranged(answer, gold):
         return False, "symbolic_interval"  # finitely many values are no range of reals
@@ -116,7 +123,42 @@ def _one_against_many(answer: Shape, gold: Shape) -> Outcome:
     theirs = gold[2] if gold[0] == "coll" else [gold]
     if gold[0] == "coll" and gold[1]:
         return _named(_in_order(mine, theirs), "symbolic_tuple")
+    if answer[0] == "coll":
+        return _named(_tuple_as_set(answer, theirs), "symbolic_set")
     return _named(_as_sets(mine, theirs), "symbolic_set")
+
+
+def _tuple_as_set(answer: Shape, gold: list[Shape]) -> bool | None:
+    # Against a set, math-verify keeps a tuple's length: (1, 1, 2) is not {1, 2} (a set's
+    # repeated members are one: 1, 1, 2 is).
+    if answer[1]:
+        repeats = _repeats(answer[2])
+        if repeats is not False:
+            return None if repeats is None else False
+    return _as_sets(answer[2], gold)
+
+
+def _repeats(elements: list[Shape]) -> bool | None:
+    """Whether some value is there twice; None: cannot tell."""
+    distinct = _distinct(elements)
+    return None if distinct is None else len(distinct) < len(elements)
+
+
+def _at_least_three(coll: Shape) -> bool:
+    # A tuple keeps its length; a set's repeated members are one (2, 1, 1 is {1, 2})
+    if coll[1]:
+        return len(coll[2]) >= 3
+    distinct = _distinct(coll[2])
+    return distinct is not None and len(distinct) >= 3
+
+
+def _named_values(answer: Shape, gold: Shape) -> Outcome:
+    # x = 1, y = -2, z = 3 against [-1, 3, 1]: math-verify compares the value of each
+    # equation with the gold's values (in order against a tuple), as for a list of values.
+    # Against equations (a = 7, b = 3) it compares names too: left to it.
+    if answer[0] != "named" or gold[0] not in ("scalar", "coll", "pair", "intervals"):
+        return None
+    return compare_shapes(("coll", False, answer[1]), gold)
 
 
 def _named(same: bool | None, how: How) -> Outcome:

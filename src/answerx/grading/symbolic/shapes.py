@@ -13,6 +13,8 @@ fast rung compares):
 - ``("eq", "assign", name, None, value)`` (``y = 2x + 1``),
   ``("eq", "func", name, variable, value)`` (``f(n) = n``) and
   ``("eq", "other", None, None, value)`` (``(25^2 + 12^2) = 625 + 144 = 769``: its last side);
+- ``("named", elements)``: ``x = 1, y = -2, z = 3``, distinct plain numbers given to
+  distinct names, compared as values with a gold of values only;
 - ``("empty",)``;
 - ``("words",)``: prose without a number in it (``No solution``), from :func:`words_only`.
 """
@@ -137,12 +139,27 @@ def _collection(items: list[Node], *, ordered: bool) -> Shape | None:
     # x = -1, x = 2: the values of x (not when the names differ: a = 7, b = 3 is a tuple)
     names = {e[2] for e in elements if e is not None and e[0] == "eq"}
     if names:
-        if len(names) > 1 or not all(e is not None and e[0] == "eq" for e in elements):
+        if not all(e is not None and e[0] == "eq" for e in elements):
             return None
+        if len(names) > 1:
+            return _named(elements)
         elements = [shape_of(e[4]) for e in elements if e is not None]
         if any(e is None or e[0] not in ("scalar", "pair") for e in elements):
             return None
     return ("coll", ordered, elements)
+
+
+def _named(elements: list[Shape | None]) -> Shape | None:
+    """``x = 1, y = -2, z = 3``: one distinct plain number for each of distinct names
+    (math-verify reads the list of equations, which it compares value by value with a
+    gold of values); anything else is left to math-verify."""
+    if len({e[2] for e in elements if e is not None}) < len(elements):
+        return None  # x = 1, y = 2, x = 3
+    values = [e[4] for e in elements if e is not None and e[1] == "assign"]
+    numbers = [plain_number(v) for v in values]
+    if len(values) < len(elements) or None in numbers or len(set(numbers)) < len(numbers):
+        return None
+    return ("named", [("scalar", v) for v in values])
 
 
 def _both_signs(item: Node) -> list[Node]:
@@ -169,6 +186,10 @@ def _bracket(node: Node) -> Shape:
     if opening == "[" and closing == "]" and _descending(low, high):
         # [8, 4] is no interval: math-verify reads it as the pair (8, 4), as it reads (8, 4).
         return ("pair", low, high)
+    if opening == "[" and closing == "]" and low == high and plain_number(low) is not None:
+        # [1, 1] (both ends written alike) is the point 1: math-verify reads the set {1}, as
+        # it reads \{1\} ([1/2, 0.5] it keeps an interval: the ends are not written alike).
+        return ("coll", False, [("scalar", low)])
     return ("intervals", None, [(low, opening == "[", high, closing == "]")])
 
 
