@@ -639,6 +639,7 @@ async def arun_experiment(
                 claims.stop()
             if counting is not None:
                 counting.cancel()
+                await asyncio.gather(counting, return_exceptions=True)
             # A joined run ends when its last item does: a worker that stops early leaves
             # it running for the others (and for a worker that joins later).
             if claims is None or status == "finished":

@@ -98,5 +98,12 @@ class RunCount:
         while True:
             await asyncio.sleep(COUNT_EVERY_S)
             before = self.value
-            if await asyncio.to_thread(self.refresh) != before:
+            reading = asyncio.ensure_future(asyncio.to_thread(self.refresh))
+            try:
+                await asyncio.shield(reading)
+            finally:
+                # Cancelled meanwhile (the run ends): the read in its thread ends before
+                # the store it reads can be closed.
+                await asyncio.wait({reading})
+            if self.value != before:
                 changed()
