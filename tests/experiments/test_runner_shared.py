@@ -129,11 +129,19 @@ def _judge_requests(fake: FakeProviderServer) -> list[RecordedRequest]:
     return [r for r in fake.chat_requests if r.model == JUDGE_MODEL]
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store the workers share: one SQLite file, or a database on the server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "team.db")
+    return str(request.getfixturevalue("postgres_url"))
+
+
 def test_three_workers_make_no_more_judge_calls_than_the_runs_budget_between_them(
-    fake_provider: FakeProviderServer, tmp_path: Path, postgres_url: str
+    fake_provider: FakeProviderServer, tmp_path: Path, shared_store: str
 ) -> None:
     fake_provider.set_default(_hedging_model)
-    config = load_config(_judged_config(tmp_path, fake_provider, postgres_url, max_calls=4))
+    config = load_config(_judged_config(tmp_path, fake_provider, shared_store, max_calls=4))
 
     summaries = _together(*[lambda: run_experiment(config, join=True)] * 3)
 
@@ -141,7 +149,7 @@ def test_three_workers_make_no_more_judge_calls_than_the_runs_budget_between_the
     assert len(_judge_requests(fake_provider)) == 4
     assert {s.run_id for s in summaries} == {summaries[0].run_id}
     assert sum(s.done for s in summaries) == 12
-    with ResultStore.open(postgres_url, "read") as store:
+    with ResultStore.open(shared_store, "read") as store:
         items = list(store.items(summaries[0].run_id))
         assert store.budget_spent(summaries[0].run_id, "judge")[0] == 4
     assert sum(i.how == "llm_judge" for i in items) == 4  # the other 8 were not asked
