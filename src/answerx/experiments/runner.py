@@ -475,9 +475,9 @@ def stored_config(run: RunRecord, db: str | Path) -> ExperimentConfig:
     """The configuration stored with ``run``, stored in ``db``: what ``answerx runs work``
     runs, so a worker needs no config file. Its store is ``db`` (the stored one names a
     server without its password); anything else that is not the run's own is refused."""
+    output = {**run.config.get("output", {}), "db": db}
     try:
-        config = ExperimentConfig.model_validate({**run.config, "output": {
-            **run.config.get("output", {}), "db": db}})  # fmt: skip
+        config = ExperimentConfig.model_validate({**run.config, "output": output})
     except ValueError as exc:
         raise ConfigError(
             f"run {run.run_id}: its stored configuration is not valid: {exc}"
