@@ -20,6 +20,7 @@ import pytest
 from runner_helpers import GoldModel, request_text, write_config
 from typer.testing import CliRunner
 
+from answerx.callinfo import CallInfo
 from answerx.cli import app
 from answerx.experiments.config import config_hash, load_config
 from answerx.experiments.progress import ExperimentProgress
@@ -227,3 +228,25 @@ def test_runs_work_refuses_a_run_whose_stored_configuration_is_not_its_own(
     assert result.exit_code != 0
     assert "does not give its config hash" in result.output
     assert not fake_provider.chat_requests
+
+
+def test_the_servers_cache_stores_no_piece_of_a_key_as_the_file_cache(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-proj-4fJ9xQ2mW6yZ0aK5hD2gU9iO4pS7tQ1vB8nL3cR"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    with ResultStore.open(postgres_url, "write"):
+        pass  # the tables, made by the store's migrations
+    cache = ServerResponseCache(postgres_url)
+    info = CallInfo(provider="openai", model="gpt-test", mode="tools", attempts=1)
+
+    cache.put("k1", f"Header was: Bearer {key}. The answer is 4.", info)
+
+    import psycopg  # the server's own view of the table (the postgres extra, as the store)
+
+    entry = cache.get("k1")
+    assert entry is not None and entry.payload == "Header was: Bearer ***. The answer is 4."
+    assert cache.get("k2") is None
+    with psycopg.connect(postgres_url) as db:
+        stored = db.execute("SELECT payload || info FROM responses").fetchone()
+    assert key[:12] not in stored[0]
