@@ -249,4 +249,4 @@ def test_the_servers_cache_stores_no_piece_of_a_key_as_the_file_cache(
     assert cache.get("k2") is None
     with psycopg.connect(postgres_url) as db:
         stored = db.execute("SELECT payload || info FROM responses").fetchone()
-    assert key[:12] not in stored[0]
+    assert stored is not None and key[:12] not in stored[0]
