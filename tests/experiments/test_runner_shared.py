@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from runner_helpers import GoldModel, request_text, write_config
@@ -27,6 +28,7 @@ from answerx.experiments.progress import ExperimentProgress
 from answerx.experiments.runner import RunSummary, run_experiment
 from answerx.experiments.store import ResultStore
 from answerx.experiments.store.responses import ServerResponseCache
+from answerx.experiments.store.url import display_url
 from answerx.testing import FakeProviderServer, RecordedRequest, Reply
 
 _KEY = "sk-test-shared-workers-key-0123"
@@ -250,3 +252,35 @@ def test_the_servers_cache_stores_no_piece_of_a_key_as_the_file_cache(
     with psycopg.connect(postgres_url) as db:
         stored = db.execute("SELECT payload || info FROM responses").fetchone()
     assert stored is not None and key[:12] not in stored[0]
+
+
+def test_runs_work_never_shows_the_stores_password(
+    fake_provider: FakeProviderServer, tmp_path: Path, postgres_url: str
+) -> None:
+    fake_provider.set_default(GoldModel())
+    config = load_config(_config(tmp_path, fake_provider, postgres_url))
+    with ResultStore.open(postgres_url, "write") as store:
+        run = store.join_run(config.name, config.model_dump(mode="json"), config_hash(config))
+    password = urlsplit(postgres_url).password
+    assert password
+
+    result = CliRunner().invoke(app, ["runs", "work", run.run_id, "--db", postgres_url])
+
+    assert result.exit_code == 0, result.output
+    assert display_url(postgres_url) in result.output  # the bar and the summary name it
+    assert password not in result.output
+
+
+def test_a_joined_run_never_shows_the_stores_password_either(
+    fake_provider: FakeProviderServer, tmp_path: Path, postgres_url: str
+) -> None:
+    fake_provider.set_default(GoldModel())
+    path = _config(tmp_path, fake_provider, postgres_url)
+    password = urlsplit(postgres_url).password
+    assert password
+
+    result = CliRunner().invoke(app, ["run", str(path), "--join", "--no-report"])
+
+    assert result.exit_code == 0, result.output
+    assert display_url(postgres_url) in result.output
+    assert password not in result.output

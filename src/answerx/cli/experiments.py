@@ -248,6 +248,7 @@ def run_command(
     from answerx.cli.run_display import ExperimentBar
     from answerx.experiments.config import load_config
     from answerx.experiments.runner import run_experiment
+    from answerx.experiments.store.url import display_store
 
     if report_dir is not None:
         note_deprecated("--report-dir", "--out-dir")
@@ -283,7 +284,8 @@ def run_command(
     started: list[str] = []  # the run's id, once the runner has created or resumed it
     with command_boundary():
         cfg = load_config(config, overrides)
-        bar = ExperimentBar(err, name=cfg.name, db=cfg.output.db, enabled=not quiet)
+        # Named as every message names a store: a server's URL without its password.
+        bar = ExperimentBar(err, name=cfg.name, db=display_store(cfg.output.db), enabled=not quiet)
         observers = _trackers(cfg.log_to)
         try:
             with bar:
@@ -360,6 +362,7 @@ def work_command(
     --join`), from the configuration stored with the run: no config file needed."""
     from answerx.cli.run_display import ExperimentBar
     from answerx.experiments.runner import run_experiment, stored_config
+    from answerx.experiments.store.url import display_store
 
     err = stderr()
     with command_boundary():
@@ -369,7 +372,7 @@ def work_command(
         cfg = stored_config(run, path)
         if concurrency is not None:
             cfg = cfg.model_copy(update={"concurrency": concurrency})
-        bar = ExperimentBar(err, name=cfg.name, db=path, enabled=not quiet)
+        bar = ExperimentBar(err, name=cfg.name, db=display_store(path), enabled=not quiet)
         with bar:
             try:
                 summary = run_experiment(
