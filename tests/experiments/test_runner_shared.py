@@ -113,7 +113,9 @@ def _hedging_model(request: RecordedRequest) -> Reply:
     return Reply.tool_call(answer, usage=(40, 10), delay=0.02)
 
 
-def _judged_config(tmp_path: Path, fake: FakeProviderServer, url: str, **judge: Any) -> Path:
+def _judged_config(
+    tmp_path: Path, fake: FakeProviderServer, url: str, *, judged: bool = True, **judge: Any
+) -> Path:
     data = tmp_path / "qa.jsonl"
     rows = [
         {"id": f"q{n}", "question": f"Who wrote the play Hamlet? (copy {n})",
@@ -124,7 +126,7 @@ def _judged_config(tmp_path: Path, fake: FakeProviderServer, url: str, **judge: 
     settings = {"provider": "openai", "model": JUDGE_MODEL, "base_url": fake.openai_base_url}
     return _config(
         tmp_path, fake, url, datasets=[{"path": str(data)}], approaches=["none"],
-        judge={**settings, **judge},
+        **({"judge": {**settings, **judge}} if judged else {}),
     )  # fmt: skip
 
 
@@ -287,3 +289,28 @@ def test_a_joined_run_never_shows_the_stores_password_either(
     assert result.exit_code == 0, result.output
     assert display_url(postgres_url) in result.output
     assert password not in result.output
+
+
+def test_runs_score_judge_on_a_servers_store_keeps_its_rulings_in_the_server(
+    fake_provider: FakeProviderServer,
+    tmp_path: Path,
+    postgres_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake_provider.set_default(_hedging_model)
+    # A run without a judge: its twelve unsure items are left to `runs score --judge`.
+    config = load_config(_judged_config(tmp_path, fake_provider, postgres_url, judged=False))
+    run_id = run_experiment(config, join=True).run_id
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_provider.openai_base_url)  # the judge's
+    (tmp_path / "machine-a").mkdir(exist_ok=True)
+    monkeypatch.chdir(tmp_path / "machine-a")  # where a file-beside-the-store cache would go
+    cached = len(ServerResponseCache(postgres_url))
+
+    result = CliRunner().invoke(
+        app, ["runs", "score", run_id, "--judge", f"openai/{JUDGE_MODEL}", "--db", postgres_url]
+    )
+
+    assert result.exit_code == 0, result.output
+    assert len(_judge_requests(fake_provider)) == 12, result.output
+    assert len(ServerResponseCache(postgres_url)) == cached + 12  # in the server
+    assert not list((tmp_path / "machine-a").rglob("cache.db"))  # not beside a "path"

@@ -555,7 +555,8 @@ def score_command(
         if judge is None:
             items = score_run(store, run.run_id)
         else:
-            with stored_run_judge(run, judge, db=store.path, max_calls=judge_max_calls) as (
+            where = existing_store(db)  # a server's URL with its password: the cache's
+            with stored_run_judge(run, judge, db=where, max_calls=judge_max_calls) as (
                 llm,
                 concurrency,
             ):
