@@ -81,9 +81,10 @@ def _items(run_id: str, count: int) -> Iterator[list[ItemRecord]]:
         yield batch
 
 
-def synthetic_run(path: Path, items: int) -> str:
-    """Store one finished run of ``items`` items at ``path``; returns its run id."""
-    with ResultStore(path) as store:
+def synthetic_run(path: Path | str, items: int) -> str:
+    """Store one finished run of ``items`` items at ``path`` (a file, or a server's URL);
+    returns its run id."""
+    with ResultStore.open(path, "write") as store:
         run = store.start_run("bench-viewer", {"approaches": list(APPROACHES)}, "0" * 64)
         for batch in _items(run.run_id, items):
             store.add_items(batch)

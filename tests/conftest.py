@@ -122,6 +122,7 @@ SLOW_TIERS: dict[str, str] = {
     "service/test_header_limits.py": "servers started to be fed broken headers",
     "batch/test_bounded_lines_and_forked_grading.py": "grading workers that overrun, killed",
     "experiments/test_store_health.py": "stores probed from other processes and users",
+    "experiments/test_runner_shared.py": "runs' workers as threads on a PostgreSQL server (2-3 s)",
     "reasoning/test_sandbox_view.py": "the sandbox's filesystem probed in namespaces",
     # Harnesses imported when the module is collected: a fast run does not even import them.
     "integrations/test_inspect_ai.py": "imports inspect-ai (15 s)",

@@ -1,4 +1,4 @@
-"""``answerx run`` and ``answerx runs list|show|export|delete|recover|score|report``.
+"""``answerx run`` and ``answerx runs list|show|export|delete|recover|score|report|work``.
 
 Thin layers over :mod:`answerx.experiments`; the library modules are imported
 inside the commands so that ``answerx --help`` stays fast.
@@ -39,7 +39,14 @@ from answerx.support.home import default_report_dir
 if TYPE_CHECKING:
     from answerx.experiments.store.browse import ItemQuery
 
-__all__ = ["report_command", "resume_command", "run_command", "runs_app", "score_command"]
+__all__ = [
+    "report_command",
+    "resume_command",
+    "run_command",
+    "runs_app",
+    "score_command",
+    "work_command",
+]
 
 
 def _store(db: str | Path | None, *, reading: bool = False) -> Any:
@@ -241,6 +248,7 @@ def run_command(
     from answerx.cli.run_display import ExperimentBar
     from answerx.experiments.config import load_config
     from answerx.experiments.runner import run_experiment
+    from answerx.experiments.store.url import display_store
 
     if report_dir is not None:
         note_deprecated("--report-dir", "--out-dir")
@@ -276,7 +284,8 @@ def run_command(
     started: list[str] = []  # the run's id, once the runner has created or resumed it
     with command_boundary():
         cfg = load_config(config, overrides)
-        bar = ExperimentBar(err, name=cfg.name, db=cfg.output.db, enabled=not quiet)
+        # Named as every message names a store: a server's URL without its password.
+        bar = ExperimentBar(err, name=cfg.name, db=display_store(cfg.output.db), enabled=not quiet)
         observers = _trackers(cfg.log_to)
         try:
             with bar:
@@ -298,19 +307,90 @@ def run_command(
             else:
                 err.print("[yellow]interrupted[/] before the run started: nothing was stored")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-        accuracy = f"{summary.correct}/{summary.scored}" if summary.scored else "n/a"
-        cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
-        err.print(
-            f"run [bold]{summary.run_id}[/] {summary.status}: {summary.done} answered"
-            f" ({summary.skipped} already done), {summary.errors} errors, correct {accuracy},"
-            f" cache hits {summary.cache_hits}, tokens {summary.input_tokens:,} in /"
-            f" {summary.output_tokens:,} out, cost {cost}, {summary.elapsed_s:.1f} s"
-            f" — stored in {escape(summary.db)}"
-        )
-        if summary.judge is not None:
-            err.print(_judge_line(summary.judge, summary.judge_stopped))
+        _summary_lines(summary)
         if report:
             _report(cfg.output.db, summary.run_id, out=cfg.output.report_dir)
+    if summary.errors:
+        raise typer.Exit(int(ExitCode.MALFORMED))
+
+
+def _summary_lines(summary: Any) -> None:
+    """How the run (a ``RunSummary``) went, on stderr: this process's share of it."""
+    accuracy = f"{summary.correct}/{summary.scored}" if summary.scored else "n/a"
+    cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
+    err = stderr()
+    err.print(
+        f"run [bold]{summary.run_id}[/] {summary.status}: {summary.done} answered"
+        f" ({summary.skipped} already done), {summary.errors} errors, correct {accuracy},"
+        f" cache hits {summary.cache_hits}, tokens {summary.input_tokens:,} in /"
+        f" {summary.output_tokens:,} out, cost {cost}, {summary.elapsed_s:.1f} s"
+        f" — stored in {escape(summary.db)}"
+    )
+    if summary.judge is not None:
+        err.print(_judge_line(summary.judge, summary.judge_stopped))
+
+
+def work_command(
+    run_id: Annotated[str, typer.Argument(help="The run to work on (an id or its prefix).")],
+    db: DbOption = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Items in flight at once in this worker.")
+    ] = None,
+    lease: Annotated[
+        float,
+        typer.Option(
+            "--lease",
+            min=1.0,
+            help="Seconds a worker holds an item before another may take it (renewed while "
+            "it lives; a killed worker's items pass on after this).",
+        ),
+    ] = 60.0,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out-dir",
+            help="Where the report and plots go (a folder per run in it).",
+            show_default="the run's output.report_dir",
+        ),
+    ] = None,
+    report: Annotated[
+        bool, typer.Option("--report/--no-report", help="Print and write the report at the end.")
+    ] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Work on run RUN_ID with the other workers of its store (as `answerx run CONFIG
+    --join`), from the configuration stored with the run: no config file needed."""
+    from answerx.cli.run_display import ExperimentBar
+    from answerx.experiments.runner import run_experiment, stored_config
+    from answerx.experiments.store.url import display_store
+
+    err = stderr()
+    with command_boundary():
+        path = existing_store(db)
+        with _store(path, reading=True) as store:
+            run = store.get_run(run_id)
+        cfg = stored_config(run, path)
+        if concurrency is not None:
+            cfg = cfg.model_copy(update={"concurrency": concurrency})
+        bar = ExperimentBar(err, name=cfg.name, db=display_store(path), enabled=not quiet)
+        with bar:
+            try:
+                summary = run_experiment(
+                    cfg,
+                    work_on=run.run_id,
+                    on_progress=bar,
+                    lease_s=lease,
+                    observers=_trackers(cfg.log_to),
+                )
+            except KeyboardInterrupt:
+                err.print(
+                    f"[yellow]interrupted:[/] run {run.run_id}: every finished item is stored;"
+                    " the other workers go on, and `answerx runs work` joins it again"
+                )
+                raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        _summary_lines(summary)
+        if report:
+            _report(path, summary.run_id, out=out_dir or cfg.output.report_dir)
     if summary.errors:
         raise typer.Exit(int(ExitCode.MALFORMED))
 
@@ -475,7 +555,8 @@ def score_command(
         if judge is None:
             items = score_run(store, run.run_id)
         else:
-            with stored_run_judge(run, judge, db=store.path, max_calls=judge_max_calls) as (
+            where = existing_store(db)  # a server's URL with its password: the cache's
+            with stored_run_judge(run, judge, db=where, max_calls=judge_max_calls) as (
                 llm,
                 concurrency,
             ):
@@ -643,6 +724,7 @@ def runs_recover(
 
 
 runs_app.command("score")(score_command)
+runs_app.command("work")(work_command)
 runs_app.command("report")(report_command)
 
 # `answerx runs view` lives in its own module (the web viewer's command line).

@@ -7,7 +7,9 @@ served three times.
 
 The cache is its own SQLite file (``cache.db`` beside the results database):
 results and cache have different lifetimes (deleting a run keeps the cache;
-``--no-cache`` or deleting the file resets it).
+``--no-cache`` or deleting the file resets it). A store on a PostgreSQL server keeps
+its cache in the server instead, shared by every worker of a run
+(:mod:`answerx.experiments.store.responses`, the same keys and redaction).
 
 What is stored passes the key redactor first, as the results store's records do
 (:mod:`answerx.redactor`): a provider that echoes a key (or a piece of one) into its
@@ -99,10 +101,7 @@ class ResponseCache:
 
     def get(self, key: str) -> CacheEntry | None:
         """The stored call of ``key``, or None."""
-        with self._guard():
-            row = self._conn.execute(
-                "SELECT payload, info FROM responses WHERE key = ?", (key,)
-            ).fetchone()
+        row = self._read(key)
         if row is None:
             return None
         try:
@@ -114,10 +113,22 @@ class ResponseCache:
         """Store (or replace) the call of ``key``; no run of 8+ characters of a configured
         key is stored, in the reply or in its CallInfo."""
         document = redact_keys_deep(info.model_dump(mode="json"))
+        self._write(key, _redacted(payload), json.dumps(document, ensure_ascii=False))
+
+    # Where the rows live: this file; a store on a server keeps them in its own table
+    # (answerx.experiments.store.responses), the key and the redaction above unchanged.
+    def _read(self, key: str) -> tuple[str, str] | None:
+        with self._guard():
+            row = self._conn.execute(
+                "SELECT payload, info FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def _write(self, key: str, payload: str, info: str) -> None:
         with self._guard():
             self._conn.execute(
                 "INSERT OR REPLACE INTO responses (key, payload, info) VALUES (?, ?, ?)",
-                (key, _redacted(payload), json.dumps(document, ensure_ascii=False)),
+                (key, payload, info),
             )
 
     def __len__(self) -> int:

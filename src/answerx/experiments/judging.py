@@ -20,6 +20,7 @@ the calls its earlier sessions already made.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +35,10 @@ from answerx.experiments.calls import ProviderLimits, RunClientManager
 from answerx.experiments.config import JUDGE_LIMIT_KEYS, JudgeConfig, TargetSpec
 from answerx.experiments.records import ItemRecord, RunRecord
 from answerx.experiments.scoring import stored_ruling
+from answerx.experiments.store.responses import cache_for
+from answerx.experiments.store.url import is_store_url
 from answerx.judge import JudgeSpec, LLMJudge, cache_location, open_judge
+from answerx.judge.cache import JUDGE_CACHE_ENV
 from answerx.structured.prices import PriceTable
 
 __all__ = [
@@ -150,7 +154,12 @@ def stored_run_judge(
     nothing. Its budget (``max_calls``, the run's ``max_cost_usd``) is this scoring's."""
     spec = stored_run_config_judge(run, target, max_calls=max_calls)
     where = None if run.config.get("cache", True) else "off"
-    cache = judge_cache(judge_spec(spec, cache=where, results_db=Path(db)))
+    cache: ResponseCache | None
+    if is_store_url(db) and where is None and not os.environ.get(JUDGE_CACHE_ENV, "").strip():
+        cache = cache_for(str(db))  # a server's store keeps the run's cache in the server
+    else:
+        results_db = None if is_store_url(db) else Path(db)
+        cache = judge_cache(judge_spec(spec, cache=where, results_db=results_db))
     try:
         prompt_dir = run.config.get("prompt_dir")
         yield judge_for_scoring(spec, cache=cache, prompt_dir=prompt_dir), spec.concurrency

@@ -30,11 +30,16 @@ class ExperimentProgress:
     cost_usd: float | None
     """None when unknown (a model without a price), never a made-up $0."""
     elapsed_s: float
+    run_finished: int | None = None
+    """A run many workers share (``answerx run --join``, ``answerx runs work``): answers
+    every worker has stored, earlier sessions' included, as last read from the store;
+    None for a run of one worker."""
 
     @property
     def finished(self) -> int:
-        """Answers stored, out of :attr:`total`."""
-        return self.skipped + self.done
+        """Answers stored, out of :attr:`total`: the whole run's when workers share it."""
+        own = self.skipped + self.done
+        return own if self.run_finished is None else max(own, self.run_finished)
 
 
 #: What ``run_experiment(on_progress=...)`` calls.

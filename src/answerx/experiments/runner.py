@@ -58,6 +58,7 @@ from answerx.experiments.judging import charge_earlier_rulings, judge_for_run
 from answerx.experiments.observers import RunObserver
 from answerx.experiments.progress import ExperimentProgress, ExperimentProgressCallback
 from answerx.experiments.records import ItemKey, ItemRecord, RunRecord, RunStatus, calls_json
+from answerx.experiments.runner_shared import RunCount, SharedBudget
 from answerx.experiments.scoring import (
     judge_request_for,
     rules_verdict,
@@ -65,6 +66,7 @@ from answerx.experiments.scoring import (
     verdict_fields,
 )
 from answerx.experiments.store import ResultStore
+from answerx.experiments.store.responses import cache_for
 from answerx.experiments.store.url import display_store
 from answerx.extraction.models import Extraction
 from answerx.grading import JudgeRuling, Verdict
@@ -77,9 +79,16 @@ from answerx.reasoning.response import ApproachName, Strategy
 from answerx.redactor import describe_failure
 from answerx.retrieval import Bm25sIndex, Index, Retriever, bundled_index, open_index
 from answerx.structured.prices import PriceTable, cost, load_prices, price_of
-from answerx.support.home import answerx_home
 
-__all__ = ["RunSummary", "Unit", "arun_experiment", "plan_units", "run_experiment", "span_in"]
+__all__ = [
+    "RunSummary",
+    "Unit",
+    "arun_experiment",
+    "plan_units",
+    "run_experiment",
+    "span_in",
+    "stored_config",
+]
 
 #: How long a worker of a joined run holds an item before another may take it; renewed
 #: every third of it while the worker lives, so only a dead worker's items pass on.
@@ -198,7 +207,9 @@ class _Totals:
             return None
         return self.cost_usd
 
-    def progress(self, run_id: str, total: int, skipped: int) -> ExperimentProgress:
+    def progress(
+        self, run_id: str, total: int, skipped: int, run_finished: int | None = None
+    ) -> ExperimentProgress:
         return ExperimentProgress(
             run_id=run_id,
             total=total,
@@ -209,6 +220,7 @@ class _Totals:
             output_tokens=self.output_tokens,
             cost_usd=self.cost,
             elapsed_s=time.perf_counter() - self.started,
+            run_finished=run_finished,
         )
 
 
@@ -428,12 +440,6 @@ class _Run:
         return cost(target.provider, target.model, input_tokens, output_tokens, prices=self.prices)
 
 
-def _cache_path(db: Path | str) -> Path:
-    """The response cache of a run stored in ``db``: beside a file store; for a server's
-    store (a URL), in ``$ANSWERX_HOME``, this machine's."""
-    return answerx_home() / "cache.db" if isinstance(db, str) else db.with_name("cache.db")
-
-
 def span_in(text: str, found: Extraction) -> tuple[int, int] | None:
     """Where ``found``'s candidate sits in ``text``, the response's text: the extraction
     read one reply, and a multi-step approach's text joins its replies, each stripped,
@@ -463,6 +469,36 @@ def provider_limits(config: ExperimentConfig, provider: str) -> ProviderLimits:
         requests_per_minute=rate.requests_per_minute if rate else None,
         tokens_per_minute=rate.tokens_per_minute if rate else None,
     )
+
+
+def stored_config(run: RunRecord, db: str | Path) -> ExperimentConfig:
+    """The configuration stored with ``run``, stored in ``db``: what ``answerx runs work``
+    runs, so a worker needs no config file. Its store is ``db`` (the stored one names a
+    server without its password); anything else that is not the run's own is refused."""
+    output = {**run.config.get("output", {}), "db": db}
+    try:
+        config = ExperimentConfig.model_validate({**run.config, "output": output})
+    except ValueError as exc:
+        raise ConfigError(
+            f"run {run.run_id}: its stored configuration is not valid: {exc}"
+        ) from None
+    if config_hash(config) != run.config_hash:
+        raise ConfigError(
+            f"run {run.run_id}: its stored configuration does not give its config hash (made "
+            "by another answerx version?): start workers with `answerx run CONFIG --join`"
+        )
+    return config
+
+
+def _join_by_id(store: ResultStore, run_id: str, digest: str) -> RunRecord:
+    """Join run ``run_id`` (``answerx runs work``), which must be of this configuration."""
+    run = store.get_run(run_id)
+    if run.config_hash != digest:
+        raise ConfigError(
+            f"run {run.run_id} was made with a different configuration: `answerx runs work`"
+            " works on it with the configuration stored with it"
+        )
+    return store.join_run_id(run.run_id)
 
 
 def _resolve_resume(store: ResultStore, resume: str, digest: str) -> RunRecord:
@@ -512,6 +548,7 @@ async def arun_experiment(
     on_start: Callable[[RunRecord], None] | None = None,
     on_progress: ExperimentProgressCallback | None = None,
     join: bool = False,
+    work_on: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
     observers: Sequence[RunObserver] = (),
 ) -> RunSummary:
@@ -534,7 +571,9 @@ async def arun_experiment(
             store = resources.enter_context(ResultStore.open(config.output.db, "write"))
         cache = None
         if config.cache:
-            cache = ResponseCache(_cache_path(config.output.db))
+            # Where the store is: beside its file, or in its server, where every worker
+            # of a shared run reuses what another was answered.
+            cache = cache_for(config.output.db)
             resources.callback(cache.close)
         # Opened before the run is recorded: an unreadable index stops it with nothing stored.
         retriever = open_retriever(config, resources)
@@ -554,13 +593,21 @@ async def arun_experiment(
             record = _resolve_resume(store, resume, digest)
             if judge is not None:  # the judge's budget is the run's, not this session's
                 charge_earlier_rulings(judge, store.items(record.run_id))
+        elif work_on is not None:
+            record = _join_by_id(store, work_on, digest)
         elif join:
             record = store.join_run(config.name, config.model_dump(mode="json"), digest)
         else:
             record = store.start_run(config.name, config.model_dump(mode="json"), digest)
+        shared = join or work_on is not None
+        if judge is not None and shared:  # the judge's caps are the run's, every worker's
+            if not resume:
+                charge_earlier_rulings(judge, store.items(record.run_id))
+            judge.budget = SharedBudget(judge.budget, store, record.run_id, "judge")
         if on_start is not None:
             on_start(record)
         done = store.done_keys(record.run_id)
+        count = RunCount(store, record.run_id, done) if shared else None
         total = count_units(config, items)
         # Counted against the plan, not len(done): a generator keeps a large run's memory flat.
         skipped = sum(u.key in done for u in plan_units(config, items)) if done else 0
@@ -569,16 +616,20 @@ async def arun_experiment(
             config, record, store, cache=cache, prices=prices, make_manager=make_manager,
             retriever=retriever, judge=judge, limits=limits,
         )  # fmt: skip
-        callbacks = _Callbacks(runner, total, skipped, on_item, on_progress, observers)
+        callbacks = _Callbacks(runner, total, skipped, on_item, on_progress, observers, count)
         callbacks.progress()
         for observer in observers:
             observer.run_started(record, callbacks.now())
         status: RunStatus = "failed"
-        claims = _Claims(store, record.run_id, lease_s) if join else None
+        claims = _Claims(store, record.run_id, lease_s) if shared else None
+        counting = None if count is None else asyncio.create_task(count.follow(callbacks.progress))
         try:
             await _work(runner, todo, config.concurrency, callbacks, claims)
             if claims is not None:  # then the items other workers took and left
                 await _work_left(runner, config, items, done, callbacks, claims)
+            if count is not None:  # the last progress shows the whole run, finished
+                await asyncio.to_thread(count.refresh)
+                callbacks.progress()
             status = "finished"
         except (asyncio.CancelledError, KeyboardInterrupt):
             status = "interrupted"
@@ -586,6 +637,9 @@ async def arun_experiment(
         finally:
             if claims is not None:
                 claims.stop()
+            if counting is not None:
+                counting.cancel()
+                await asyncio.gather(counting, return_exceptions=True)
             # A joined run ends when its last item does: a worker that stops early leaves
             # it running for the others (and for a worker that joins later).
             if claims is None or status == "finished":
@@ -631,9 +685,13 @@ class _Callbacks:
     on_item: Callable[[ItemRecord], None] | None
     on_progress: ExperimentProgressCallback | None
     observers: Sequence[RunObserver] = ()
+    count: RunCount | None = None  # a shared run's answers, every worker's
 
     def now(self) -> ExperimentProgress:
-        return self.runner.totals.progress(self.runner.run.run_id, self.total, self.skipped)
+        run_finished = None if self.count is None else self.count.value
+        return self.runner.totals.progress(
+            self.runner.run.run_id, self.total, self.skipped, run_finished
+        )
 
     def progress(self) -> None:
         if self.on_progress is not None:
@@ -737,6 +795,7 @@ def run_experiment(
     on_start: Callable[[RunRecord], None] | None = None,
     on_progress: ExperimentProgressCallback | None = None,
     join: bool = False,
+    work_on: str | None = None,
     lease_s: float = DEFAULT_LEASE_S,
     observers: Sequence[RunObserver] = (),
 ) -> RunSummary:
@@ -759,7 +818,12 @@ def run_experiment(
     and held for ``lease_s`` seconds, renewed while this process lives: a worker killed
     even with ``kill -9`` loses nothing (its items pass to another when the lease runs
     out), and no item is stored twice. The run is finished by the worker that sees its
-    last item stored.
+    last item stored. Workers share the response cache (in the store's server, or
+    beside its file), the judge's caps (counted in the store: they hold for the run) and
+    their progress (``on_progress`` counts every worker's answers).
+
+    ``work_on``: join the run with this id (``answerx runs work RUN_ID``) as ``join`` does;
+    ``config`` must be the run's own (:func:`stored_config`).
 
     >>> summary = run_experiment("config/experiments/demo.yaml")   # doctest: +SKIP
     >>> summary.run_id, summary.done, summary.correct               # doctest: +SKIP
@@ -778,6 +842,7 @@ def run_experiment(
                 on_start=on_start,
                 on_progress=on_progress,
                 join=join,
+                work_on=work_on,
                 lease_s=lease_s,
                 observers=observers,
             )

@@ -453,6 +453,82 @@ class ResultStore(BrowseQueries):
             ).fetchall()
         return {cast(ItemKey, tuple(row)) for row in rows}
 
+    def count_finished_claims(self, run_id: str) -> int:
+        """How many of the run's items workers have finished since the run was joined."""
+        with self._guard():
+            row = self._db.execute(
+                "SELECT count(*) FROM claims WHERE run_id = ? AND leased_until >= ?",
+                (run_id, FINISHED_LEASE),
+            ).fetchone()
+        return int(row[0])
+
+    def join_run_id(self, run_id: str) -> RunRecord:
+        """Join the run ``run_id`` (``answerx runs work``): as :meth:`join_run` does for the
+        run it picks, a run nobody works on is marked running again, its old claims cleared."""
+        run = self.get_run(run_id)
+        with self._guard(), self._transaction():
+            self._lock_runs()
+            status = self._db.execute(
+                "SELECT status FROM runs WHERE run_id = ?", (run.run_id,)
+            ).fetchone()[0]
+            if status != "running":
+                self._db.execute("DELETE FROM claims WHERE run_id = ?", (run.run_id,))
+                self._update_run(run.run_id, "running", None)
+        return self.get_run(run.run_id)
+
+    # --- a run's budgets, shared by its workers -----------------------------------------
+
+    def open_budget(self, run_id: str, name: str, calls: int, cost_usd: float) -> None:
+        """Make sure the run's budget ``name`` has its row, with at least ``calls`` and
+        ``cost_usd`` spent (what the run's stored items show it spent before)."""
+        with self._guard():
+            self._db.execute(
+                "INSERT INTO budgets (run_id, name, calls, cost_usd) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (run_id, name) DO UPDATE SET "
+                "calls = CASE WHEN excluded.calls > budgets.calls "
+                "THEN excluded.calls ELSE budgets.calls END, "
+                "cost_usd = CASE WHEN excluded.cost_usd > budgets.cost_usd "
+                "THEN excluded.cost_usd ELSE budgets.cost_usd END",
+                (run_id, name, calls, cost_usd),
+            )
+
+    def take_budget(
+        self, run_id: str, name: str, *, max_calls: int | None, max_cost_usd: float | None
+    ) -> bool:
+        """Count one more call of the run's budget ``name`` if its caps allow it: one
+        atomic UPDATE, so workers asking together never pass ``max_calls`` between them."""
+        caps = ""
+        params: list[Any] = [run_id, name]
+        if max_calls is not None:
+            caps += " AND calls < ?"
+            params.append(max_calls)
+        if max_cost_usd is not None:
+            caps += " AND cost_usd < ?"
+            params.append(max_cost_usd)
+        with self._guard():
+            cursor = self._db.execute(
+                f"UPDATE budgets SET calls = calls + 1 WHERE run_id = ? AND name = ?{caps}",
+                params,
+            )
+        return int(cursor.rowcount) > 0
+
+    def spend_budget(self, run_id: str, name: str, cost_usd: float) -> None:
+        """Add what a call of the run's budget ``name`` cost."""
+        with self._guard():
+            self._db.execute(
+                "UPDATE budgets SET cost_usd = cost_usd + ? WHERE run_id = ? AND name = ?",
+                (cost_usd, run_id, name),
+            )
+
+    def budget_spent(self, run_id: str, name: str) -> tuple[int, float]:
+        """(calls, cost in USD) the run has spent of its budget ``name``, every worker's."""
+        with self._guard():
+            row = self._db.execute(
+                "SELECT calls, cost_usd FROM budgets WHERE run_id = ? AND name = ?",
+                (run_id, name),
+            ).fetchone()
+        return (0, 0.0) if row is None else (int(row[0]), float(row[1]))
+
     def delete_run(self, run_id: str) -> int:
         """Delete a run and all its items; returns the number of items deleted."""
         run_id = self.get_run(run_id).run_id

@@ -42,7 +42,7 @@ from answerx.experiments.store.schema import MIGRATIONS, SCHEMA_VERSION
 from answerx.experiments.store.url import display_url, url_password
 from answerx.redactor import register_secret
 
-__all__ = ["PostgresStore", "postgres_ddl"]
+__all__ = ["PostgresStore", "postgres_ddl", "server_connection"]
 
 # One lock id for every answerx migration on a server (pg_advisory_xact_lock's key).
 _MIGRATION_LOCK = 0x616E7377  # "answ"
@@ -162,6 +162,20 @@ def _pool(url: str, read_only: bool) -> Any:
             pool.open(wait=False)
             _pools[(url, read_only)] = pool
     return pool
+
+
+@contextmanager
+def server_connection(url: str, error: Callable[[Exception], StoreError]) -> Iterator[Any]:
+    """A connection of the process's pool to ``url`` for a few statements (the store's SQL,
+    as :class:`PostgresStore` runs it), given back after; the server's failures raised as
+    ``error(exc)``."""
+    import psycopg
+
+    try:
+        with _pool(url, False).connection(timeout=_CONNECT_TIMEOUT_S) as connection:
+            yield _Connection(connection)
+    except (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction) as exc:
+        raise error(exc) from None  # the pool's PoolTimeout is an OperationalError too
 
 
 @atexit.register

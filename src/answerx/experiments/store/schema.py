@@ -202,6 +202,27 @@ CREATE TABLE claims (
 )
 """
 
+# What workers of one run share beyond its items. responses: the response cache of a
+# store on a server (experiments/cache.py's table and key; a file store keeps its own in
+# cache.db beside it, so this table stays empty there). budgets: what a run has spent of
+# each capped budget (the judge's), counted by every worker in one row, so a cap holds
+# for the run, not per worker; kept when a run is resumed (it is the run's spend).
+_M008 = """
+CREATE TABLE responses (
+    key        TEXT PRIMARY KEY,
+    payload    TEXT NOT NULL,
+    info       TEXT NOT NULL,
+    created_at TEXT DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE budgets (
+    run_id   TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    name     TEXT NOT NULL,
+    calls    INTEGER NOT NULL,
+    cost_usd REAL NOT NULL,
+    PRIMARY KEY (run_id, name)
+)
+"""
+
 #: Append-only: (name, SQL). Migration *n* brings the schema to ``user_version`` *n*.
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_runs_and_items", _M001),
@@ -211,6 +232,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m005_items_answers_and_qa_measures", _M005),
     ("m006_items_extraction", _M006),
     ("m007_claims", _M007),
+    ("m008_shared_responses_and_budgets", _M008),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
