@@ -112,7 +112,10 @@ def start_server() -> PostgresServer:
     port = _free_port()
     options = (
         f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories='' "
-        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
+        # No background ANALYZE writing at random moments: a test that checks what a
+        # write changes must see only its own.
+        "-c autovacuum=off"
     )
     subprocess.run(
         [*prefix, str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-o", options, "-w",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -126,3 +127,34 @@ def test_the_viewers_comparison_charts_and_search_read_a_server_store(
     assert "<svg" in charts.text
     assert '<mark class="hit">' in searched.text
     assert "McNemar" in compared.text or "p =" in compared.text, compared.text[:2000]
+
+
+def test_the_viewer_counts_a_server_runs_filters_once_until_the_store_changes(
+    stored: str, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The filter choices are a count over all the run's items: kept while no write
+    # starts or ends on the server (reads leave its snapshot as it was), counted again
+    # after a commit.
+    import answerx.viewer.pages as pages
+
+    counted: list[str] = []
+    facets = pages._facets
+
+    def counting(db: ResultStore, run_id: str) -> Any:
+        counted.append(run_id)
+        return facets(db, run_id)
+
+    monkeypatch.setattr(pages, "_facets", counting)
+    with TestClient(
+        create_app(ServiceSettings(runs_db=postgres_url)), "http://localhost"
+    ) as service:
+        for _ in range(3):
+            assert service.get(f"/runs/{stored}/items").status_code == 200
+        assert counted == [stored]
+        with ResultStore.open(postgres_url, "existing") as store:
+            wrong = [i for i in store.items(stored, correct=False)]
+            assert {i.item_id for i in wrong} == {"arithmetic/arith-02"}
+            store.update_verdicts(stored, [i.model_copy(update={"correct": True}) for i in wrong])
+        page = service.get(f"/runs/{stored}/items?correct=false")
+    assert counted == [stored, stored]
+    assert page.status_code == 200 and "arith-02" not in page.text

@@ -249,7 +249,7 @@ def viewer_router() -> APIRouter:
         runs = db.list_runs()
         if settings.run_ids is not None:
             runs = [r for r in runs if r.run_id in settings.run_ids]
-        rows = _cached(request, ("runs", ""), lambda: _checked(db, runs))
+        rows = _cached(request, db, ("runs", ""), lambda: _checked(db, runs))
         return _page(request, "runs.html", rows=rows, db_path=settings.db)
 
     @router.get("/compare", response_class=HTMLResponse, name="compare")
@@ -286,6 +286,7 @@ def viewer_router() -> APIRouter:
         listed = pair_page(db, a, b, show, offset=paging.offset, limit=paging.size, matched=matched)
         tests = _cached(
             request,
+            db,
             ("tests", "\n".join(arm_text(x) for x in arms)),
             lambda: [compare_arms(db, x, y) for x, y in combinations(arms, 2)],
         )
@@ -339,7 +340,7 @@ def viewer_router() -> APIRouter:
         run = _shown(request, db, run_id)
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}")
-        overview = _cached(request, ("run", run.run_id), lambda: _checked_run(db, run))
+        overview = _cached(request, db, ("run", run.run_id), lambda: _checked_run(db, run))
         return _page(request, "run.html", run=run, overview=overview, breakdowns=BREAKDOWNS)
 
     @router.get("/{run_id}/charts", response_class=HTMLResponse, name="charts")
@@ -348,7 +349,7 @@ def viewer_router() -> APIRouter:
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}/charts")
         base = request.scope.get("root_path", "").rstrip("/")
-        drawn = _cached(request, ("charts", run.run_id), lambda: _charts(db, base, run))
+        drawn = _cached(request, db, ("charts", run.run_id), lambda: _charts(db, base, run))
         return _page(request, "charts.html", run=run, charts=drawn)
 
     @router.get("/{run_id}/items", response_class=HTMLResponse, name="items")
@@ -368,7 +369,7 @@ def viewer_router() -> APIRouter:
             query=query,
             paging=paging,
             page=page,
-            facets=_cached(request, ("facets", run.run_id), lambda: _facets(db, run.run_id)),
+            facets=_cached(request, db, ("facets", run.run_id), lambda: _facets(db, run.run_id)),
             pages=max(1, -(-page.total // paging.size)),
         )
 
@@ -418,7 +419,7 @@ def viewer_router() -> APIRouter:
             paging = paging.model_copy(update={"page": (place.position - 1) // paging.size + 1})
         # The same question in every arm: each arm named (from the run's filter choices),
         # so the store's key index finds them at once (item ids hold their dataset).
-        facets = _cached(request, ("facets", run.run_id), lambda: _facets(db, run.run_id))
+        facets = _cached(request, db, ("facets", run.run_id), lambda: _facets(db, run.run_id))
         arms = {c: tuple(v for v, _ in facets[c]) for c in ARM_COLUMNS}
         same_question = ItemQuery(
             equals={**arms, "item_id": (item.item_id,), "repetition": (item.repetition,)}
@@ -512,7 +513,7 @@ def _matched_pairs(request: Request, db: ResultStore, arms: list[Arm], show: str
     while the store is unchanged (it reads every pair); each page of the list, and each
     question walked, then reads only its own rows."""
     key = ("pairs", f"{arm_text(arms[0])}\n{arm_text(arms[1])}\n{show}")
-    return _cached(request, key, lambda: matching_pairs(db, arms[0], arms[1], show))
+    return _cached(request, db, key, lambda: matching_pairs(db, arms[0], arms[1], show))
 
 
 def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> str:
@@ -631,15 +632,17 @@ def _signature(db: Path) -> tuple[int, ...]:
 _CACHED = 64  # figures of this many (kind, run) kept at most
 
 
-def _cached(request: Request, key: tuple[str, str], compute: Callable[[], T]) -> T:
+def _cached(request: Request, db: ResultStore, key: tuple[str, str], compute: Callable[[], T]) -> T:
     """``compute()``, kept until the store changes: a run's figures (counted over all its
-    items) are counted again only when an item is added or scored."""
+    items) are counted again only when an item is added or scored. A file tells by its
+    size and time; a server by :meth:`ResultStore.change_stamp`."""
     settings = _settings(request)
-    if not isinstance(settings.db, Path):  # a server's store: no file tells when it changed
+    stamp: Any = _signature(settings.db) if isinstance(settings.db, Path) else db.change_stamp()
+    if stamp is None:
         return compute()
     cache: dict[tuple[Any, ...], Any] = request.app.state.figures
     lock: threading.Lock = request.app.state.figures_lock
-    signed = (*key, _signature(settings.db))
+    signed = (*key, stamp)
     with lock:
         if signed in cache:
             return cast(T, cache[signed])

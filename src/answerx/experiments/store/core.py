@@ -236,6 +236,12 @@ class ResultStore(BrowseQueries):
     ) -> None:
         self.close()
 
+    def change_stamp(self) -> str | None:
+        """A value that differs after every commit, cheap to ask for: None for a file (its
+        readers compare the file's own size and time); on a server, its current snapshot
+        (``PostgresStore.change_stamp``)."""
+        return None
+
     @property
     def journal_mode(self) -> str:
         """SQLite's journal mode for this file (``wal`` for a file store)."""

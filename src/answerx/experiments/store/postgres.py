@@ -256,6 +256,21 @@ class PostgresStore(ResultStore):
             if connection is not None:
                 self._pool.putconn(connection)
 
+    def change_stamp(self) -> str | None:
+        """The server's current snapshot as text (``xmin:xmax:in-progress ids``). It moves
+        whenever a transaction that writes starts or ends, on any database of the server,
+        and never for reads (they take no transaction id), so a figure counted under one
+        stamp holds until a write commits; a count that overlaps a commit is counted again
+        at the next request, since the commit changes the stamp."""
+        import psycopg
+
+        try:
+            with self._guard():
+                row = self._db.execute("SELECT pg_current_snapshot()::text").fetchone()
+        except psycopg.Error:  # a server older than 13: count every time, as before
+            return None
+        return None if row is None or row[0] is None else str(row[0])
+
     @property
     def journal_mode(self) -> str:
         """``postgresql``: the server keeps its own write-ahead log."""
