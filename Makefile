@@ -83,9 +83,11 @@ test: $(VENV)/.installed-dev browser postgres
 	$(BIN)/python -m pytest -q
 
 # The fast tier while you work: what `make test` runs, less every test marked slow (the
-# tiers of SLOW_TIERS in tests/conftest.py, local_model tests, and the tests marked one by one).
+# tiers of SLOW_TIERS in tests/conftest.py, local_model tests, and the tests marked one by one),
+# on one pytest-xdist worker per core: a lone pytest keeps one core busy and waits on the
+# others' servers and subprocesses.
 test-fast: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n auto
 
 # The run viewer's browser test (tests/viewer/test_browser.py) drives Debian's chromium
 # through Playwright, never a browser Playwright downloads. Installed here when we are root
