@@ -8,8 +8,8 @@
 #               chromium is there or can be installed: make browser)
 #   make test-fast  everything but the slow tiers (the local model, the browser, the wheel,
 #               the site build and the docs' examples, harness imports, hypothesis's hunts,
-#               math-verify sweeps, subprocess runs): pytest -m "not slow", the tiers listed
-#               in tests/conftest.py (SLOW_TIERS)
+#               math-verify sweeps, subprocess runs, PostgreSQL): pytest -m "not slow" -n auto
+#               (a worker per core), the tiers listed in tests/conftest.py (SLOW_TIERS)
 #   make lint   ruff (lint and format check) + mypy
 #   make dist   the installable package: a wheel and an sdist in dist/, checked by twine
 #   make docs   the documentation site into site/ (offline, --strict); make docs-serve serves it
