@@ -8,8 +8,8 @@
 #               chromium is there or can be installed: make browser)
 #   make test-fast  everything but the slow tiers (the local model, the browser, the wheel,
 #               the site build and the docs' examples, harness imports, hypothesis's hunts,
-#               math-verify sweeps, subprocess runs): pytest -m "not slow", the tiers listed
-#               in tests/conftest.py (SLOW_TIERS)
+#               math-verify sweeps, subprocess runs, PostgreSQL): pytest -m "not slow" -n auto
+#               (a worker per core), the tiers listed in tests/conftest.py (SLOW_TIERS)
 #   make lint   ruff (lint and format check) + mypy
 #   make dist   the installable package: a wheel and an sdist in dist/, checked by twine
 #   make docs   the documentation site into site/ (offline, --strict); make docs-serve serves it
@@ -83,9 +83,11 @@ test: $(VENV)/.installed-dev browser postgres
 	$(BIN)/python -m pytest -q
 
 # The fast tier while you work: what `make test` runs, less every test marked slow (the
-# tiers of SLOW_TIERS in tests/conftest.py, local_model tests, and the tests marked one by one).
+# tiers of SLOW_TIERS in tests/conftest.py, local_model tests, and the tests marked one by one),
+# on one pytest-xdist worker per core: a lone pytest keeps one core busy and waits on the
+# others' servers and subprocesses.
 test-fast: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n auto
 
 # The run viewer's browser test (tests/viewer/test_browser.py) drives Debian's chromium
 # through Playwright, never a browser Playwright downloads. Installed here when we are root

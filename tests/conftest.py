@@ -64,8 +64,12 @@ def _isolated_user_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     """No test reads or writes the developer's state: ``$ANSWERX_HOME`` (the default
     store, cache and reports) is the test's own folder, and no provider key or base URL
     of the environment reaches a test (a test that needs one sets a dummy), and a key a
-    test gave a manager directly is not redacted in the next test's text."""
+    test gave a manager directly is not redacted in the next test's text. Nor does the
+    terminal's size reach a test: a command's table is as wide as in a pipe unless the
+    test sets ``COLUMNS`` (pytest-xdist's workers load readline, which sets it to 80)."""
     monkeypatch.setenv(HOME_ENV, str(tmp_path / "runs"))
+    for name in ("COLUMNS", "LINES"):
+        monkeypatch.delenv(name, raising=False)
     for name in ("ANSWERX_DB", "PGPASSWORD", "PGUSER", "PGHOST", "PGDATABASE", "PGPORT"):
         monkeypatch.delenv(name, raising=False)  # the store a test names is its own
     for name in provider_env_vars():
@@ -124,6 +128,12 @@ SLOW_TIERS: dict[str, str] = {
     "experiments/test_store_health.py": "stores probed from other processes and users",
     "experiments/test_runner_shared.py": "runs' workers as threads on a PostgreSQL server (2-3 s)",
     "reasoning/test_sandbox_view.py": "the sandbox's filesystem probed in namespaces",
+    "batch/test_writer_process.py": "workers forked warm: each test alone in a pytest of its own",
+    "batch/test_feed.py": "workers forked warm: each test alone in a pytest of its own",
+    # A real PostgreSQL server: initdb and a start (5 s) before the first test.
+    "experiments/test_store_postgres.py": "the store on a real PostgreSQL server",
+    "cli/test_cli_postgres.py": "the commands on a real PostgreSQL server",
+    "integrations/test_trackers.py": "MLflow and W&B imported and logged to (where installed)",
     # Harnesses imported when the module is collected: a fast run does not even import them.
     "integrations/test_inspect_ai.py": "imports inspect-ai (15 s)",
     "integrations/test_dspy.py": "imports DSPy (7 s)",

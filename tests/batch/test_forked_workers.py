@@ -34,6 +34,7 @@ def test_never_more_workers_than_cores() -> None:
     assert workers_for(1) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.forks_here
 def test_verify_workers_forked_from_the_caller_start_with_math_verify_loaded() -> None:
     assert can_fork_here()  # pytest runs one thread (and, maybe, grading reply readers)
@@ -99,6 +100,7 @@ def test_batches_are_spooled_to_shared_memory_only_where_it_has_room(
         os.rmdir(roomy)
 
 
+@pytest.mark.slow
 @pytest.mark.forks_here
 def test_the_command_lines_progress_bar_leaves_its_run_free_to_fork_warm_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -104,6 +104,7 @@ def answerx(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @fifo_only
 @pytest.mark.parametrize("writers", [1, 3])
 def test_a_named_pipe_as_file_is_read_whole_whatever_its_writers(
@@ -132,6 +133,7 @@ def test_a_named_pipe_as_file_is_read_whole_whatever_its_writers(
     assert f"read {n} · written {n} · malformed 0" in result.stderr
 
 
+@pytest.mark.slow
 @fifo_only
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 @pytest.mark.parametrize("suffix", ["jsonl", "csv"])

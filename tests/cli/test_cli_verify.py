@@ -126,6 +126,7 @@ def test_out_dot_json_gets_one_json_array_and_stdout_gets_jsonl(tmp_path: Path) 
     assert [json.loads(x)["correct"] for x in to_stdout.stdout.splitlines()] == [True, True]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_leaves_a_valid_output_exits_130_and_resume_sums_up_the_whole_run(
     tmp_path: Path,

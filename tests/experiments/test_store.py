@@ -515,6 +515,7 @@ _WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_every_item_committed_before_a_kill_9_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "answerx.db"
     with ResultStore(path) as store:

@@ -188,6 +188,7 @@ def _strings_of(tokens: list[str], max_len: int) -> Iterator[str]:
             yield "".join(combo)
 
 
+@pytest.mark.slow  # 537,756 strings, every one cleaned twice
 def test_clean_answer_is_idempotent_on_every_short_control_punctuation_digit_string() -> None:
     failures = []
     strings = itertools.chain(_strings_of(_TOKENS, 3), _strings_of(_SHORT_TOKENS, 5))

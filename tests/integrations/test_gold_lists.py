@@ -144,6 +144,7 @@ def test_lighteval_metric_grades_several_golds_together_with_the_query() -> None
     assert doc.specific["answerx_matched_golds"] == ["Marie Curie"]
 
 
+@pytest.mark.slow  # imports inspect-ai (15 s)
 def test_inspect_scorer_takes_several_targets_and_the_input_as_question() -> None:
     pytest.importorskip("inspect_ai")
     from inspect_ai.model import ModelOutput

@@ -187,9 +187,9 @@ def test_a_client_hoarding_idle_connections_cannot_keep_others_out(
         )
 
         assert (health.status_code, served.json()["answer"]) == (200, "5")
-        closed = [_closed_by_server(sock, 0.5) for sock in hoard]
-        assert closed[:10] == [True] * 10  # the oldest made room
-        assert closed[-5:] == [False] * 5  # the newest still wait for a request
+        # Only the ends are asked: each open socket asked waits its 0.5 s out.
+        assert [_closed_by_server(s, 0.5) for s in hoard[:10]] == [True] * 10  # made room
+        assert [_closed_by_server(s, 0.5) for s in hoard[-5:]] == [False] * 5  # still wait
     finally:
         for sock in hoard:
             sock.close()

@@ -610,6 +610,7 @@ def _sigterm_while_loading(env: dict[str, str], loading: str, *args: str) -> Any
 
 # answerx.cli: the first thing the command imports (the whole CLI, ~1 s); then typer,
 # then what `serve` itself loads.
+@pytest.mark.slow
 @pytest.mark.parametrize("loading", ["answerx.cli", "typer", "uvicorn", "fastapi"])
 def test_a_sigterm_while_serve_is_starting_exits_0(child_env: dict[str, str], loading: str) -> None:
     # The probe saw -15 for a SIGTERM within 0.3 s of the start: it came before any
@@ -620,6 +621,7 @@ def test_a_sigterm_while_serve_is_starting_exits_0(child_env: dict[str, str], lo
     assert "Uvicorn running on" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_other_commands_still_die_of_a_sigterm_that_came_while_loading(
     child_env: dict[str, str],
 ) -> None:
