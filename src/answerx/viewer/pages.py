@@ -349,7 +349,11 @@ def viewer_router() -> APIRouter:
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}/charts")
         base = request.scope.get("root_path", "").rstrip("/")
-        drawn = _cached(request, db, ("charts", run.run_id), lambda: _charts(db, base, run))
+        # The run page's figures, counted once for both pages (each a third of the cost).
+        overview = _cached(request, db, ("run", run.run_id), lambda: _checked_run(db, run))
+        drawn = _cached(
+            request, db, ("charts", run.run_id), lambda: _charts(db, base, run, overview)
+        )
         return _page(request, "charts.html", run=run, charts=drawn)
 
     @router.get("/{run_id}/items", response_class=HTMLResponse, name="items")
@@ -523,9 +527,11 @@ def arms_href(base: str, arms: list[Arm], show: str = "differ", **more: int) -> 
     return href(f"{base}/arms" + ("/question" if "at" in more else ""), params)
 
 
-def _charts(db: ResultStore, base: str, run: RunRecord) -> list[tuple[str, str, Markup]]:
-    """The run's charts: (id, title, SVG) each, every bar and point a link to its items."""
-    overview = _checked_run(db, run)
+def _charts(
+    db: ResultStore, base: str, run: RunRecord, overview: RunOverview
+) -> list[tuple[str, str, Markup]]:
+    """The run's charts: (id, title, SVG) each, every bar and point a link to its items;
+    ``overview``: the run page's figures, which the accuracy charts draw."""
     groups = overview.groups
 
     def arm(group: Mapping[str, Any]) -> str:
