@@ -23,6 +23,7 @@ PINNED_METHODS = (
     "last_number",
     "number_guess",
     "bottom_scan",
+    "truth_predicate",
     "structured_llm",
     "none",
 )

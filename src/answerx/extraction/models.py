@@ -42,6 +42,7 @@ Method = Literal[
     "last_number",
     "number_guess",
     "bottom_scan",
+    "truth_predicate",
     "structured_llm",
     "none",
 ]

@@ -698,6 +698,43 @@ def bottom_scan(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
     return None
 
 
+# A verdict stated as a sentence's predicate, as prompts that want "True/False" get it
+# (TheoremQA, proof checks): "So the given statement is true.", "…, the claim is not
+# correct." Read only in the last two sentences of the last paragraph, so a premise
+# judged earlier in the reasoning ("the assumption … is false. Therefore …") is not taken
+# for the conclusion; "not" turns the verdict round.
+_TRUTH_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|be|holds?)[ \t]+(not[ \t]+)?"
+    r"(?:(?:indeed|therefore|thus|hence|also|actually|always|necessarily|in[ \t]+fact)[ \t]+)?"
+    r"[`'\"‘“*_]*(true|false|correct|incorrect)\b"
+    # not "is true that …" (what follows is the claim), nor the pair "True/False" itself
+    r"(?![ \t]+that\b)(?![ \t]*(?:/|or[ \t]+(?:true|false|correct|incorrect)\b))",
+    re.IGNORECASE,
+)
+# A predicate inside a condition or a check is not a verdict: "Check if the solution is
+# true:", "whether the claim is correct".
+_CONDITION = re.compile(r"\b(?:if|whether|unless|check|verify|determine)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\s\"'”’]+(?=\S)")
+_TRUTH_SENTENCES = 2
+
+
+def truth_predicate(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
+    """The last "… is true/false/(in)correct" among the last two sentences of the last
+    paragraph: a boolean answer ("is not true" is no)."""
+    para = max(text.rfind("\n\n", lo, hi) + 2, lo) if hi > lo else lo
+    ends = [m.start() for m in _SENTENCE_END.finditer(text, para, hi)]
+    first = ends[-_TRUTH_SENTENCES] if len(ends) >= _TRUTH_SENTENCES else para
+    for m in reversed(list(_TRUTH_PREDICATE.finditer(text, first, hi))):
+        clause = max(text.rfind(",", first, m.start()), text.rfind(";", first, m.start()))
+        if not _CONDITION.search(text, max(clause + 1, first), m.start()):
+            break
+    else:
+        return None
+    yes = m.group(2).lower() in ("true", "correct")
+    answer = "yes" if yes != bool(m.group(1)) else "no"
+    return Found(answer, "boolean", m.group(0), m.start(), m.end(), m.start(), m.end())
+
+
 _LONE_YES_NO = re.compile(r"[\W_]*(yes|no)[\W_]*", re.IGNORECASE)
 
 
@@ -836,7 +873,10 @@ _FALLBACKS: dict[str, tuple[Rule, ...]] = {
         Rule("choice_letter", 800, 0.5, choice_letter),
         Rule("choice_text", 800, 0.45, final_option_text),
     ),
-    "boolean": (Rule("bottom_scan", 800, 0.4, bottom_scan),),
+    "boolean": (
+        Rule("bottom_scan", 800, 0.4, bottom_scan),
+        Rule("truth_predicate", 800, 0.35, truth_predicate),
+    ),
     "game24": (Rule("bottom_scan", 800, 0.7, bottom_scan),),
     "text": (Rule("bottom_scan", 800, 0.2, bottom_scan),),
     "short_answer": (Rule("bottom_scan", 800, 0.2, bottom_scan),),

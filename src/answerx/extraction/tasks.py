@@ -371,6 +371,8 @@ def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Acce
 
 def _accept_boolean(candidate: str, choices: _Choices, numbers: _Numbers) -> Accepted | None:
     s = _cleaned(candidate)
+    if s and s[0] in "`'\"‘“":  # "the answer is `True'": a quoted verdict
+        s = s.lstrip("`'\"‘“")
     m = _BOOLEAN.match(s) if s else None
     if not m:
         return None
