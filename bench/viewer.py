@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import resource
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -40,21 +39,10 @@ from answerx.experiments.store import ResultStore
 from answerx.experiments.store.browse import ItemQuery
 from answerx.viewer import create_viewer_app
 from answerx.viewer.export import stream_items
-from viewer_data import synthetic_run
+from viewer_data import items_pages, synthetic_run, timed
 
 TARGET_MS = 200
 COMPARE_TARGET_MS = 300  # issue 41: the comparison pages
-
-
-def _times(action: Callable[[], object], requests: int) -> tuple[float, float]:
-    """(median, best) milliseconds of ``requests`` calls after one warm-up call."""
-    action()
-    seen = []
-    for _ in range(requests):
-        started = time.perf_counter()
-        action()
-        seen.append((time.perf_counter() - started) * 1000)
-    return statistics.median(seen), min(seen)
 
 
 def _rss_mb() -> float:
@@ -83,17 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             for approach in ("none", "tree_of_thought")
         )
         pages = {
-            "items, no filter, page 1": f"{base}/items",
-            "items, tree_of_thought wrong, page 1": f"{base}/items?approach=tree_of_thought"
-            "&correct=false",
-            "items, reason different by latency desc, page 100": f"{base}/items?"
-            "reason=different&sort=latency_s&desc=1&page=100",
-            "items, reflection unfinished, 100 a page, page 2": f"{base}/items?"
-            "approach=reflection&unfinished=true&page=2&size=100",
-            "items, tree wrong where none was right (paired)": f"{base}/items?"
-            "approach=tree_of_thought&correct=false&pair=none/two_stage&pair_correct=true",
-            "item page, next/previous in a filter": f"{base}/items/{row}?correct=false",
-            "run page (accuracy, comparisons, breakdowns)": base,
+            **items_pages(run_id, row),
             "runs page": "/runs/",
             "items, search in every raw output": f"{base}/items?q=wait,+1234+",
             "charts page (9 charts, each bar a link)": f"{base}/charts",
@@ -111,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return fetch
 
-        measured = {name: _times(get(url), args.requests) for name, url in pages.items()}
+        measured = {name: timed(get(url), args.requests) for name, url in pages.items()}
         filtered = pages["items, tree_of_thought wrong, page 1"]
 
         def first_load(url: str) -> Callable[[], object]:
@@ -122,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             return fetch
 
         first = {
-            name: _times(first_load(pages[name]), max(1, args.requests // 2))
+            name: timed(first_load(pages[name]), max(1, args.requests // 2))
             for name in ("items, tree_of_thought wrong, page 1",
                          "run page (accuracy, comparisons, breakdowns)",
                          "charts page (9 charts, each bar a link)",
@@ -135,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 found = list(store.items(run_id, approach="tree_of_thought", correct=False))
                 return len(found), found[:50]
 
-        old_median, _ = _times(before, max(1, args.requests // 3))
+        old_median, _ = timed(before, max(1, args.requests // 3))
         tracemalloc.start()
         get(filtered)()
         page_peak = tracemalloc.get_traced_memory()[1] / 1e6
@@ -163,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         plain.execute("DROP INDEX items_pair")
         plain.close()
         without = {
-            name: _times(get(url), max(1, args.requests // 3))
+            name: timed(get(url), max(1, args.requests // 3))
             for name, url in pages.items()
             if name.startswith("items,") and "search" not in name
         }

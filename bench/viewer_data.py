@@ -9,7 +9,9 @@ in deterministic proportions (every third item wrong, one in twenty cut off, ...
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import statistics
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -90,3 +92,33 @@ def synthetic_run(path: Path | str, items: int) -> str:
             store.add_items(batch)
         store.finish_run(run.run_id)
     return run.run_id
+
+
+def timed(action: Callable[[], object], requests: int) -> tuple[float, float]:
+    """(median, best) milliseconds of ``requests`` calls after one warm-up call."""
+    action()
+    seen = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        action()
+        seen.append((time.perf_counter() - started) * 1000)
+    return statistics.median(seen), min(seen)
+
+
+def items_pages(run_id: str, row: int) -> dict[str, str]:
+    """The viewer's filtered items pages (issue 28's target), the item page of ``row`` in a
+    filter and the run page, as both viewer benches (SQLite, PostgreSQL) time them."""
+    base = f"/runs/{run_id}"
+    return {
+        "items, no filter, page 1": f"{base}/items",
+        "items, tree_of_thought wrong, page 1": f"{base}/items?approach=tree_of_thought"
+        "&correct=false",
+        "items, reason different by latency desc, page 100": f"{base}/items?"
+        "reason=different&sort=latency_s&desc=1&page=100",
+        "items, reflection unfinished, 100 a page, page 2": f"{base}/items?"
+        "approach=reflection&unfinished=true&page=2&size=100",
+        "items, tree wrong where none was right (paired)": f"{base}/items?"
+        "approach=tree_of_thought&correct=false&pair=none/two_stage&pair_correct=true",
+        "item page, next/previous in a filter": f"{base}/items/{row}?correct=false",
+        "run page (accuracy, comparisons, breakdowns)": base,
+    }

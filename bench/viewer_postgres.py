@@ -13,7 +13,6 @@ after one warm-up request. ``bench/viewer.py`` times them, and much more, on SQL
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -23,42 +22,12 @@ from fastapi.testclient import TestClient
 
 from answerx.experiments.store import ResultStore
 from answerx.viewer import create_viewer_app
-from viewer_data import synthetic_run
+from viewer_data import items_pages, synthetic_run, timed
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 from postgres_server import start_server, unavailable
 
 TARGET_MS = 200
-
-
-def _times(action: Callable[[], object], requests: int) -> tuple[float, float]:
-    """(median, best) milliseconds of ``requests`` calls after one warm-up call."""
-    action()
-    seen = []
-    for _ in range(requests):
-        started = time.perf_counter()
-        action()
-        seen.append((time.perf_counter() - started) * 1000)
-    return statistics.median(seen), min(seen)
-
-
-def _pages(run_id: str, row: int) -> dict[str, str]:
-    """The items pages of ``bench/viewer.py`` (its filtered pages, the target's), and the
-    item and run pages."""
-    base = f"/runs/{run_id}"
-    return {
-        "items, no filter, page 1": f"{base}/items",
-        "items, tree_of_thought wrong, page 1": f"{base}/items?approach=tree_of_thought"
-        "&correct=false",
-        "items, reason different by latency desc, page 100": f"{base}/items?"
-        "reason=different&sort=latency_s&desc=1&page=100",
-        "items, reflection unfinished, 100 a page, page 2": f"{base}/items?"
-        "approach=reflection&unfinished=true&page=2&size=100",
-        "items, tree wrong where none was right (paired)": f"{base}/items?"
-        "approach=tree_of_thought&correct=false&pair=none/two_stage&pair_correct=true",
-        "item page, next/previous in a filter": f"{base}/items/{row}?correct=false",
-        "run page (accuracy, comparisons, breakdowns)": base,
-    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
 
             return fetch
 
-        pages = _pages(run_id, row)
-        measured = {name: _times(get(page), args.requests) for name, page in pages.items()}
+        pages = items_pages(run_id, row)
+        measured = {name: timed(get(page), args.requests) for name, page in pages.items()}
     finally:
         server.stop()
     print(f"\nserved page time, median (best) of {args.requests}; target {TARGET_MS} ms")
