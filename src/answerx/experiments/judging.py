@@ -20,7 +20,6 @@ the calls its earlier sessions already made.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,7 +37,7 @@ from answerx.experiments.scoring import stored_ruling
 from answerx.experiments.store.responses import cache_for
 from answerx.experiments.store.url import is_store_url
 from answerx.judge import JudgeSpec, LLMJudge, cache_location, open_judge
-from answerx.judge.cache import JUDGE_CACHE_ENV
+from answerx.judge.cache import cache_override
 from answerx.structured.prices import PriceTable
 
 __all__ = [
@@ -155,7 +154,7 @@ def stored_run_judge(
     spec = stored_run_config_judge(run, target, max_calls=max_calls)
     where = None if run.config.get("cache", True) else "off"
     cache: ResponseCache | None
-    if is_store_url(db) and where is None and not os.environ.get(JUDGE_CACHE_ENV, "").strip():
+    if is_store_url(db) and not cache_override(where):
         cache = cache_for(str(db))  # a server's store keeps the run's cache in the server
     else:
         results_db = None if is_store_url(db) else Path(db)

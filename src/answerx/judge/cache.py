@@ -35,12 +35,19 @@ __all__ = [
     "JudgeCache",
     "MemoryJudgeCache",
     "cache_location",
+    "cache_override",
     "judge_cache_key",
 ]
 
 #: The one override of where judge answers are cached: a file, or ``off``.
 JUDGE_CACHE_ENV: Final = "ANSWERX_JUDGE_CACHE"
 _OFF: Final = frozenset({"off", "none", "no", "false", "0"})
+
+
+def cache_override(override: str | Path | None = None) -> str:
+    """The place a caller (``override``) or ``$ANSWERX_JUDGE_CACHE`` names for the cache: a
+    file or ``off``; ``""`` when neither names one (the cache then follows the store)."""
+    return str(override if override is not None else os.environ.get(JUDGE_CACHE_ENV, "")).strip()
 
 
 def cache_location(override: str | Path | None = None, *, store: Path | None = None) -> Path | None:
@@ -51,7 +58,7 @@ def cache_location(override: str | Path | None = None, *, store: Path | None = N
     ``$ANSWERX_HOME``): the response cache a run's own calls use, so what a run asked
     costs nothing when its items are judged or re-scored later.
     """
-    where = str(override if override is not None else os.environ.get(JUDGE_CACHE_ENV, "")).strip()
+    where = cache_override(override)
     if where:
         return None if where.lower() in _OFF else Path(where)
     return (store if store is not None else default_db()).with_name("cache.db")
