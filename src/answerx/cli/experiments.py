@@ -77,6 +77,40 @@ _SETTINGS = "Run settings (override the config)"
 _OUTPUT = "Output"
 
 
+# The options `run` and `runs work` share, declared once.
+_LeaseOption = Annotated[
+    float,
+    typer.Option(
+        "--lease",
+        min=1.0,
+        help="For a run shared by several workers: seconds a worker holds an item before "
+        "another may take it (renewed while it lives; a killed worker's items pass on after "
+        "this).",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+_OutDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out-dir",
+        help="Where the report and plots go (a folder per run in it).",
+        show_default="output.report_dir",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+_ReportOption = Annotated[
+    bool,
+    typer.Option(
+        "--report/--no-report",
+        help="Print and write the report at the end.",
+        rich_help_panel=_OUTPUT,
+    ),
+]
+_QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress bar.", rich_help_panel=_OUTPUT)
+]
+
+
 def run_command(
     ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="Experiment config (YAML).", show_default=False)],
@@ -213,37 +247,11 @@ def run_command(
             rich_help_panel=_OUTPUT,
         ),
     ] = False,
-    lease: Annotated[
-        float,
-        typer.Option(
-            "--lease",
-            min=1.0,
-            help="With --join: seconds a worker holds an item before another may take it "
-            "(renewed while it lives; a killed worker's items pass on after this).",
-            rich_help_panel=_OUTPUT,
-        ),
-    ] = 60.0,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out-dir",
-            help="Where the report and plots go (a folder per run in it).",
-            show_default="output.report_dir",
-            rich_help_panel=_OUTPUT,
-        ),
-    ] = None,
+    lease: _LeaseOption = 60.0,
+    out_dir: _OutDirOption = None,
     report_dir: Annotated[Path | None, deprecated_option("--report-dir", "--out-dir")] = None,
-    report: Annotated[
-        bool,
-        typer.Option(
-            "--report/--no-report",
-            help="Print and write the report at the end.",
-            rich_help_panel=_OUTPUT,
-        ),
-    ] = True,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress bar.", rich_help_panel=_OUTPUT)
-    ] = False,
+    report: _ReportOption = True,
+    quiet: _QuietOption = False,
 ) -> None:
     from answerx.cli.run_display import ExperimentBar
     from answerx.experiments.config import load_config
@@ -336,27 +344,10 @@ def work_command(
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Items in flight at once in this worker.")
     ] = None,
-    lease: Annotated[
-        float,
-        typer.Option(
-            "--lease",
-            min=1.0,
-            help="Seconds a worker holds an item before another may take it (renewed while "
-            "it lives; a killed worker's items pass on after this).",
-        ),
-    ] = 60.0,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out-dir",
-            help="Where the report and plots go (a folder per run in it).",
-            show_default="the run's output.report_dir",
-        ),
-    ] = None,
-    report: Annotated[
-        bool, typer.Option("--report/--no-report", help="Print and write the report at the end.")
-    ] = True,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    lease: _LeaseOption = 60.0,
+    out_dir: _OutDirOption = None,
+    report: _ReportOption = True,
+    quiet: _QuietOption = False,
 ) -> None:
     """Work on run RUN_ID with the other workers of its store (as `answerx run CONFIG
     --join`), from the configuration stored with the run: no config file needed."""
