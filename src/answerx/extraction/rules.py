@@ -721,7 +721,8 @@ _TRUTH_SENTENCES = 2
 def truth_predicate(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last "… is true/false/(in)correct" among the last two sentences of the last
     paragraph: a boolean answer ("is not true" is no)."""
-    para = max(text.rfind("\n\n", lo, hi) + 2, lo) if hi > lo else lo
+    blank = text.rfind("\n\n", lo, hi)
+    para = lo if blank == -1 else blank + 2
     ends = [m.start() for m in _SENTENCE_END.finditer(text, para, hi)]
     first = ends[-_TRUTH_SENTENCES] if len(ends) >= _TRUTH_SENTENCES else para
     for m in reversed(list(_TRUTH_PREDICATE.finditer(text, first, hi))):
