@@ -349,7 +349,7 @@ def viewer_router() -> APIRouter:
         if run.run_id != run_id:
             return _redirect(request, f"/{run.run_id}/charts")
         base = request.scope.get("root_path", "").rstrip("/")
-        # The run page's figures, counted once for both pages (each a third of the cost).
+        # The run page's figures, counted once for both pages (about half a first count).
         overview = _cached(request, db, ("run", run.run_id), lambda: _checked_run(db, run))
         drawn = _cached(
             request, db, ("charts", run.run_id), lambda: _charts(db, base, run, overview)
