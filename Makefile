@@ -79,8 +79,12 @@ demo: $(VENV)/.installed-bench
 		echo "($(CORPUS) not found: corpus agreement skipped)"; \
 	fi
 
+# The whole suite on one pytest-xdist worker per core, each test file kept on one worker
+# (its module fixtures -- a local model server, a built wheel, a PostgreSQL database --
+# start once): the slow tiers mostly wait on one-threaded subprocesses (llama.cpp gets
+# cores - 1 threads), so one process left a 2-core machine's other core idle.
 test: $(VENV)/.installed-dev browser postgres
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # The fast tier while you work: what `make test` runs, less every test marked slow (the
 # tiers of SLOW_TIERS in tests/conftest.py, local_model tests, and the tests marked one by one),
