@@ -321,8 +321,8 @@ def criteria(results: list[dict[str, Any]]) -> list[str]:
         slowest = min(float(most["rows_per_s"]) / float(r["rows_per_s"]) for r in fewer)
         cpu = float(most["total_cpu_s_per_1k"]) / float(by[min(by)]["total_cpu_s_per_1k"])
         lines.append(
-            f"- {mode} {fmt}: `-w {max(by)}` at {slowest:.2f}× the rows/s of the slowest "
-            f"fewer-worker run ({'met' if slowest >= 0.9 else 'NOT met'}: ≥ 0.90×); total CPU "
+            f"- {mode} {fmt}: `-w {max(by)}` at {slowest:.2f}× the rows/s of the fastest run "
+            f"with fewer workers ({'met' if slowest >= 0.9 else 'NOT met'}: ≥ 0.90×); total CPU "
             f"per row {cpu - 1:+.1%} over `-w {min(by)}` ({'met' if cpu <= 1.1 else 'NOT met'}: "
             "≤ +10 %)"
         )
