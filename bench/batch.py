@@ -263,6 +263,38 @@ def projected(one: dict[str, Any], r: dict[str, Any], cores: int) -> float | Non
     return alone / (start + rows * max(parent, per_row / cores))
 
 
+def projection_lines(results: list[dict[str, Any]], cores: int = 16) -> list[str]:
+    """One line per mode and format: the projection for ``cores`` idle cores spelled out
+    (what one worker takes, what ``cores`` take and why), from the run with the most
+    workers, and the longest start that would still give 12×."""
+    lines = []
+    one: dict[tuple[str, str], dict[str, Any]] = {}
+    most: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in results:
+        key = (r["mode"], r["format"])
+        one.setdefault(key, r)
+        if int(r["workers"]) > 1 and int(r["workers"]) >= int(most.get(key, r)["workers"]):
+            most[key] = r
+    for key, r in most.items():
+        ahead = projected(one[key], r, cores)
+        if ahead is None:
+            continue
+        rows = int(r["rows"]) / 1000
+        start = float(r.get("parent_start_s", 0.0))
+        alone = float(one[key]["total_cpu_s_per_1k"]) * rows
+        parent = float(r.get("parent_row_cpu_s_per_1k", r["parent_cpu_s_per_1k"])) * rows
+        shared = (float(r["total_cpu_s_per_1k"]) * rows - start) / cores
+        room = alone / 12 - max(parent, shared)
+        lines.append(
+            f"- {key[0]} {key[1]}, {int(r['rows']):,} rows: one worker {alone:.1f} CPU s; "
+            f"{cores} cores {start:.2f} s of start + max(parent's per-row {parent:.2f} s, "
+            f"the run's other CPU / {cores} = {shared:.2f} s) = "
+            f"{start + max(parent, shared):.2f} s: "
+            f"**{ahead:.1f}×**; 12× needs a start of at most {max(room, 0.0):.2f} s"
+        )
+    return lines
+
+
 def table(results: list[dict[str, Any]], cores: int = 16) -> list[str]:
     """The Markdown table of ``results`` (``cores``: the projection's machine)."""
     lines = [
@@ -347,9 +379,16 @@ def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], 
             *same_outputs(results, baseline),
             *criteria(results),
             "",
+            f"Projected on 16 idle cores (Amdahl on the CPU figures; `-w {_most(results)}`):",
+            *projection_lines(results),
+            "",
             f"load average (1 min) during the runs: {min(loads):.1f}–{max(loads):.1f}",
         ]
     )
+
+
+def _most(results: list[dict[str, Any]]) -> int:
+    return max((int(r["workers"]) for r in results), default=1)
 
 
 def _bytecode() -> str:
