@@ -11,7 +11,8 @@
 #   .devdata/  the three corpus files bench/corpus.py reads (ANSWERX_CORPUS).
 # It writes the Markdown report to $OUT/batch16.md (rewritten after every run, so a run cut
 # short still leaves the rows it finished) and the JSON lines to $OUT/batch16.log.
-# Sizes: EXTRACT_ROWS and VERIFY_ROWS override them; WORKERS the worker counts.
+# Sizes: EXTRACT_ROWS and VERIFY_ROWS override them; WORKERS the worker counts; REPEAT the
+# runs per configuration (each figure their median; 1 takes about 400 s on 16 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,7 @@ mkdir -p "$OUT"
 EXTRACT_ROWS=${EXTRACT_ROWS:-400000}
 VERIFY_ROWS=${VERIFY_ROWS:-100000}
 WORKERS=${WORKERS:-1,2,4,8,16}
+REPEAT=${REPEAT:-1}
 if [ "${1:-}" = "--small" ]; then
     EXTRACT_ROWS=3000 VERIFY_ROWS=3000 WORKERS=1,2,4  # verify too: more than one batch, so a pool
 fi
@@ -48,6 +50,6 @@ export PYTHONUNBUFFERED=1
 
 set -o pipefail
 "$PYTHON" bench/batch.py --rows "$EXTRACT_ROWS" --verify-rows "$VERIFY_ROWS" \
-    --workers "$WORKERS" --work /tmp/answerx-bench --markdown "$OUT/batch16.md" \
+    --workers "$WORKERS" --repeat "$REPEAT" --work /tmp/answerx-bench --markdown "$OUT/batch16.md" \
     2>&1 | tee "$OUT/batch16.log"
 echo "batch_device.sh: $(( $(date +%s) - started )) s in all" | tee -a "$OUT/batch16.md"

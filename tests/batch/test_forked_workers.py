@@ -129,3 +129,30 @@ def test_the_command_lines_progress_bar_leaves_its_run_free_to_fork_warm_workers
     assert result.exit_code == 0, result.output
     assert "lines/s" in result.stderr  # the bar was drawn
     assert [s.forked for s in starters] == [True] * min(1, default_workers() - 1)
+
+
+def test_the_grading_warm_up_runs_without_the_collector_and_restores_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    import answerx.grading.mathverify as mathverify
+    from answerx.batch._warm import warm_grading
+
+    collecting: list[bool] = []
+
+    def comparison(answer: str, gold: str) -> str:
+        collecting.append(gc.isenabled())
+        raise RuntimeError("a math-verify that cannot run")  # the run is not stopped
+
+    monkeypatch.setattr(mathverify, "math_equal", comparison)
+    assert gc.isenabled()
+    warm_grading()
+    assert (collecting, gc.isenabled()) == ([False], True)
+
+    gc.disable()  # a caller that had it off keeps it off
+    try:
+        warm_grading()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
