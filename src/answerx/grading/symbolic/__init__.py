@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Final
 
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes, several_values
@@ -26,6 +27,8 @@ from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, wo
 __all__ = ["decide", "prepare"]
 
 _ONE_WORD = re.compile(r"\s*[A-Za-z]+\s*")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_NUMBER_LETTER = re.compile(r"[IE]")
 
 
 def prepare() -> None:
@@ -41,8 +44,32 @@ def _shape(text: str) -> Shape | None:
         return ("words",)
     if has_number_word(text):  # "three" against 3: for a rule that reads number words
         return None
-    node = parse(text)
+    if _NUMBER_LETTER.search(_COMMAND.sub("", text)):
+        return None  # math-verify reads I as the imaginary unit and E as e: not variables
+    node = parse(_bare_set(text))
     return None if node is None else shape_of(node)
+
+
+# "{1, 4}" or "K_f={1,4}": braces around it all (or all after a name and "="), nothing else.
+_BRACED: Final = re.compile(
+    r"(?P<head>\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?\s*=)?\s*\{(?P<body>.*)\}\s*", re.DOTALL
+)
+
+
+def _bare_set(text: str) -> str:
+    """``text`` with a brace group that holds all of it (or all after ``name =``) written as a
+    set: math-verify reads ``{1, 4}`` and ``{5}`` as ``\\{1, 4\\}`` and ``\\{5\\}``."""
+    m = _BRACED.fullmatch(text)
+    if m is None:
+        return text
+    depth = 0
+    for char in m["body"]:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return text  # "{1}, {2}": two groups, not one
+    if depth or m["body"].endswith("\\"):
+        return text
+    return f"{m['head'] or ''}\\{{{m['body']}\\}}"
 
 
 def decide(answer: str, gold: str) -> tuple[bool, How] | None:

@@ -3,8 +3,8 @@
 The grammar (:mod:`.parser`) leaves alone an answer with prose in it ("the eigenvalues of
 matrix A are 3, 4, and 2", "N4", "there are two positive real zeros of f(x)"). math-verify
 reads such a text anyway: letters as a product of symbols, "and" and "or" as commas, the
-last number where its LaTeX reading fails. How it reads the words is its own; but two things
-about what it can make of them are sure from the marks in the text alone:
+last number where its LaTeX reading fails. How it reads the words is its own; but three
+things about what it can make of them are sure from the marks in the text alone:
 
 - **several values** need a mark that separates them (a comma, a semicolon, "and", "or",
   ``\\pm``, ``\\cup``, a matrix, ...): without one, math-verify reads one value at most,
@@ -13,7 +13,14 @@ about what it can make of them are sure from the marks in the text alone:
 - **a range of reals** needs interval notation (a bracket, ``\\infty``, ``\\mathbb{R}``,
   ``\\cup``, a relation, ...): without it, math-verify reads finitely many values, and
   those never equal an interval with a closed end (math-verify compares such an interval
-  with another interval or as a set, never with a list of values).
+  with another interval or as a set, never with a list of values);
+- **a part of letters is never a number**: in a text with no brackets (but one pair around
+  it all), relations or commands, math-verify's LaTeX reading is the list of its parts
+  (split where it splits: commas, semicolons, "and", "or"), and a part written as letters
+  and nonzero numbers alone ("the generators of Z are 1") is a product of real symbols,
+  which equals no number; a list holding one never equals values, and a list of more
+  distinct numbers than the gold has values never equals it either. Where that reading
+  fails (a bracket left open), math-verify takes one number, never several distinct values.
 
 Where the text could be read either way (a ``$`` or ``\\boxed`` in it: math-verify then looks
 for LaTeX inside and may join several pieces), nothing is decided.
@@ -22,9 +29,11 @@ for LaTeX inside and may join several pieces), nothing is decided.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Final
 
 from answerx.grading.models import How
+from answerx.grading.symbolic.lexer import ends_in_unit
 from answerx.grading.symbolic.shapes import Shape, plain_number
 
 __all__ = ["several_against_one"]
@@ -73,6 +82,9 @@ def several_against_one(answer: str, gold: str, shape: Shape) -> tuple[bool, How
     several = _several_distinct(shape)
     if several is not None and several[0] > _most_values(answer):
         return False, several[1]
+    values = _values_gold(shape)
+    if values is not None and _never_values(answer, values[0]):
+        return False, values[1]
     if _closed_range(shape) and not _may_be_range(answer):
         return False, "symbolic_interval"
     return None
@@ -124,3 +136,97 @@ def _closed_range(shape: Shape) -> bool:
         if a is None or b is None or not a < b or not (low_closed or high_closed):
             return False
     return True
+
+
+# --- parts of letters -----------------------------------------------------------------------
+
+# latex2sympy's normalisation (math-verify's reading): "and" and "or" as whole words, in
+# lower case only, become commas; commas and semicolons separate the values of a list.
+_MV_AND_OR: Final = re.compile(r"(?<![a-zA-Z])(,?\s*(?:and|or))(?![a-zA-Z])")
+_MV_SEPARATOR: Final = re.compile(r"[,;]")
+
+# The text is a flat list of products, sums and quotients: no brackets, braces, relations,
+# commands, bars, powers or anything outside ASCII that could group parts or join them.
+_FLAT: Final = re.compile(r"[A-Za-z0-9\s.,;:'\"+\-*/]*")
+
+# Letter runs that math-verify's normalisation or grammar reads as something else than a
+# product of symbols: infinity, roots, percent, and functions it knows by their bare name.
+_NOT_LETTERS: Final = re.compile(
+    r"inf|sqrt|percent|pct|gcd|lcm|floor|ceil|ar(?:c)?(?:sinh|cosh|tanh)|eye|zeros|ones|cols"
+    r"|rows|diag|norm|rank|rref|[hv]stack|nullspace|matrix|trace|eigen|svd|orthogonal|diagonal",
+    re.IGNORECASE,
+)
+
+# A product of letters and numbers, nothing else (a leading sign at most): no sum or
+# quotient in which letters could cancel. (Each repeat starts at a point, never inside a
+# run: the match is linear in the text.)
+_PRODUCT: Final = re.compile(r"\s*-?[A-Za-z0-9\s]*(?:\d\.\d[A-Za-z0-9\s]*)*")
+_NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
+# Letters that are no free symbol: e (Euler's number), I and i (the imaginary unit).
+_SYMBOL_LETTER: Final = re.compile(r"[A-DF-HJ-Za-df-hj-z]")
+_PLAIN: Final = re.compile(r"\s*(-?)\s*(\d+(?:\.\d+)?)\s*")
+
+
+def _never_values(answer: str, size: int) -> bool:
+    """Whether math-verify surely reads ``answer`` as no list of ``size`` plain numbers, one
+    number at least never being one: a flat list with a part of letters (a product of
+    symbols, never a number), or with more than ``size`` distinct plain numbers, or of plain
+    numbers alone, neither ``size`` of them (a tuple keeps them all) nor ``size`` distinct
+    ones (a set). Where its LaTeX reading fails (a bracket left open), it takes one number."""
+    inner = answer.strip()
+    # [a, b] is an interval (its ends are compared), [a, b, c] a tuple: the parts are still
+    # what is compared; with a bracket left open, one number
+    inner = inner[1:] if inner[:1] in "([" else inner
+    inner = inner[:-1] if inner[-1:] in ")]" else inner
+    if not _FLAT.fullmatch(inner) or _NOT_LETTERS.search(inner):
+        return False
+    parts = _MV_SEPARATOR.split(_MV_AND_OR.sub(",", inner))
+    whole = not ends_in_unit(inner)
+    if not whole:
+        parts = parts[:-1]  # math-verify strips a unit off the end: "5 cm" is 5
+    plain = []
+    for part in parts:
+        number = _PLAIN.fullmatch(part)
+        if number is not None:
+            plain.append(Fraction(number[1] + number[2]))
+        elif _letters_only(part):
+            return True
+    distinct = len(set(plain))
+    if whole and len(plain) == len(parts):
+        return size not in (len(parts), distinct)
+    return distinct > size
+
+
+def _letters_only(part: str) -> bool:
+    """A product of letters and nonzero numbers with a symbol among its letters (``the 40 psi
+    tire``, ``N3``): math-verify's reading of it has a free symbol, so it is no number."""
+    return (
+        _PRODUCT.fullmatch(part) is not None
+        and _SYMBOL_LETTER.search(part) is not None
+        and all(Fraction(n) != 0 for n in _NUMBER.findall(part))
+    )
+
+
+def _values_gold(shape: Shape) -> tuple[int, How] | None:
+    """How many values math-verify compares a gold of plain numbers by, when one number
+    never equals it: a tuple keeps its length (three or more), a set counts its distinct
+    members (two or more), a pair or an interval is two different numbers; None for any other
+    gold."""
+    if shape[0] == "pair":
+        a, b = plain_number(shape[1]), plain_number(shape[2])
+        if a is None or b is None or a == b:
+            return None
+        return 2, "symbolic_tuple"
+    if shape[0] == "intervals" and shape[1] is None and len(shape[2]) == 1:
+        low, _, high, _ = shape[2][0]  # an interval is compared by its two ends
+        a, b = plain_number(low), plain_number(high)
+        return (2, "symbolic_interval") if a is not None and b is not None and a < b else None
+    if shape[0] != "coll" or not all(e[0] == "scalar" for e in shape[2]):
+        return None
+    values = [plain_number(e[1]) for e in shape[2]]
+    if any(v is None for v in values):
+        return None
+    if shape[1]:
+        return (len(values), "symbolic_tuple") if len(values) >= 3 else None
+    distinct = len(set(values))
+    return (distinct, "symbolic_set") if distinct >= 2 else None
