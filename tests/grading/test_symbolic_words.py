@@ -48,6 +48,22 @@ def test_a_bracket_around_it_all_keeps_the_parts_compared() -> None:
     assert decide("(a b, 2, 3)", "[1, 2, 3]") == (False, "symbolic_tuple")
 
 
+def test_letters_right_before_a_bracket_are_a_function_applied() -> None:
+    assert decide("the list [4, 5, 7, 11]", "[4, 5, 7, 11]") == (False, "symbolic_tuple")
+    assert decide("the keys [1, 2] and [3, 4]", "[1, 2, 3, 4]") == (False, "symbolic_tuple")
+    assert decide("x lies in [2, 6]", "[2, 6]") == (False, "symbolic_interval")  # n(2, 6)
+    assert decide("i (1, 2)", "(1, 2)") is None  # the imaginary unit
+
+
+def test_an_equation_or_a_brace_beside_a_part_of_letters_keeps_it_a_part() -> None:
+    assert decide("the kernel of f, K_f, is {0}", "[4, 1]") == (False, "symbolic_tuple")
+
+
+def test_values_given_to_names_in_prose_are_compared_with_the_golds() -> None:
+    assert decide("the values are a = 1, b = 2", "(1, 3)") == (False, "symbolic_tuple")
+    assert decide("the values are a = 1, b = 3", "(1, 3)") is None  # a match: math-verify's
+
+
 def test_a_list_of_numbers_left_open_is_one_number_or_its_parts() -> None:
     # cut off in a loop: math-verify's LaTeX reading fails and it takes the last number;
     # closed, it would keep 101 values as a tuple or 4 as a set: never the gold's 12
@@ -84,6 +100,20 @@ _ANSWERS = [
     "(3, 4, 5, 6, x)", "[]", "(x - x, 2)", "[a, b] and [c, d]", "(1, 2) and x",
     "[2, 3, 4, 1, 2", "(2, 3, 4, 1, 2", "2, 3, 4, 1, 2]", "[1, 1, 1", "1, 1, 1, 2]", "[1, 2",
     "1,000, 2]", "[4, 1", "(1 and 2", "[" + "1, " * 150 + "1", "[" + "2, 3, 4, 1, " * 30 + "2",
+    "the list [4, 5, 7, 11]", "t [1, 2, 3]", "the roots are x(1, 2)", "the roots are [1, 2]",
+    "the keys [1, 2] and [3, 4]", "x (0, 0)", "x (1, 2) 0", "0 x (1, 2)", "the roots (1, 2)",
+    "I (1, 2)", "i (1, 2)", "d (1, 2)", "x [1, 2) and 3", "f(1, 2), 3", "the values 1, 2 in [1, 2]",
+    "the set is {1, 2}", "gcd (4, 6)", "ab (1, 2) cd", "x(1), 2", "[1, 2], x", "(1, 2) and x y",
+    "x - x (1, 2)", "the pair E(4, 1)", "the pair e(4, 1)", "x (4, 1) y, 2",
+    "The eigenvalues are: [1, 2]", "the roots: (1, 2)", "the list is [1, 2, 3].", "x: (1, 2, 3)",
+    "x : (2, 2)", "ab: (1, 2) cd", "the roots are: [4, 1]", "x: (1), 2", "0: (1, 2)",
+    "the list is [1]", "x (2)", "x (0)", "x (1 - 1)", "x (y)", "x 0 (1, 2)", "the 0 [4, 1]",
+    "the 0 list [1, 2, 3]", "x (0), y (1)", "x (1 - 1), 2", "x [1, 2], y [3, 4]", "-(1, 2, 3)",
+    "x, -(1, 2, 3)", "x 0 (1, 2), 0", "the kernel of f, K_f, is {0}", "Kf = {0}, the set",
+    "the root, x = 1", "x = 1, the root", "the root = 1, 2", "x = 1, 2, the root", "a = 1, b = 2",
+    "the values are a = 1, b = 0", "so x = 1 and y = 2", "x = 1, y = 2, z = 3", "a_1 = 4, a_2 = 1",
+    "V_A = 4 and V_B = 1", "a = 1, b = 1", "x = 1, 2", "the roots x = 0.02, x = 0.01",
+    "the value {1} and x", "x {2} y, 1", "f_x, 4", "x = 4, y = 1 are roots",
 ]  # fmt: skip
 _GOLDS = [
     "[1, -1]", r"\{1, -1\}", "(1, -1)", "[-1, 2]", "(0, 2)", "(1, 2)", "[4, 1]", "(2, 5)",

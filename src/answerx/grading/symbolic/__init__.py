@@ -21,7 +21,7 @@ from answerx.grading.symbolic.compare import compare_shapes, several_values
 from answerx.grading.symbolic.evaluate import numeric_context
 from answerx.grading.symbolic.lexer import MAX_CHARS, ends_in_unit
 from answerx.grading.symbolic.parser import parse
-from answerx.grading.symbolic.prose import several_against_one
+from answerx.grading.symbolic.prose import named_in_prose, several_against_one
 from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
 __all__ = ["decide", "prepare"]
@@ -92,7 +92,7 @@ def _decide(answer: str, gold: str) -> tuple[bool, How] | None:
     if (mine is None or mine == ("words",)) and theirs is not None:
         # Prose the grammar does not read ("N4", "the eigenvalues are 3, 4, and 2") against
         # several values or a range: what math-verify can make of it is sure from its marks.
-        decided = several_against_one(answer, gold, theirs)
+        decided = several_against_one(answer, gold, theirs) or named_in_prose(answer, theirs)
         if decided is None and _ONE_WORD.fullmatch(answer) and has_number_word(answer):
             # "two" against [8, 4] or x > 1: one number, however it is read, is never several
             # values (math-verify reads the word as a product of letters).

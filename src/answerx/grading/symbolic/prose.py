@@ -33,10 +33,12 @@ from fractions import Fraction
 from typing import Final
 
 from answerx.grading.models import How
+from answerx.grading.symbolic.compare import compare_shapes
 from answerx.grading.symbolic.lexer import ends_in_unit
-from answerx.grading.symbolic.shapes import Shape, plain_number
+from answerx.grading.symbolic.parser import parse
+from answerx.grading.symbolic.shapes import Shape, plain_number, shape_of
 
-__all__ = ["several_against_one"]
+__all__ = ["named_in_prose", "several_against_one"]
 
 # Where math-verify's LaTeX search starts somewhere else than the whole text.
 _OWN_DELIMITERS: Final = re.compile(r"\$|\\boxed|\\fbox|\\\(|\\\[")
@@ -166,6 +168,26 @@ _NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
 _SYMBOL_LETTER: Final = re.compile(r"[A-DF-HJ-Za-df-hj-z]")
 _PLAIN: Final = re.compile(r"\s*(-?)\s*(\d+(?:\.\d+)?)\s*")
 
+# A flat list with brackets of flat contents in it (no brace: latex2sympy reads a brace
+# group as its contents, "is {0}" as i*s*0).
+_FLAT_CHARS: Final = r"[A-Za-z0-9\s.,;:'\"+\-*/]"
+# Equations, subscripts and brace groups with no separator in them, in a flat list.
+_LOOSE: Final = re.compile(r"(?:[A-Za-z0-9\s.,;:'\"+\-*/=_]|\{[A-Za-z0-9\s.'\"+\-*/=_]*\})*")
+# Names given values in prose: a flat text with equals signs and subscripts (V_A = 5).
+_NAMED: Final = re.compile(r"[A-Za-z0-9\s.,;:'\"+\-*/=_]*=[A-Za-z0-9\s.,;:'\"+\-*/=_]*")
+_BRACKET: Final = re.compile(r"[()\[\]]")
+_GROUPED: Final = re.compile(rf"(?:{_FLAT_CHARS}|[(\[]{_FLAT_CHARS}*[)\]])*")
+# Letters, then a bracket (after a colon, a quotient by it; with one value in it, maybe a
+# product by it), then letters and numbers at most, and a full stop. The letter before the
+# bracket is no i or I (the imaginary unit) and no d (a differential); e is Euler's number,
+# which latex2sympy cannot apply: it fails to read the whole text, as it does a quotient by
+# a list.
+_APPLIED: Final = re.compile(
+    r"(?P<head>[^()\[\]:]*[A-HJ-Zabcefghj-z])\s*:?\s*[(\[]"
+    r"(?:[^()\[\]]*[,;][^()\[\]]*|(?P<single>[^()\[\],;]*))[)\]]"
+    r"(?P<tail>[A-Za-z0-9\s]*)\.?\s*"
+)
+
 
 def _never_values(answer: str, size: int) -> bool:
     """Whether math-verify surely reads ``answer`` as no list of ``size`` plain numbers, one
@@ -174,11 +196,27 @@ def _never_values(answer: str, size: int) -> bool:
     numbers alone, neither ``size`` of them (a tuple keeps them all) nor ``size`` distinct
     ones (a set). Where its LaTeX reading fails (a bracket left open), it takes one number."""
     inner = answer.strip()
+    if _NOT_LETTERS.search(inner):
+        return False
+    if _BRACKET.search(inner[1:]) and inner[:1] not in "([" and _GROUPED.fullmatch(inner):
+        # "the list [4, 5, 7, 11]": a bracket right after letters is a function's arguments
+        parts = _top_level_parts(inner)
+        if any(_applied(part) for part in parts):
+            return True
+        # each part one value (a bracket only as arguments): fewer parts than the gold's values
+        one = all(not _BRACKET.search(p) or _APPLIED.fullmatch(p) for p in parts)
+        return one and len(parts) < size
+    if not _FLAT.fullmatch(inner) and _LOOSE.fullmatch(inner):
+        # "the kernel of f, K_f, is {0}": an equation, a subscript or a brace group in a part
+        # keeps it one element of the list (a comma binds looser), and a part of letters
+        # beside it is still no number
+        parts = _top_level_parts(inner)
+        return any(_letters_only(part) for part in parts[: -1 if ends_in_unit(inner) else None])
     # [a, b] is an interval (its ends are compared), [a, b, c] a tuple: the parts are still
     # what is compared; with a bracket left open, one number
     inner = inner[1:] if inner[:1] in "([" else inner
     inner = inner[:-1] if inner[-1:] in ")]" else inner
-    if not _FLAT.fullmatch(inner) or _NOT_LETTERS.search(inner):
+    if not _FLAT.fullmatch(inner):
         return False
     parts = _MV_SEPARATOR.split(_MV_AND_OR.sub(",", inner))
     whole = not ends_in_unit(inner)
@@ -195,6 +233,55 @@ def _never_values(answer: str, size: int) -> bool:
     if whole and len(plain) == len(parts):
         return size not in (len(parts), distinct)
     return distinct > size
+
+
+def named_in_prose(answer: str, shape: Shape) -> tuple[bool, How] | None:
+    """``(False, how)`` when ``answer`` gives plain numbers to names in prose (``the values
+    are a = 1, b = 0``) and they are not the gold's values (plain numbers, ``shape``);
+    None otherwise. math-verify compares each equation's last value as it compares named
+    values; where its reading fails it takes one number, never the gold's several values.
+    A match is left to it (its reading might have failed)."""
+    if _values_gold(shape) is None or not _NAMED.fullmatch(answer) or _NOT_LETTERS.search(answer):
+        return None
+    values: list[Shape] = []
+    for part in _MV_SEPARATOR.split(_MV_AND_OR.sub(",", answer)):
+        if "=" not in part:
+            return None  # "x = 1, 2": which side the 2 joins is latex2sympy's
+        value = _PLAIN.fullmatch(part.rsplit("=", 1)[1])
+        node = None if value is None else parse(value[0])
+        if node is None or shape_of(node) is None:
+            return None
+        values.append(("scalar", node))
+    numbers = [plain_number(v[1]) for v in values]
+    if None in numbers or len(set(numbers)) < len(numbers):
+        return None  # a = 1, b = 1 are two equations but one value: math-verify counts them
+    decided = compare_shapes(("coll", False, values), shape)
+    return decided if decided is not None and not decided[0] else None
+
+
+def _top_level_parts(text: str) -> list[str]:
+    """``text`` split where math-verify splits a list, outside brackets and braces."""
+    parts, depth, start = [], 0, 0
+    text = _MV_AND_OR.sub(",", text)
+    for i, char in enumerate(text):
+        depth += 1 if char in "([{" else -1 if char in ")]}" else 0
+        if depth == 0 and char in ",;":
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
+def _applied(part: str) -> bool:
+    """A product of letters and nonzero numbers ending in a letter that is a symbol, right
+    before a bracket of several arguments (``the list [4, 5, 7]``, ``t (1, 2) here``):
+    latex2sympy reads the letter as a function applied to them, a value that is no number,
+    or fails to read it at all (``the roots: [1, 2]``) and math-verify takes one number."""
+    m = _APPLIED.fullmatch(part)
+    if m is None or not _letters_only(m["head"]):
+        return False
+    if m["single"] is not None and not _letters_only(f"x{m['single']}"):
+        return False  # "x (1 - 1)" may be the product x * 0
+    return all(Fraction(n) != 0 for n in _NUMBER.findall(m["tail"]))
 
 
 def _letters_only(part: str) -> bool:
