@@ -59,6 +59,15 @@ def test_an_equation_or_a_brace_beside_a_part_of_letters_keeps_it_a_part() -> No
     assert decide("the kernel of f, K_f, is {0}", "[4, 1]") == (False, "symbolic_tuple")
 
 
+def test_a_product_with_a_zero_is_none_of_a_gold_without_zero() -> None:
+    # 0 or a product of symbols, whichever math-verify makes of it: neither 4 nor 1
+    assert decide("Kf = {0}, the set containing only the element 0", "[4, 1]") == (
+        False,
+        "symbolic_tuple",
+    )
+    assert decide("the element 0, 2", "(0, 2)") is None
+
+
 def test_values_given_to_names_in_prose_are_compared_with_the_golds() -> None:
     assert decide("the values are a = 1, b = 2", "(1, 3)") == (False, "symbolic_tuple")
     assert decide("the values are a = 1, b = 3", "(1, 3)") is None  # a match: math-verify's
@@ -75,7 +84,6 @@ def test_a_list_of_numbers_left_open_is_one_number_or_its_parts() -> None:
 
 def test_letters_math_verify_reads_as_numbers_are_left_to_it() -> None:
     assert decide("I I, 2", "(-1, 2)") is None  # the imaginary unit squared is -1
-    assert decide("the element 0, 2", "(0, 2)") is None  # a product with 0 is 0
     assert decide("2, 5 meters", "(2, 5)") is None  # math-verify strips the unit: 5
     assert decide("the gcd 1, 2", "(1, 2)") is None  # a function it knows by name
     assert decide("ab : ba, 1", "(1, 2)") is None  # a quotient: letters may cancel
@@ -114,6 +122,8 @@ _ANSWERS = [
     "the values are a = 1, b = 0", "so x = 1 and y = 2", "x = 1, y = 2, z = 3", "a_1 = 4, a_2 = 1",
     "V_A = 4 and V_B = 1", "a = 1, b = 1", "x = 1, 2", "the roots x = 0.02, x = 0.01",
     "the value {1} and x", "x {2} y, 1", "f_x, 4", "x = 4, y = 1 are roots",
+    "Kf = {0}, the set containing only the element 0", "the element 0, 1", "x 0 y, 0 z",
+    "0 x, 1", "x 0 (1, 2) 0, 1", "the 0 list [4, 1]", "x (0), 1",
 ]  # fmt: skip
 _GOLDS = [
     "[1, -1]", r"\{1, -1\}", "(1, -1)", "[-1, 2]", "(0, 2)", "(1, 2)", "[4, 1]", "(2, 5)",

@@ -27,8 +27,9 @@ from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, wo
 __all__ = ["decide", "prepare"]
 
 _ONE_WORD = re.compile(r"\s*[A-Za-z]+\s*")
-_COMMAND = re.compile(r"\\[A-Za-z]+")
+_COMMAND = re.compile(r"\\[A-Za-z]+|(?<![A-Za-z])(?:sqrt|pi)(?![A-Za-z])")  # and plain spellings
 _NUMBER_LETTER = re.compile(r"[IE]")
+_APPLIED = re.compile(r"[A-Za-z]\s*\([^A-Za-z()]*\)")
 
 
 def prepare() -> None:
@@ -44,8 +45,11 @@ def _shape(text: str) -> Shape | None:
         return ("words",)
     if has_number_word(text):  # "three" against 3: for a rule that reads number words
         return None
-    if _NUMBER_LETTER.search(_COMMAND.sub("", text)):
-        return None  # math-verify reads I as the imaginary unit and E as e: not variables
+    bare = _COMMAND.sub("", text)
+    if _NUMBER_LETTER.search(bare) or _APPLIED.search(bare):
+        # math-verify reads I as the imaginary unit and E as e, and x(2) as a function x
+        # applied to 2: not variables, not a product
+        return None
     node = parse(_bare_set(text))
     return None if node is None else shape_of(node)
 

@@ -85,7 +85,7 @@ def several_against_one(answer: str, gold: str, shape: Shape) -> tuple[bool, How
     if several is not None and several[0] > _most_values(answer):
         return False, several[1]
     values = _values_gold(shape)
-    if values is not None and _never_values(answer, values[0]):
+    if values is not None and _never_values(answer, values[0], values[2]):
         return False, values[1]
     if _closed_range(shape) and not _may_be_range(answer):
         return False, "symbolic_interval"
@@ -189,7 +189,7 @@ _APPLIED: Final = re.compile(
 )
 
 
-def _never_values(answer: str, size: int) -> bool:
+def _never_values(answer: str, size: int, zero_free: bool) -> bool:
     """Whether math-verify surely reads ``answer`` as no list of ``size`` plain numbers, one
     number at least never being one: a flat list with a part of letters (a product of
     symbols, never a number), or with more than ``size`` distinct plain numbers, or of plain
@@ -201,7 +201,7 @@ def _never_values(answer: str, size: int) -> bool:
     if _BRACKET.search(inner[1:]) and inner[:1] not in "([" and _GROUPED.fullmatch(inner):
         # "the list [4, 5, 7, 11]": a bracket right after letters is a function's arguments
         parts = _top_level_parts(inner)
-        if any(_applied(part) for part in parts):
+        if any(_applied(part, zero_free) for part in parts):
             return True
         # each part one value (a bracket only as arguments): fewer parts than the gold's values
         one = all(not _BRACKET.search(p) or _APPLIED.fullmatch(p) for p in parts)
@@ -211,7 +211,8 @@ def _never_values(answer: str, size: int) -> bool:
         # keeps it one element of the list (a comma binds looser), and a part of letters
         # beside it is still no number
         parts = _top_level_parts(inner)
-        return any(_letters_only(part) for part in parts[: -1 if ends_in_unit(inner) else None])
+        kept = parts[: -1 if ends_in_unit(inner) else None]
+        return any(_letters_only(part, zero_free) for part in kept)
     # [a, b] is an interval (its ends are compared), [a, b, c] a tuple: the parts are still
     # what is compared; with a bracket left open, one number
     inner = inner[1:] if inner[:1] in "([" else inner
@@ -227,7 +228,7 @@ def _never_values(answer: str, size: int) -> bool:
         number = _PLAIN.fullmatch(part)
         if number is not None:
             plain.append(Fraction(number[1] + number[2]))
-        elif _letters_only(part):
+        elif _letters_only(part, zero_free):
             return True
     distinct = len(set(plain))
     if whole and len(plain) == len(parts):
@@ -271,49 +272,53 @@ def _top_level_parts(text: str) -> list[str]:
     return [*parts, text[start:]]
 
 
-def _applied(part: str) -> bool:
+def _applied(part: str, zero_free: bool) -> bool:
     """A product of letters and nonzero numbers ending in a letter that is a symbol, right
     before a bracket of several arguments (``the list [4, 5, 7]``, ``t (1, 2) here``):
     latex2sympy reads the letter as a function applied to them, a value that is no number,
     or fails to read it at all (``the roots: [1, 2]``) and math-verify takes one number."""
     m = _APPLIED.fullmatch(part)
-    if m is None or not _letters_only(m["head"]):
+    if m is None or not _letters_only(m["head"], zero_free):
         return False
-    if m["single"] is not None and not _letters_only(f"x{m['single']}"):
+    if m["single"] is not None and not _letters_only(f"x{m['single']}", zero_free):
         return False  # "x (1 - 1)" may be the product x * 0
-    return all(Fraction(n) != 0 for n in _NUMBER.findall(m["tail"]))
+    return zero_free or all(Fraction(n) != 0 for n in _NUMBER.findall(m["tail"]))
 
 
-def _letters_only(part: str) -> bool:
+def _letters_only(part: str, zero_free: bool = False) -> bool:
     """A product of letters and nonzero numbers with a symbol among its letters (``the 40 psi
-    tire``, ``N3``): math-verify's reading of it has a free symbol, so it is no number."""
+    tire``, ``N3``): math-verify's reading of it has a free symbol, so it is no number. With
+    a zero among its numbers (``the element 0``) it may be 0: still none of the gold's
+    values when they are ``zero_free``."""
     return (
         _PRODUCT.fullmatch(part) is not None
         and _SYMBOL_LETTER.search(part) is not None
-        and all(Fraction(n) != 0 for n in _NUMBER.findall(part))
+        and (zero_free or all(Fraction(n) != 0 for n in _NUMBER.findall(part)))
     )
 
 
-def _values_gold(shape: Shape) -> tuple[int, How] | None:
+def _values_gold(shape: Shape) -> tuple[int, How, bool] | None:
     """How many values math-verify compares a gold of plain numbers by, when one number
     never equals it: a tuple keeps its length (three or more), a set counts its distinct
-    members (two or more), a pair or an interval is two different numbers; None for any other
-    gold."""
+    members (two or more), a pair or an interval is two different numbers; and whether none
+    of them is 0. None for any other gold."""
     if shape[0] == "pair":
         a, b = plain_number(shape[1]), plain_number(shape[2])
         if a is None or b is None or a == b:
             return None
-        return 2, "symbolic_tuple"
+        return 2, "symbolic_tuple", 0 not in (a, b)
     if shape[0] == "intervals" and shape[1] is None and len(shape[2]) == 1:
         low, _, high, _ = shape[2][0]  # an interval is compared by its two ends
         a, b = plain_number(low), plain_number(high)
-        return (2, "symbolic_interval") if a is not None and b is not None and a < b else None
+        if a is None or b is None or not a < b:
+            return None
+        return 2, "symbolic_interval", 0 not in (a, b)
     if shape[0] != "coll" or not all(e[0] == "scalar" for e in shape[2]):
         return None
     values = [plain_number(e[1]) for e in shape[2]]
     if any(v is None for v in values):
         return None
     if shape[1]:
-        return (len(values), "symbolic_tuple") if len(values) >= 3 else None
+        return (len(values), "symbolic_tuple", 0 not in values) if len(values) >= 3 else None
     distinct = len(set(values))
-    return (distinct, "symbolic_set") if distinct >= 2 else None
+    return (distinct, "symbolic_set", 0 not in values) if distinct >= 2 else None
