@@ -45,7 +45,7 @@ def _shape(text: str) -> Shape | None:
         return ("words",)
     if has_number_word(text):  # "three" against 3: for a rule that reads number words
         return None
-    bare = _COMMAND.sub("", text)
+    bare = _COMMAND.sub("#", text)  # a mark: "x \in (a, b)" keeps x off the bracket
     if _NUMBER_LETTER.search(bare) or _APPLIED.search(bare):
         # math-verify reads I as the imaginary unit and E as e, and x(2) as a function x
         # applied to 2: not variables, not a product
