@@ -21,6 +21,11 @@ things about what it can make of them are sure from the marks in the text alone:
   which equals no number; a list holding one never equals values, and a list of more
   distinct numbers than the gold has values never equals it either. Where that reading
   fails (a bracket left open), math-verify takes one number, never several distinct values.
+  A zero among the part's numbers may make it 0: still none of a gold without 0. Letters
+  right before a bracket (``the list [4, 5, 7]``) are a function applied to what it holds
+  (or a reading that fails); an equation, a subscript or a brace group in one part leaves a
+  part of letters beside it one element; names given plain numbers in prose (``the values
+  are a = 1, b = 2``) are compared by those numbers, a difference only being sure.
 
 Where the text could be read either way (a ``$`` or ``\\boxed`` in it: math-verify then looks
 for LaTeX inside and may join several pieces), nothing is decided.
