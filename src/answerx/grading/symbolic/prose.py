@@ -203,6 +203,8 @@ def _never_values(answer: str, size: int, zero_free: bool) -> bool:
     inner = answer.strip()
     if _NOT_LETTERS.search(inner):
         return False
+    if _wrapped(inner) and _BRACKET.search(inner[1:-1]):
+        inner = inner[1:-1]  # [f(1), f(2)]: an interval or a tuple of what it holds
     if _BRACKET.search(inner[1:]) and inner[:1] not in "([" and _GROUPED.fullmatch(inner):
         # "the list [4, 5, 7, 11]": a bracket right after letters is a function's arguments
         parts = _top_level_parts(inner)
@@ -263,6 +265,18 @@ def named_in_prose(answer: str, shape: Shape) -> tuple[bool, How] | None:
         return None  # a = 1, b = 1 are two equations but one value: math-verify counts them
     decided = compare_shapes(("coll", False, values), shape)
     return decided if decided is not None and not decided[0] else None
+
+
+def _wrapped(text: str) -> bool:
+    """Whether the bracket ``text`` opens with closes at its end (``[f(1), f(2)]``)."""
+    if text[:1] not in "([" or text[-1:] not in ")]":
+        return False
+    depth = 0
+    for i, char in enumerate(text):
+        depth += 1 if char in "([" else -1 if char in ")]" else 0
+        if depth == 0:
+            return i == len(text) - 1
+    return False
 
 
 def _top_level_parts(text: str) -> list[str]:
