@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Final
 
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes, several_values
 from answerx.grading.symbolic.evaluate import numeric_context
 from answerx.grading.symbolic.lexer import MAX_CHARS, ends_in_unit
 from answerx.grading.symbolic.parser import parse
-from answerx.grading.symbolic.prose import several_against_one
+from answerx.grading.symbolic.prose import named_in_prose, several_against_one
 from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
 __all__ = ["decide", "prepare"]
 
 _ONE_WORD = re.compile(r"\s*[A-Za-z]+\s*")
+_COMMAND = re.compile(r"\\[A-Za-z]+|(?<![A-Za-z])(?:sqrt|pi)(?![A-Za-z])")  # and plain spellings
+_NUMBER_LETTER = re.compile(r"[IE]")
+_APPLIED = re.compile(r"[A-Za-z]\s*\([^A-Za-z()]*\)")
 
 
 def prepare() -> None:
@@ -41,8 +45,35 @@ def _shape(text: str) -> Shape | None:
         return ("words",)
     if has_number_word(text):  # "three" against 3: for a rule that reads number words
         return None
-    node = parse(text)
+    bare = _COMMAND.sub("#", text)  # a mark: "x \in (a, b)" keeps x off the bracket
+    if _NUMBER_LETTER.search(bare) or _APPLIED.search(bare):
+        # math-verify reads I as the imaginary unit and E as e, and x(2) as a function x
+        # applied to 2: not variables, not a product
+        return None
+    node = parse(_bare_set(text))
     return None if node is None else shape_of(node)
+
+
+# "{1, 4}" or "K_f={1,4}": braces around it all (or all after a name and "="), nothing else.
+_BRACED: Final = re.compile(
+    r"(?P<head>\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?\s*=)?\s*\{(?P<body>.*)\}\s*", re.DOTALL
+)
+
+
+def _bare_set(text: str) -> str:
+    """``text`` with a brace group that holds all of it (or all after ``name =``) written as a
+    set: math-verify reads ``{1, 4}`` and ``{5}`` as ``\\{1, 4\\}`` and ``\\{5\\}``."""
+    m = _BRACED.fullmatch(text)
+    if m is None:
+        return text
+    depth = 0
+    for char in m["body"]:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return text  # "{1}, {2}": two groups, not one
+    if depth or m["body"].endswith("\\"):
+        return text
+    return f"{m['head'] or ''}\\{{{m['body']}\\}}"
 
 
 def decide(answer: str, gold: str) -> tuple[bool, How] | None:
@@ -65,7 +96,7 @@ def _decide(answer: str, gold: str) -> tuple[bool, How] | None:
     if (mine is None or mine == ("words",)) and theirs is not None:
         # Prose the grammar does not read ("N4", "the eigenvalues are 3, 4, and 2") against
         # several values or a range: what math-verify can make of it is sure from its marks.
-        decided = several_against_one(answer, gold, theirs)
+        decided = several_against_one(answer, gold, theirs) or named_in_prose(answer, theirs)
         if decided is None and _ONE_WORD.fullmatch(answer) and has_number_word(answer):
             # "two" against [8, 4] or x > 1: one number, however it is read, is never several
             # values (math-verify reads the word as a product of letters).

@@ -12,8 +12,16 @@ from __future__ import annotations
 from typing import Any, Final
 
 from answerx.grading.models import How
-from answerx.grading.symbolic.equality import is_constant, is_decimal, plain, same_value
-from answerx.grading.symbolic.evaluate import exact, free_variables
+from answerx.grading.symbolic.equality import (
+    DIFFERENT_BEYOND,
+    as_mpf,
+    is_constant,
+    is_decimal,
+    plain,
+    same_value,
+    value_of,
+)
+from answerx.grading.symbolic.evaluate import exact, free_variables, numeric_context
 from answerx.grading.symbolic.intervals import same_intervals
 from answerx.grading.symbolic.parser import Node
 from answerx.grading.symbolic.shapes import Interval, Shape, plain_number, shape_of
@@ -53,10 +61,18 @@ def compare_shapes(answer: Shape, gold: Shape) -> Outcome:
         return _named(_elements_equal(answer, gold), "symbolic_tuple")
     if kinds == ("empty", "empty"):
         return True, "symbolic_set"
+    if kinds == ("coll", "pair") and not answer[1]:
+        return _named(_set_against_pair(answer, gold), "symbolic_tuple")
     if kinds in (("scalar", "coll"), ("coll", "scalar")) or _point_among_points(answer, gold):
         return _one_against_many(answer, gold)
     if {"pair", "scalar"} == set(kinds):  # a point or an interval is not one number
         return False, "symbolic_tuple"
+    if kinds == ("intervals", "pair") and _one_interval(answer) and _descending_pair(gold):
+        return _named(_interval_against_pair(answer[2][0], gold), "symbolic_interval")
+    if kinds == ("intervals", "coll") and _one_interval(answer) and not gold[1]:
+        low, _, high, _ = answer[2][0]
+        if len(gold[2]) == 1 and same_value(low, high) is False:
+            return False, "symbolic_interval"  # two ends, however read, are never one value
     if "intervals" in kinds and set(kinds) <= {"intervals", "pair"}:
         if _descending_pair(answer) or _descending_pair(gold):
             # (4, 1) or [4, 1] is a pair of values, never a range: not an interval
@@ -99,13 +115,29 @@ def _descending_pair(shape: Shape) -> bool:
 
 
 def _proper(part: Interval) -> bool:
-    """An interval that holds more than one point: its ends are infinite, or plain numbers
-    of which the first is the smaller (``[1, 1]`` is the point 1, a finite set)."""
+    """An interval that holds more than one point: its ends are infinite, or numbers of which
+    the first is surely the smaller (``[1, 1]`` is the point 1, a finite set; math-verify
+    reads ``[2, \\sqrt{2}]`` as a pair of values)."""
     low, _, high, _ = part
     if low[0] == "inf" or high[0] == "inf" or (low[0] == "neg" and low[1][0] == "inf"):
         return True
     a, b = plain_number(low), plain_number(high)
-    return a is not None and b is not None and a < b
+    if a is not None and b is not None:
+        return a < b
+    return _surely_below(low, high)
+
+
+def _surely_below(low: Node, high: Node) -> bool:
+    """Whether the constant ``low`` is less than ``high`` by more than 50-digit arithmetic
+    can blur (``\\sqrt{2}`` against ``3``); False where either has a variable."""
+    if free_variables(low) or free_variables(high):
+        return False
+    try:
+        ctx = numeric_context()
+        a, b = (as_mpf(value_of(end, {}), ctx) for end in (low, high))
+        return bool(b - a > max(abs(a), abs(b), 1) * DIFFERENT_BEYOND)
+    except (ArithmeticError, ValueError, TypeError, TooBig):
+        return False  # not a real number here (a complex value, an overflow)
 
 
 def _point_among_points(answer: Shape, gold: Shape) -> bool:
@@ -150,6 +182,38 @@ def _at_least_three(coll: Shape) -> bool:
         return len(coll[2]) >= 3
     distinct = _distinct(coll[2])
     return distinct is not None and len(distinct) >= 3
+
+
+def _one_interval(shape: Shape) -> bool:
+    return shape[1] is None and len(shape[2]) == 1
+
+
+def _interval_against_pair(part: Interval, gold: Shape) -> bool | None:
+    """An interval against a pair of plain numbers written the wrong way round (``[4, 1]``),
+    as math-verify reads them: a half-open interval is never that pair; ``[a, b]`` and
+    ``(a, b)`` are it when their ends are the pair's, in order (latex2sympy then reads them
+    as that pair), and never otherwise."""
+    low, low_closed, high, high_closed = part
+    if low_closed != high_closed:
+        return False
+    ends: list[Shape] = [("scalar", low), ("scalar", high)]
+    same = _in_order(ends, [("scalar", gold[1]), ("scalar", gold[2])])
+    if same and (free_variables(low) or free_variables(high)):
+        return None  # equal in value: whether latex2sympy sees the order depends on its form
+    return same
+
+
+def _set_against_pair(answer: Shape, gold: Shape) -> bool | None:
+    """A set of values against a pair of two different plain numbers (``(1, 4)``, ``[4, 1]``),
+    as math-verify compares them: the set's members as written, in order, with the pair's
+    two; a set not written with two members is never a pair (math-verify counts its distinct
+    members, then pairs the written ones off)."""
+    ends = plain_number(gold[1]), plain_number(gold[2])
+    if None in ends or ends[0] == ends[1] or any(e[0] != "scalar" for e in answer[2]):
+        return None  # [2, 2] is the set {2}
+    if len(answer[2]) != 2:
+        return False
+    return _in_order(answer[2], [("scalar", gold[1]), ("scalar", gold[2])])
 
 
 def _named_values(answer: Shape, gold: Shape) -> Outcome:
