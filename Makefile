@@ -81,10 +81,11 @@ demo: $(VENV)/.installed-bench
 
 # The whole suite on one pytest-xdist worker per core, each test file kept on one worker
 # (its module fixtures -- a local model server, a built wheel, a PostgreSQL database --
-# start once): the slow tiers mostly wait on one-threaded subprocesses (llama.cpp gets
-# cores - 1 threads), so one process left a 2-core machine's other core idle.
+# start once) and the files of SERIAL_GROUPS in tests/conftest.py on one worker together:
+# the slow tiers mostly wait on one-threaded subprocesses (llama.cpp gets cores - 1
+# threads), so one process left a 2-core machine's other core idle (28 -> 22 minutes).
 test: $(VENV)/.installed-dev browser postgres
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 # The fast tier while you work: what `make test` runs, less every test marked slow (the
 # tiers of SLOW_TIERS in tests/conftest.py, local_model tests, and the tests marked one by one),

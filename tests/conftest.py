@@ -67,6 +67,10 @@ def _isolated_user_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     test gave a manager directly is not redacted in the next test's text. Nor does the
     terminal's size reach a test: a command's table is as wide as in a pipe unless the
     test sets ``COLUMNS`` (pytest-xdist's workers load readline, which sets it to 80)."""
+    # The process's environment object itself is put back after each test: `datasets`'
+    # `map(num_proc=...)` replaces `os.environ` with a deep copy, and rich's consoles keep
+    # reading the object they were imported with, so a later test's COLUMNS went unseen.
+    monkeypatch.setattr(os, "environ", os.environ)
     monkeypatch.setenv(HOME_ENV, str(tmp_path / "runs"))
     for name in ("COLUMNS", "LINES"):
         monkeypatch.delenv(name, raising=False)
@@ -164,8 +168,29 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+#: Files whose tests never run beside one another on pytest-xdist's workers (``make test``
+#: runs ``--dist loadgroup``), by the prefix of their path relative to ``tests/``, each with
+#: why. Every other file is a group of its own: its module fixtures start once.
+SERIAL_GROUPS: dict[str, str] = {
+    "reasoning/test_sandbox": "isolated runs make, join and remove cgroups and namespaces: "
+    "a run's cgroup was once gone when a sandbox test on the other worker ran beside it",
+}
+
+
+def xdist_group(path: Path) -> str:
+    """The pytest-xdist group of the test file at ``path``: a prefix of
+    :data:`SERIAL_GROUPS`, or the file itself."""
+    try:
+        name = path.relative_to(_TESTS).as_posix()
+    except ValueError:
+        return str(path)
+    return next((prefix for prefix in SERIAL_GROUPS if name.startswith(prefix)), name)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests of the slow tiers, and every ``local_model`` test, ``slow``."""
+    """Mark the tests of the slow tiers, and every ``local_model`` test, ``slow``; give
+    every test its file's pytest-xdist group (:func:`xdist_group`)."""
     for item in items:
         if slow_tier(item.path) is not None or item.get_closest_marker("local_model"):
             item.add_marker(pytest.mark.slow)
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item.path)))
