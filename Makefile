@@ -81,9 +81,9 @@ demo: $(VENV)/.installed-bench
 
 # The whole suite on one pytest-xdist worker per core, each test file kept on one worker
 # (its module fixtures -- a local model server, a built wheel, a PostgreSQL database --
-# start once) and the files of SERIAL_GROUPS in tests/conftest.py on one worker together:
+# start once) and the files of SERIAL_GROUPS in tests/worker_groups.py on one worker together:
 # the slow tiers mostly wait on one-threaded subprocesses (llama.cpp gets cores - 1
-# threads), so one process left a 2-core machine's other core idle (28 -> 22 minutes).
+# threads), so one process left a 2-core machine's other core idle (tests 25 -> 16 min).
 test: $(VENV)/.installed-dev browser postgres
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 

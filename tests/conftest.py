@@ -25,6 +25,7 @@ from answerx import redactor
 from answerx.structured.providers import provider_environment
 from answerx.support.home import HOME_ENV
 from postgres_server import PostgresServer, start_server, unavailable
+from worker_groups import xdist_group
 
 settings.register_profile(
     "answerx",
@@ -166,25 +167,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if _DESELECTS_SLOW.match(config.option.markexpr or "") and slow_tier(collection_path):
         return True
     return None
-
-
-#: Files whose tests never run beside one another on pytest-xdist's workers (``make test``
-#: runs ``--dist loadgroup``), by the prefix of their path relative to ``tests/``, each with
-#: why. Every other file is a group of its own: its module fixtures start once.
-SERIAL_GROUPS: dict[str, str] = {
-    "reasoning/test_sandbox": "isolated runs make, join and remove cgroups and namespaces: "
-    "a run's cgroup was once gone when a sandbox test on the other worker ran beside it",
-}
-
-
-def xdist_group(path: Path) -> str:
-    """The pytest-xdist group of the test file at ``path``: a prefix of
-    :data:`SERIAL_GROUPS`, or the file itself."""
-    try:
-        name = path.relative_to(_TESTS).as_posix()
-    except ValueError:
-        return str(path)
-    return next((prefix for prefix in SERIAL_GROUPS if name.startswith(prefix)), name)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SERIAL_GROUPS, xdist_group
+from worker_groups import SERIAL_GROUPS, xdist_group
 
 TESTS = Path(__file__).resolve().parents[1]
 
