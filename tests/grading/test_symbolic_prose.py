@@ -11,7 +11,6 @@ absent).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -20,14 +19,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from answerx.extraction import clean_answer, extract
-from answerx.grading.mathverify import compare
 from answerx.grading.symbolic import decide
 from external import external_dir
 from external import items as external_items
-
-needs_math_verify = pytest.mark.skipif(
-    importlib.util.find_spec("math_verify") is None, reason="math-verify not installed"
-)
+from symbolic_checks import math_verify_verdict, needs_math_verify, sweep
 
 
 def test_one_value_in_prose_is_never_several_distinct_values() -> None:
@@ -107,23 +102,10 @@ _GOLDS = [
 ]  # fmt: skip
 
 
-def _math_verify(answer: str, gold: str) -> bool | None:
-    result = compare(answer, gold, 30.0)
-    return None if result in ("timeout", "unreadable_gold", "unavailable") else result == "equal"
-
-
 @pytest.mark.slow
 @needs_math_verify
 def test_on_constructed_prose_and_named_values_the_rung_agrees_with_math_verify() -> None:
-    decided, disagreements = 0, []
-    for answer in _ANSWERS:
-        for gold in _GOLDS:
-            fast = decide(answer, gold)
-            if fast is None:
-                continue
-            decided += 1
-            if fast[0] is not _math_verify(answer, gold):
-                disagreements.append((answer, gold, fast))
+    decided, disagreements = sweep(_ANSWERS, _GOLDS)
     assert disagreements == []
     assert decided >= 1200
 
@@ -146,7 +128,7 @@ def test_on_the_external_tune_half_every_decision_agrees_with_math_verify() -> N
         if fast is None:
             continue
         decided += 1
-        if fast[0] is not _math_verify(mine, gold):
+        if fast[0] is not math_verify_verdict(mine, gold):
             disagreements.append((mine, gold, fast))
     assert disagreements == []
     assert decided >= 90

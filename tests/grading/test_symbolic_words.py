@@ -12,16 +12,10 @@ live against math-verify on constructed answers and golds (skipped without math-
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
-from answerx.grading.mathverify import compare
 from answerx.grading.symbolic import decide
-
-needs_math_verify = pytest.mark.skipif(
-    importlib.util.find_spec("math_verify") is None, reason="math-verify not installed"
-)
+from symbolic_checks import needs_math_verify, sweep
 
 
 def test_a_part_of_words_is_never_one_of_the_golds_values() -> None:
@@ -136,22 +130,9 @@ _GOLDS = [
 ]  # fmt: skip
 
 
-def _math_verify(answer: str, gold: str) -> bool | None:
-    result = compare(answer, gold, 30.0)
-    return None if result in ("timeout", "unreadable_gold", "unavailable") else result == "equal"
-
-
 @pytest.mark.slow
 @needs_math_verify
 def test_on_constructed_parts_of_letters_the_rung_agrees_with_math_verify() -> None:
-    decided, disagreements = 0, []
-    for answer in _ANSWERS:
-        for gold in _GOLDS:
-            fast = decide(answer, gold)
-            if fast is None:
-                continue
-            decided += 1
-            if fast[0] is not _math_verify(answer, gold):
-                disagreements.append((answer, gold, fast))
+    decided, disagreements = sweep(_ANSWERS, _GOLDS)
     assert disagreements == []
     assert decided >= 1500
