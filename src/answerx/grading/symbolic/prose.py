@@ -301,7 +301,7 @@ def _applied(part: str, zero_free: bool) -> bool:
         return False
     if m["single"] is not None and not _letters_only(f"x{m['single']}", zero_free):
         return False  # "x (1 - 1)" may be the product x * 0
-    return zero_free or all(Fraction(n) != 0 for n in _NUMBER.findall(m["tail"]))
+    return zero_free or _no_zero(m["tail"])
 
 
 def _letters_only(part: str, zero_free: bool = False) -> bool:
@@ -312,7 +312,7 @@ def _letters_only(part: str, zero_free: bool = False) -> bool:
     return (
         _PRODUCT.fullmatch(part) is not None
         and _SYMBOL_LETTER.search(part) is not None
-        and (zero_free or all(Fraction(n) != 0 for n in _NUMBER.findall(part)))
+        and (zero_free or _no_zero(part))
     )
 
 
@@ -341,3 +341,8 @@ def _values_gold(shape: Shape) -> tuple[int, How, bool] | None:
         return (len(values), "symbolic_tuple", 0 not in values) if len(values) >= 3 else None
     distinct = len(set(values))
     return (distinct, "symbolic_set", 0 not in values) if distinct >= 2 else None
+
+
+def _no_zero(text: str) -> bool:
+    """Whether none of the numbers written in ``text`` is 0 (a product with one may be 0)."""
+    return all(Fraction(n) != 0 for n in _NUMBER.findall(text))
