@@ -29,7 +29,7 @@ __all__ = ["decide", "prepare"]
 _ONE_WORD = re.compile(r"\s*[A-Za-z]+\s*")
 _COMMAND = re.compile(r"\\[A-Za-z]+|(?<![A-Za-z])(?:sqrt|pi)(?![A-Za-z])")  # and plain spellings
 _NUMBER_LETTER = re.compile(r"[IE]")
-_APPLIED = re.compile(r"[A-Za-z]\s*\([^A-Za-z()]*\)")
+_CALL = re.compile(r"[A-Za-z]\s*\([^A-Za-z()]*\)")
 
 
 def prepare() -> None:
@@ -46,7 +46,7 @@ def _shape(text: str) -> Shape | None:
     if has_number_word(text):  # "three" against 3: for a rule that reads number words
         return None
     bare = _COMMAND.sub("#", text)  # a mark: "x \in (a, b)" keeps x off the bracket
-    if _NUMBER_LETTER.search(bare) or _APPLIED.search(bare):
+    if _NUMBER_LETTER.search(bare) or _CALL.search(bare):
         # math-verify reads I as the imaginary unit and E as e, and x(2) as a function x
         # applied to 2: not variables, not a product
         return None
