@@ -2,9 +2,10 @@
 
 Reads every source of ``../shared/data/external`` (``ANSWERX_EXTERNAL`` overrides the
 folder; see its README: real saved outputs of public benchmarks, labelled by their own
-authors) and prints, per source and task, how often each method's verdict agrees with the
-source's label (``label_correct``), with false accepts (says right, label wrong) and false
-rejects (says wrong, label right):
+authors) and those this repository adds in ``bench/data/external`` (BIG-Bench Hard's
+saved outputs; see its README), and prints, per source and task, how often each
+method's verdict agrees with the source's label (``label_correct``), with false accepts
+(says right, label wrong) and false rejects (says wrong, label right):
 
 * ``answerx``      — ``answerx.verify(output, gold, task=…, choices=…, question=…)``;
 * simple baselines, each on every item — ``last-letter`` (the last option letter, for
@@ -70,9 +71,16 @@ def external_dir() -> Path | None:
     return None
 
 
+#: Sources this repository adds to the shared corpus, in its format (their README says
+#: where each comes from, its licence and its label noise).
+OWN_SOURCES = Path(__file__).resolve().parent / "data" / "external"
+
+
 def items(folder: Path, half: str, source: str | None) -> Iterator[tuple[str, Item]]:
-    """(source, item) of one half of every source (or of ``source``)."""
-    for path in sorted(folder.glob(f"*/{half}.jsonl")):
+    """(source, item) of one half of every source (or of ``source``): the shared
+    corpus's, then this repository's own (:data:`OWN_SOURCES`)."""
+    paths = sorted(folder.glob(f"*/{half}.jsonl")) + sorted(OWN_SOURCES.glob(f"*/{half}.jsonl"))
+    for path in paths:
         name = path.parent.name
         if source is None or name == source:
             with path.open(encoding="utf-8") as lines:

@@ -1,5 +1,5 @@
-"""Multiple choice (letters A–J): every way a model writes its letter, option text, and the
-article "A" in prose, which is never an answer."""
+"""Multiple choice (letters A–Z; A–J when an item lists no choices): every way a model
+writes its letter, option text, and the article "A" in prose, which is never an answer."""
 
 from __future__ import annotations
 

@@ -4,6 +4,7 @@ so that extraction and grading cannot disagree about them."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -11,22 +12,57 @@ import pytest
 import answerx
 from answerx.extraction import extract
 from answerx.extraction.game24 import UnarySign, evaluate
-from answerx.extraction.models import OPTION_LETTERS
+from answerx.extraction.models import OPTION_LETTERS, UNLISTED_LETTERS
 from answerx.grading import check_game24, grade, verify
 from answerx.grading.symbolic.lexer import LAYOUT_COMMANDS, tokenize
 
 SRC = Path(answerx.__file__).parent
 
 
+# A run of option letters spelled out, or the old range of them ("[A-J]", "letters A-J").
+_SPELLED = re.compile(r"ABCDEFG|A-J")
+
+
 def test_the_option_letters_are_spelled_out_in_one_place() -> None:
     spelled = []
     for path in SRC.rglob("*.py"):
+        if path == SRC / "extraction" / "models.py":
+            continue  # the table itself (its docstring shows the letters)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             text = node.value if isinstance(node, ast.Constant) else None
-            if isinstance(text, str) and text.startswith("ABCDEFGHIJ"):
-                spelled.append(path.relative_to(SRC).as_posix())
-    assert spelled == ["extraction/models.py"]
-    assert OPTION_LETTERS == "ABCDEFGHIJ"
+            if isinstance(text, str) and _SPELLED.search(text):
+                spelled.append(f"{path.relative_to(SRC).as_posix()}: {text[:60]!r}")
+    assert spelled == []  # every pattern builds its letters from extraction/models.py's table
+    assert (OPTION_LETTERS, UNLISTED_LETTERS) == ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ABCDEFGHIJ")
+
+
+def test_an_item_with_eighteen_options_is_read_and_graded_to_its_last_letter() -> None:
+    # BIG-Bench Hard's colour questions letter eighteen options, (A) to (R).
+    choices = [
+        *("red", "orange", "yellow", "green", "blue", "brown", "magenta", "fuchsia", "mauve"),
+        *("teal", "turquoise", "burgundy", "silver", "gold", "black", "grey", "purple", "pink"),
+    ]
+    raw = "The pen is pink, the last of the colours listed. So the answer is (R)."
+    assert extract(raw, "multiple_choice", choices=choices).answer == "R"
+    assert verify(raw, "R", task="multiple_choice", choices=choices).correct is True
+    assert verify("(K)", "K", task="multiple_choice", choices=choices).correct is True
+
+
+def test_a_late_letter_is_an_option_only_when_the_item_lists_that_many() -> None:
+    # Without the list, "K" in "… is (K)." is a unit or a name, not an eleventh option.
+    eleven = list("abcdefghijk")
+    assert extract("The answer is (K).", "multiple_choice").valid is False
+    assert extract("The answer is (K).", "multiple_choice", choices=eleven).answer == "K"
+    assert extract("The answer is (L).", "multiple_choice", choices=eleven).valid is False
+
+
+def test_a_stated_none_of_the_above_is_the_answer_not_a_letter_of_the_reasoning() -> None:
+    raw = "(A) is plain. (B) is plain too. None is sarcastic. So the answer is (None of the above)."
+    found = extract(raw, "multiple_choice", choices=["a joke", "a jab"])
+    assert (found.answer, found.valid) == ("(None of the above)", False)
+    assert verify(raw, "B", task="multiple_choice", choices=["a joke", "a jab"]).correct is False
+    # An option that says so is that option.
+    assert verify(raw, "C", task="multiple_choice", choices=["x", "y", "None of the above"]).correct
 
 
 def test_a_letter_past_the_options_is_malformed_in_grade_as_in_extract() -> None:

@@ -348,7 +348,7 @@ def test_bound_model_keeps_the_name_and_states_the_shape() -> None:
         ({"task": "bogus"}, "unknown task 'bogus'"),
         ({"choices": ["a", "b"]}, "need a task"),
         ({"task": "multiple_choice", "choices": "ab"}, "list of option texts"),
-        ({"task": "multiple_choice", "choices": [str(i) for i in range(11)]}, "at most 10"),
+        ({"task": "multiple_choice", "choices": [str(i) for i in range(27)]}, "at most 26"),
         ({"task": "game24", "numbers": ["4", "7"]}, "list of numbers"),
     ],
 )

@@ -50,7 +50,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerx.errors import ConfigError, InputError, UnknownName
-from answerx.extraction.models import TASKS, Task
+from answerx.extraction.models import OPTION_LETTERS, TASKS, Task
 from answerx.extraction.spec import AnswerSpec
 from answerx.grading.golds import nonfinite_spelling
 from answerx.recordfiles.formats import INPUT_FORMATS, SUFFIXES, InputFormatName, format_of
@@ -547,8 +547,9 @@ def _choices(value: Any) -> list[str]:
             "give a JSON array or 'a|b|c'"
         )
     choices = [_text(v, "each choice") for v in value]
-    if len(choices) > 10:
-        raise ValueError(f"{len(choices)} choices; at most 10 (letters A-J)")
+    if len(choices) > len(OPTION_LETTERS):
+        most = len(OPTION_LETTERS)
+        raise ValueError(f"{len(choices)} choices; at most {most} (letters A-{OPTION_LETTERS[-1]})")
     return choices
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from answerx.extraction.found import Found, found, keyword_hits
 from answerx.extraction.latex import skip_back, skip_forward
+from answerx.extraction.models import UNLISTED_LETTERS
 from answerx.extraction.sentences import NOT_AN_ANSWER, take_sentence
 from answerx.extraction.tasks import Acceptor
 
@@ -133,7 +134,11 @@ _SENTENCE_START = re.compile(r"(?<!\b[A-Z])[.!?\n。！？][\s*_]*")
 _WORD_START = re.compile(r"(?<![\w'’-])\w")
 _ENUMERATION = re.compile(r",.*,|\bor\b|\beither\b|\bnot\b|\bneither\b")
 _MAX_OPTION_WORDS = 8
-_A_LETTER = re.compile(r"(?:option\s+|choice\s+)?[(\[]?[A-J](?:[)\].:,]|\s|$)", re.IGNORECASE)
+# (The first ten letters only: the pattern ignores case, and "I", "x" or "s" open many an
+# option's words; a later letter is still choice_letter's to read as a letter.)
+_A_LETTER = re.compile(
+    rf"(?:option\s+|choice\s+)?[(\[]?[{UNLISTED_LETTERS}](?:[)\].:,]|\s|$)", re.IGNORECASE
+)
 _LAST_SENTENCE = 300
 
 

@@ -197,7 +197,7 @@ def _checked_choices(choices: object) -> Sequence[str] | None:
                 f"not {type(option).__name__}: {option!r}"
             )
     if len(choices) > len(OPTION_LETTERS):
-        raise InputError(f"at most {len(OPTION_LETTERS)} choices (A-J), got {len(choices)}")
+        raise InputError(f"at most {len(OPTION_LETTERS)} choices (A-Z), got {len(choices)}")
     return choices
 
 

@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from answerx.extraction.models import LETTER_CLASS, option_letters
+
 __all__ = ["LENGTH_REASONS", "STOP_REASONS", "unfinished_reason"]
 
 #: Finish reasons that mean the output was cut at the token limit.
@@ -234,7 +236,8 @@ def _ends_with_a_choice(line: str, text: str, choices: Sequence[str] | None) -> 
     """The line ends with an option letter on its own after a sentence ("… tallest. A",
     "Final: (C)"), or a short reply ends with one option's whole text ("… so it is March
     and April")."""
-    if _LETTER_AT_END.search(line):
+    at_end = _LETTER_AT_END.search(line)
+    if at_end is not None and at_end.group(1) in option_letters(choices):
         return True
     if not choices or len(text) > _SHORT_REPLY:
         return False  # reasoning cut after an option's words is still cut
@@ -267,7 +270,7 @@ def _states_a_number(line: str) -> bool:
     return _NUMBER_STATEMENT.search(line[-_STATEMENT_CHARS:]) is not None
 
 
-_LETTER_AT_END = re.compile(r"(?:^|[.!?:;])[ \t]*\(?[A-J]\)?$")
+_LETTER_AT_END = re.compile(rf"(?:^|[.!?:;])[ \t]*\(?({LETTER_CLASS})\)?$")
 
 
 def _open_math(para: str) -> bool:

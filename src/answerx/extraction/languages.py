@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from answerx.extraction.found import Found, found, matches_near
+from answerx.extraction.models import LETTER_CLASS
 from answerx.extraction.sentences import take_sentence
 from answerx.extraction.tasks import LETTER_LIST, Acceptor
 
@@ -135,13 +136,13 @@ def _before_cjk_words(text: str, c0: int, c1: int) -> int:
 # The letter first, then the verdict, as Chinese and Japanese exam answers write it:
 # 选项A正确, A选项正确, 所以D是正确答案, (B) 是正确的选项, A が正解, 正确的是 C.
 _VERDICT_AFTER = re.compile(
-    r"(?:[选選]项|[选選]項|选择|選擇)?\s*[（(【\[]?\s*([A-J])\s*[)）】\]]?\s*(?:[选選]项|[选選]項)?\s*"
+    rf"(?:[选選]项|[选選]項|选择|選擇)?\s*[（(【\[]?\s*({LETTER_CLASS})\s*[)）】\]]?\s*(?:[选選]项|[选選]項)?\s*"
     r"(?:是|为|為|が|は)?\s*(?:最)?(?:正确|正確|正解|(?:对|對)(?![于於应應比称稱象]))(?:的)?(?:答案|[选選]项|[选選]項|です)?"
     r"(?![吗嗎?？])"
 )
 _VERDICT_BEFORE = re.compile(
     r"(?:正确|正確)的?(?:答案|[选選]项|[选選]項)?\s*(?:是|为|為)\s*[:：]?\s*"
-    r"[（(【\[]?\s*([A-J])(?![A-Za-z])"
+    rf"[（(【\[]?\s*({LETTER_CLASS})(?![A-Za-z])"
 )
 _VERDICT_STEMS = ("正确", "正確", "正解", "对", "對")
 

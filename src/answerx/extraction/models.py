@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import string
+from collections.abc import Sequence
 from typing import Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -9,13 +11,16 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "FALLBACKS",
     "GUESS_METHODS",
+    "LETTER_CLASS",
     "METHODS",
     "OPTION_LETTERS",
     "TASKS",
+    "UNLISTED_LETTERS",
     "Extraction",
     "Fallback",
     "Method",
     "Task",
+    "option_letters",
 ]
 
 Task = Literal[
@@ -24,8 +29,26 @@ Task = Literal[
 TASKS: tuple[str, ...] = get_args(Task)
 
 #: The option letters of a multiple-choice item, one per choice: the one table every
-#: module reads (at most ten choices, as MMLU-Pro has).
-OPTION_LETTERS: Final = "ABCDEFGHIJ"
+#: module reads. Twenty-six, as harnesses letter options: MMLU-Pro has ten, BIG-Bench
+#: Hard up to eighteen (A-R), inspect_ai's multiple choice up to twenty-six.
+OPTION_LETTERS: Final = string.ascii_uppercase
+#: The letters read as options when an item lists no choices: the first ten (MMLU-Pro's).
+#: Without the list, a lone K, S or X is a unit, a name or a variable far more often than
+#: the eleventh option.
+UNLISTED_LETTERS: Final = OPTION_LETTERS[:10]
+#: Every option letter as a regex class, for the patterns that find candidate letters;
+#: the task's acceptor then keeps only the item's own (:func:`option_letters`).
+LETTER_CLASS: Final = f"[{OPTION_LETTERS[0]}-{OPTION_LETTERS[-1]}]"
+
+
+def option_letters(choices: Sequence[str] | None) -> str:
+    """The letters of an item's options: one per choice, or :data:`UNLISTED_LETTERS`.
+
+    >>> option_letters(["red", "green", "blue"]), option_letters(None)
+    ('ABC', 'ABCDEFGHIJ')
+    """
+    return OPTION_LETTERS[: len(choices)] if choices else UNLISTED_LETTERS
+
 
 Method = Literal[
     "answer_block",

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from answerx.extraction.models import OPTION_LETTERS
+from answerx.extraction.models import LETTER_CLASS, OPTION_LETTERS
 from answerx.extraction.numbers import canonical_number
 
 __all__ = ["letter_text_problem", "named_option", "option_at_start", "valued_option"]
@@ -25,7 +25,9 @@ _MAX_NAMED_CHARS = 80  # a longer text "mentioning" an option is an explanation
 _MAX_OTHER_WORDS = 3
 _TOKEN = re.compile(r"\w+(?:[.,/]\w+)*")
 _NEGATION = frozenset(("not", "no", "never", "neither", "nor", "except", "isn", "t", "without"))
-_LETTER_WITH_TEXT = re.compile(r"^\s*(?:option\s+)?[(\[]?\s*([A-J])\s*[)\]:.]?\s*[-–—:]?\s+(\S.*)$")
+_LETTER_WITH_TEXT = re.compile(
+    rf"^\s*(?:option\s+)?[(\[]?\s*({LETTER_CLASS})\s*[)\]:.]?\s*[-–—:]?\s+(\S.*)$"
+)
 
 
 def _normalised(text: str) -> str:

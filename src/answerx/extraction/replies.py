@@ -23,6 +23,7 @@ from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.expressions import bare_expression
 from answerx.extraction.found import Found, RuleFn, accept_words, found
 from answerx.extraction.latex import skip_back, skip_forward
+from answerx.extraction.models import LETTER_CLASS, UNLISTED_LETTERS
 from answerx.extraction.number_words import stated_number_words
 from answerx.extraction.tasks import Acceptor
 
@@ -41,8 +42,10 @@ _NUMBER_REPLY = re.compile(
     r"(?:[ \t]*\([^()\n]{1,40}\))?",  # "3 (three)", "12 (4 groups of 3)"
     re.IGNORECASE,
 )
-_LETTER_REPLY = re.compile(r"[(\[]?[A-J][)\].:]?")
-_LETTER_START = re.compile(r"\s*[(\[]?[A-J](?:[)\].:,]|\s*$)", re.IGNORECASE)
+# An ``auto`` reply has no options listed: only their letters.
+_LETTER_REPLY = re.compile(rf"[(\[]?[{UNLISTED_LETTERS}][)\].:]?")
+_L = LETTER_CLASS  # a multiple-choice reply's candidate letters; the acceptor keeps its own
+_LETTER_START = re.compile(rf"\s*[(\[]?{_L}(?:[)\].:,]|\s*$)", re.IGNORECASE)
 # A refusal or a hedge anywhere in a short reply: it states no answer.
 _REFUSAL = re.compile(
     r"\b(?:i\s+(?:do\s+not|don't|cannot|can't|am\s+not|'m\s+not|am\s+unable|'m\s+unable)|"
@@ -54,8 +57,8 @@ _REFUSAL = re.compile(
     re.IGNORECASE,
 )
 _YES_NO = re.compile(r"(yes|no|true|false)\b", re.IGNORECASE)
-_LETTER_LINE = re.compile(r"^[ \t]*(?:\*\*)?\(?[A-J][.)]", re.MULTILINE)
-_LEADING_LETTER = re.compile(r"(?:\*\*)?(?:\(([A-J])\)|([A-J])[.)])(?:\*\*)?\s+\S")
+_LETTER_LINE = re.compile(rf"^[ \t]*(?:\*\*)?\(?{_L}[.)]", re.MULTILINE)
+_LEADING_LETTER = re.compile(rf"(?:\*\*)?(?:\(({_L})\)|({_L})[.)])(?:\*\*)?\s+\S")
 _MATH_HINT = re.compile(r"[\\^_{}=+*/<>()\[\]]|\d")
 # Markup left in a line is no answer: a tag, a box never closed, a JSON key.
 _MARKUP = re.compile(r"<\s*/?\s*[A-Za-z]|\\boxed|\\fbox|\"")

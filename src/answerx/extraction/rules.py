@@ -37,7 +37,7 @@ from answerx.extraction.found import (
 )
 from answerx.extraction.languages import cjk_letter_verdict, foreign_phrase
 from answerx.extraction.latex import FRACTION, find_boxes, skip_back, skip_forward
-from answerx.extraction.models import OPTION_LETTERS
+from answerx.extraction.models import LETTER_CLASS, OPTION_LETTERS, UNLISTED_LETTERS
 from answerx.extraction.number_words import number_word_spans
 from answerx.extraction.numbers import NUMBER
 from answerx.extraction.replies import leading_answer_rule, whole_output_rule
@@ -448,7 +448,9 @@ _BOLD_END = re.compile(
     r"(?:^|(?<=[.!?:;。])[ \t]+)(\*\*|__)([^*_\n]{1,100}?)\1[ \t.]*$", re.MULTILINE
 )
 _BOLD_REACH = 120
-_BOLD_LETTER = re.compile(r"\s*\(?[A-J]\)?\s*")
+# (Only the letters an unlisted item has: "**K**" ends many a text answer, and with an
+# item's eighteen options its acceptor reads the bold letter anyway.)
+_BOLD_LETTER = re.compile(rf"\s*\(?[{UNLISTED_LETTERS}]\)?\s*")
 
 
 def bold_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
@@ -466,23 +468,24 @@ def bold_answer(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Fo
 
 
 # --------------------------------------------------------------------------- task fallbacks
+_L = LETTER_CLASS  # the candidate letters; the acceptor keeps the item's own
 _CHOICE_FORMS = re.compile(
-    r"\(([A-J])\)|\b([A-J])\)|\*\*\(?([A-J])\)?\*\*|\$\(?([A-J])\)?\$"
-    r"|\b(?:option|choice)\s+\(?([A-J])\b|^[ \t]*\(?([A-J])[.):]?[ \t]*$",
+    rf"\(({_L})\)|\b({_L})\)|\*\*\(?({_L})\)?\*\*|\$\(?({_L})\)?\$"
+    rf"|\b(?:option|choice)\s+\(?({_L})\b|^[ \t]*\(?({_L})[.):]?[ \t]*$",
     re.MULTILINE,
 )
 _CHOICE_GROUPS = range(1, 7)
 # A letter written four times or more, as prompts ask ("… five times: CCCCC"): looked for
 # near the end only (a form of its own: in the pattern above it slowed every scan).
-_REPEATED_LETTER = re.compile(r"(?<![A-Za-z])([A-J])\1{3,9}(?![A-Za-z])")
+_REPEATED_LETTER = re.compile(rf"(?<![A-Za-z])({_L})\1{{3,9}}(?![A-Za-z])")
 _REPEAT_REACH = 80  # the letters end the output ("… as requested: FFFFF.")
 # A sentence, then the letter on its own at the very end: "… so the left bar is the
 # tallest. A" (read on the last line only: an extra form costs the whole scan above).
-_LETTER_AFTER_SENTENCE = re.compile(r"(?<=[.!?:;])[ \t]+([A-J])\.?[ \t]*$")
+_LETTER_AFTER_SENTENCE = re.compile(rf"(?<=[.!?:;])[ \t]+({_L})\.?[ \t]*$")
 _LAST_LINE_CHARS = 400
 
 
-_A_TO_J = re.compile("[A-J]")
+_A_LETTER = re.compile(_L)
 _DIGIT = re.compile("[0-9]")
 
 
@@ -492,7 +495,7 @@ _MAX_PROBES = 4096
 
 def _last_choice_forms(text: str, lo: int, hi: int) -> list[re.Match[str]]:
     """:func:`_last_matches` for the choice forms on a big text: every form holds an
-    upper-case A-J letter, so probe around those letters from the last one back (found
+    upper-case option letter, so probe around those letters from the last one back (found
     with ``str.rfind``, C speed) instead of running the slow pattern over megabytes."""
     last = {c: text.rfind(c, lo, hi) for c in OPTION_LETTERS}
     last = {c: p for c, p in last.items() if p != -1}
@@ -519,7 +522,7 @@ def _last_choice_forms(text: str, lo: int, hi: int) -> list[re.Match[str]]:
 def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last choice letter written as a choice: "(B)", "B)", "**B**", "$B$", a lone line."""
     matches = (
-        last_matches(_CHOICE_FORMS, text, lo, hi, _A_TO_J)
+        last_matches(_CHOICE_FORMS, text, lo, hi, _A_LETTER)
         if hi - lo <= _BIG
         else _last_choice_forms(text, lo, hi)
     )

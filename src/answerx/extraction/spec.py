@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from answerx.errors import ConfigError
-from answerx.extraction.models import OPTION_LETTERS, Task
+from answerx.extraction.models import OPTION_LETTERS, Task, option_letters
 from answerx.extraction.tasks import Acceptor, check_task, item_task, make_acceptor
 
 __all__ = ["DEFAULT_TIME_LIMIT_S", "DEFAULT_TOLERANCE", "AnswerSpec"]
@@ -47,7 +47,7 @@ class AnswerSpec:
         check_task(self.task)
         if self.choices is not None and len(self.choices) > len(OPTION_LETTERS):
             most, got = len(OPTION_LETTERS), len(self.choices)
-            raise ConfigError(f"at most {most} choices (A–J) are supported, got {got}")
+            raise ConfigError(f"at most {most} choices (A–Z) are supported, got {got}")
 
     @classmethod
     def of(
@@ -144,7 +144,7 @@ class AnswerSpec:
             # No example values: small models copy them as the answer (issue 18).
             return "a single number in digits: an integer, a decimal or a fraction with a slash"
         if self.task == "multiple_choice":
-            letters = OPTION_LETTERS[: len(self.choices)] if self.choices else OPTION_LETTERS
+            letters = option_letters(self.choices)
             listed = (
                 letters if len(letters) == 1 else ", ".join(letters[:-1]) + " or " + letters[-1]
             )

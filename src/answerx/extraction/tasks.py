@@ -24,7 +24,7 @@ from typing import NamedTuple, cast
 from answerx.errors import UnknownName
 from answerx.extraction.cleaning import clean_answer
 from answerx.extraction.game24 import as_expression, expression_problem, stated_expression
-from answerx.extraction.models import OPTION_LETTERS, TASKS, Task
+from answerx.extraction.models import LETTER_CLASS, OPTION_LETTERS, TASKS, Task, option_letters
 from answerx.extraction.number_words import words_value
 from answerx.extraction.numbers import (
     canonical_number,
@@ -65,24 +65,33 @@ Acceptor = Callable[[str], Accepted | None]
 _CHOICE_ANSWERS = {letter: Accepted(letter, "multiple_choice") for letter in OPTION_LETTERS}
 # A choice letter as an answer: "B", "(B)", "B)", "B.", "[B]", "(B) the text",
 # "B: text", "Option B". Never "A" followed by a word ("A bit more..."): that is prose.
+_L = LETTER_CLASS  # the candidate letters; the item's own are kept by option_letters()
 _LETTER = re.compile(
-    r"^(?:(?:option|choice)\s*)?(?:\(\s*([A-J])\s*\)|\[\s*([A-J])\s*\]|([A-J])(?=$|[.):\]]|\s*[-–—]\s"
+    rf"^(?:(?:option|choice)\s*)?(?:\(\s*({_L})\s*\)|\[\s*({_L})\s*\]|({_L})(?=$|[.):\]]|\s*[-–—]\s"
     # "C, and I'll duplicate it as requested": the letter, then a clause about it
     r"|,\s+(?:and|so|because|since|as|which|but)\b))",
     re.IGNORECASE,
 )
-_STRICT_LETTER = re.compile(r"^\(?([A-J])\)?$")
+_STRICT_LETTER = re.compile(rf"^\(?({_L})\)?$")
 # A letter written several times, as prompts ask ("duplicate that letter five times"):
 # "FFFFF" is F.
-_REPEATED_LETTER = re.compile(r"([A-J])\1{1,9}")
+_REPEATED_LETTER = re.compile(rf"({_L})\1{{1,9}}")
 # Several letters in one answer: "B, C", "(A), (B), (C), or (D)", "A and D", "B、C", "AB".
 LETTER_LIST = re.compile(
-    r"\(?[A-J]\)?(?:\s*(?:,|，|、|/|&|;|\band\b|\bor\b|和|或|及)\s*(?:and\s+|or\s+)?"
-    r"\(?[A-J]\)?(?![A-Za-z]))+"
+    rf"\(?{_L}\)?(?:\s*(?:,|，|、|/|&|;|\band\b|\bor\b|和|或|及)\s*(?:and\s+|or\s+)?"
+    rf"\(?{_L}\)?(?![A-Za-z]))+"
 )
-_GLUED_LETTERS = re.compile(r"[A-J]{2,5}")
+_GLUED_LETTERS = re.compile(rf"{_L}{{2,5}}")
 _BARE_FORMS = frozenset(
     form.format(letter) for letter in OPTION_LETTERS for form in ("{}", "({})", "{})", "{}.")
+)
+# A stated answer that picks no option ("So the answer is (None of the above)."): it is
+# the model's answer, so no letter its reasoning mentioned earlier stands in for it. (An
+# option whose own text says so was matched by that text first.)
+_NO_OPTION = re.compile(
+    r"\(?(?:none\s+of\s+(?:the\s+)?(?:above|options|choices|answers|these|them)"
+    r"|neither(?:\s+of\s+(?:them|these|the\s+(?:two|options)))?|none)\)?\.?",
+    re.IGNORECASE,
 )
 # A stated letter beyond the options ("The answer is (K)"): only the unmistakable forms.
 _ANY_LETTER = re.compile(r"^(?:(?:option|choice)\s*)?[(\[]?([A-Z])[)\]]?[.:]?$", re.IGNORECASE)
@@ -159,13 +168,13 @@ def letter_of(candidate: str, choices: Sequence[str] | None = None) -> str | Non
     """
     if len(candidate) <= 3:  # fast path for the usual "B" / "(B)" / "B)"
         strict = _STRICT_LETTER.match(candidate)
-        if strict and (not choices or OPTION_LETTERS.index(strict.group(1)) < len(choices)):
+        if strict and strict.group(1) in option_letters(choices):
             return strict.group(1)
     repeated = _REPEATED_LETTER.fullmatch(candidate) if len(candidate) <= 10 else None
-    if repeated and (not choices or OPTION_LETTERS.index(repeated.group(1)) < len(choices)):
+    if repeated and repeated.group(1) in option_letters(choices):
         return repeated.group(1)
     m = _LETTER.match(candidate)
-    allowed = OPTION_LETTERS[: len(choices)] if choices else OPTION_LETTERS
+    allowed = option_letters(choices)
     if m:
         letter = next(g for g in m.groups() if g)
         # Lower-case "a" is a word, not a choice: only "(a)" or "a)" count.
@@ -302,8 +311,8 @@ def several_letters(candidate: str, choices: Sequence[str] | None = None) -> lis
             return None
     elif LETTER_LIST.fullmatch(candidate) is None:
         return None
-    letters = list(dict.fromkeys(re.findall(r"[A-J]", candidate)))
-    allowed = OPTION_LETTERS[: len(choices)] if choices else OPTION_LETTERS
+    letters = list(dict.fromkeys(re.findall(_L, candidate)))
+    allowed = option_letters(choices)
     if len(letters) < 2 or any(letter not in allowed for letter in letters):
         return None
     return letters
@@ -357,13 +366,15 @@ def _stated_choice(candidate: str, choices: _Choices, numbers: _Numbers) -> Acce
             named = valued_option(s, choices)
         if named is not None:  # "Mars", "No, the lamp is shorter than the shelf."
             return _CHOICE_ANSWERS[OPTION_LETTERS[named]]
+    if len(s) <= 40 and _NO_OPTION.fullmatch(s):
+        return Accepted(s, "multiple_choice", "it states that no option is right")
     if len(s) > 12:
         return None
     m = _ANY_LETTER.match(s)
     if m is None or (m.group(1).islower() and not s.startswith(("(", "["))):
         return None
     letter = m.group(1).upper()
-    allowed = OPTION_LETTERS[: len(choices)] if choices else OPTION_LETTERS
+    allowed = option_letters(choices)
     if letter in allowed:
         return None  # an allowed letter letter_of rejected: not a plain statement of it
     return Accepted(letter, "multiple_choice", f"letter {letter} is not an option")

@@ -6,13 +6,15 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from answerx.extraction.models import LETTER_CLASS, UNLISTED_LETTERS
 from answerx.extraction.tasks import letter_of
 
 __all__ = ["STRICT_LETTER", "choice_of"]
 
-#: A gold answer that is only a letter: ``B`` or ``(B)``.
-STRICT_LETTER = re.compile(r"\(?[A-J]\)?")
-_BARE_LETTER = re.compile(r"[\s(\[]*([A-Ja-j])[\s)\].:]*")
+#: A gold answer that is only a letter, ``B`` or ``(B)``, read as an option without the
+#: item's choices (so only the letters an unlisted item has: a gold "K" is a unit).
+STRICT_LETTER = re.compile(rf"\(?[{UNLISTED_LETTERS}]\)?")
+_BARE_LETTER = re.compile(rf"[\s(\[]*({LETTER_CLASS})[\s)\].:]*", re.IGNORECASE)
 
 
 def choice_of(

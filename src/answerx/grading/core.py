@@ -239,7 +239,7 @@ def _item(
     name, too many choices or a non-finite gold before anything is read."""
     checked = check_task(task)  # the name first (did you mean?), as extract does
     if choices is not None and len(choices) > len(OPTION_LETTERS):
-        raise InputError(f"at most {len(OPTION_LETTERS)} choices (A-J), got {len(choices)}")
+        raise InputError(f"at most {len(OPTION_LETTERS)} choices (A-Z), got {len(choices)}")
     check_finite_gold(gold, task=checked)
     refs = clean_golds(gold)
     spec = spec_for(

@@ -1,7 +1,7 @@
 """Rendering the approach templates of ``prompts/`` for one question.
 
 Every template may use ``$question``, ``$choices_block`` (the options, lettered
-A–J, or nothing) and ``$answer_hint`` (the expected answer shape, such as "a
+A, B, C…, or nothing) and ``$answer_hint`` (the expected answer shape, such as "a
 single number in digits"); step templates get their own fields on top (listed in
 each approach's docstring). A user directory (``prompt_dir=``, or the
 ``ANSWERX_PROMPT_DIR`` environment variable) overrides any bundled template.

@@ -19,7 +19,7 @@ from pydantic import (
     StringConstraints,
 )
 
-from answerx.extraction.models import Extraction, Task
+from answerx.extraction.models import OPTION_LETTERS, Extraction, Task
 
 __all__ = [
     "EXTRACT_EXAMPLE",
@@ -37,7 +37,7 @@ __all__ = [
     "Text",
 ]
 
-MAX_CHOICES: Final = 10  # letters A-J
+MAX_CHOICES: Final = len(OPTION_LETTERS)  # one letter each
 
 
 def _unicode_text(text: str) -> str:

@@ -48,7 +48,7 @@ from pydantic.config import JsonDict
 
 from answerx.errors import ConfigError, UnknownName
 from answerx.extraction.cleaning import clean_answer
-from answerx.extraction.models import OPTION_LETTERS
+from answerx.extraction.models import OPTION_LETTERS, option_letters
 from answerx.extraction.spec import AnswerSpec
 from answerx.structured.repairs import keep_answer_without
 
@@ -623,8 +623,7 @@ def _answer_enum(spec: AnswerSpec) -> dict[str, Any]:
     if spec.task == "boolean":
         return {"enum": ["yes", "no"]}
     if spec.task == "multiple_choice":
-        letters = OPTION_LETTERS[: len(spec.choices)] if spec.choices else OPTION_LETTERS
-        return {"enum": list(letters)}
+        return {"enum": list(option_letters(spec.choices))}
     if spec.task == "numeric":
         # What the validator accepts, bounded so a grammar cannot run on for ever.
         return {"pattern": NUMERIC_ANSWER_PATTERN, "maxLength": 27}  # "-" 12 "." 6 "/" 6
