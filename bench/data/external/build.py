@@ -1,0 +1,166 @@
+"""Build the sources of ``bench/data/external`` from pinned commits of public repositories.
+
+The same record format as ``../shared/data/external`` (see its README and this folder's),
+so ``bench/external.py`` reads both. Reads only pinned commits, through git, from bare
+clones named ``<owner>+<name>/repo`` under the folder in ``ANSWERX_MIRROR``::
+
+    git clone --bare https://github.com/suzgunmirac/BIG-Bench-Hard \
+        mirror/suzgunmirac+BIG-Bench-Hard/repo
+    ANSWERX_MIRROR=mirror python bench/data/external/build.py
+
+Deterministic (seeded sampling and split, files written in id order); prints the counts
+and a SHA-256 of the halves. Checks, before writing anything, that its reading of the
+source's scorer reproduces the accuracy the source published for every file it uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SEED = 20261129
+
+BBH_REPO = "suzgunmirac/BIG-Bench-Hard"
+BBH_COMMIT = "9ee07bd481feebf959a6b59d61ea57bdcf30964d"
+# Items sampled per task from each prompting mode (27 tasks; 250 questions or fewer each).
+BBH_PER_TASK = {"cot": 60, "direct": 20}
+# How a user scoring BBH with answerx would call it: the yes/no tasks as booleans, the
+# counting and arithmetic ones as numbers, options written "(A) …" as multiple choice with
+# their texts, and the rest (a word list, a bracket sequence, valid/invalid) as text.
+_BOOLEAN = {
+    "boolean_expressions",
+    "causal_judgement",
+    "navigate",
+    "sports_understanding",
+    "web_of_lies",
+}
+_NUMERIC = {"object_counting", "multistep_arithmetic_two"}
+_MODES = {"cot": "chain of thought", "direct": "answer only"}
+_BBH_LABEL = (
+    "the source's scorer (text after 'So the answer is', one final full stop removed, exact "
+    "match), reproduced to its published accuracy on every file"
+)
+_OPTION = re.compile(r"^\(([A-R])\)\s?(.*)$")
+
+
+def _git(repo: str, *args: str) -> str:
+    mirror = Path(os.environ.get("ANSWERX_MIRROR", "mirror")) / repo.replace("/", "+") / "repo"
+    return subprocess.run(
+        ["git", "-C", str(mirror), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def bbh_scored(prediction: str, target: str) -> tuple[str, bool]:
+    """BBH's own scoring (Suzgun et al. 2022): the text after "So the answer is" (the whole
+    prediction when absent), one trailing full stop removed, compared exactly."""
+    answer = (
+        prediction.split("So the answer is ")[1]
+        if "So the answer is " in prediction
+        else prediction
+    )
+    answer = answer.strip()
+    answer = answer.removesuffix(".")
+    return answer, answer == target
+
+
+def _question(prompt: str) -> str:
+    last = prompt.rsplit("\n\nQ: ", 1)[-1]
+    return re.sub(r"\nA:( Let's think step by step\.)?$", "", last).strip()
+
+
+def _choices(question: str) -> list[str] | None:
+    if "\nOptions:\n" not in question:
+        return None
+    lines = question.split("\nOptions:\n", 1)[1].splitlines()
+    found = [_OPTION.match(line.strip()) for line in lines]
+    if not found or not all(found):
+        return None
+    letters = [m.group(1) for m in found if m]
+    if letters != [chr(65 + i) for i in range(len(letters))]:
+        return None
+    return [m.group(2).strip() for m in found if m]
+
+
+def bbh() -> list[dict[str, Any]]:
+    """BIG-Bench Hard: code-davinci-002's saved outputs, chain of thought and direct."""
+    rng = random.Random(SEED)
+    names = _git(
+        BBH_REPO, "ls-tree", "-r", "--name-only", BBH_COMMIT, "code-davinci-002-outputs"
+    ).split()
+    records: list[dict[str, Any]] = []
+    for mode, per_task in BBH_PER_TASK.items():
+        for name in sorted(n for n in names if n.endswith(".json") and f"-{mode}/" in n):
+            task = name.rsplit("/", 1)[1].split("_few_shot")[0]
+            rows = json.loads(_git(BBH_REPO, "show", f"{BBH_COMMIT}:{name}"))["outputs"]
+            metrics = json.loads(
+                _git(
+                    BBH_REPO, "show", f"{BBH_COMMIT}:{name.replace('.json', '_eval_metrics.jsonl')}"
+                ).splitlines()[0]
+            )
+            ours = 100 * sum(bbh_scored(r["prediction"], r["target"])[1] for r in rows) / len(rows)
+            if abs(ours - metrics["accuracy"]) > 1e-6:
+                sys.exit(
+                    f"{name}: the scorer gives {ours:.2f} %, the source {metrics['accuracy']:.2f} %"
+                )
+            for index in sorted(rng.sample(range(len(rows)), min(per_task, len(rows)))):
+                row = rows[index]
+                question = _question(row["input"])
+                target = row["target"]
+                answer, correct = bbh_scored(row["prediction"], target)
+                choices = _choices(question) if target.startswith("(") else None
+                kind = ("multiple_choice" if choices else "boolean" if task in _BOOLEAN
+                        else "numeric" if task in _NUMERIC else "text")  # fmt: skip
+                records.append({
+                    "id": f"bbh_cot:{mode}:{task}:{index}",
+                    "source": f"{BBH_REPO}@{BBH_COMMIT}:{name}",
+                    "model": f"code-davinci-002 ({_MODES[mode]}, 3-shot)",
+                    "task": kind,
+                    "output": row["prediction"],
+                    "gold": target.strip("()") if choices else target,
+                    "choices": choices,
+                    "label_correct": correct,
+                    "label_answer": answer,
+                    "label_kind": _BBH_LABEL,
+                    "question": question,
+                    "meta": {"bbh_task": task, "mode": mode, "target": target},
+                })  # fmt: skip
+    return records
+
+
+def split(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """A seeded 50/50 split by question (task and index): both modes of a question share a half."""
+    questions = sorted({r["id"].split(":", 2)[2] for r in records})
+    random.Random(SEED).shuffle(questions)
+    tune = set(questions[: len(questions) // 2])
+    halves: dict[str, list[dict[str, Any]]] = {"tune": [], "check": []}
+    for r in sorted(records, key=lambda r: r["id"]):
+        halves["tune" if r["id"].split(":", 2)[2] in tune else "check"].append(r)
+    return halves
+
+
+def main() -> None:
+    digest = hashlib.sha256()
+    for source, build in {"bbh_cot": bbh}.items():
+        halves = split(build())
+        (HERE / source).mkdir(exist_ok=True)
+        for half, rows in halves.items():
+            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+            (HERE / source / f"{half}.jsonl").write_text(text, encoding="utf-8")
+            digest.update(text.encode())
+            tasks: dict[str, int] = {}
+            for r in rows:
+                tasks[r["task"]] = tasks.get(r["task"], 0) + 1
+            print(source, half, len(rows), "correct", sum(r["label_correct"] for r in rows), tasks)
+    print("sha256", digest.hexdigest())
+
+
+if __name__ == "__main__":
+    main()
