@@ -38,6 +38,18 @@ POLICY = [
     # a list of accepted answers only is no shotgun
     ("The primary colours of light are red, green and blue.", ["red", "green", "blue"],
      "Name a primary colour of light.", True, None),
+    # an accepted answer written as a sentence: the reply is its subject or its last words
+    ("Answer: Marie Curie", ["Marie Curie was the first woman to win a Nobel Prize."],
+     "Who was the first woman to win a Nobel Prize?", True, "cover_f1_disagree"),
+    ("Answer: Nairobi", ["The capital of the largest country in East Africa is Nairobi"],
+     "What is the capital of the largest country in East Africa?", True, "cover_f1_disagree"),
+    # ... but not a word from its middle, an item of a list, or a subject it turns against
+    ("Answer: 7", ["Anna was 7 years old when her brother was 12."],
+     "How old was Anna's brother when Anna was seven?", False, None),
+    ("Answer: Oslo", ["Oslo, Bergen, Trondheim and Stavanger"], "Name Norway's four largest "
+     "cities.", False, None),
+    ("Answer: Thomas Edison", ["Thomas Edison is often credited, but Joseph Swan was first."],
+     "Who invented the incandescent light bulb first?", False, None),
     # plainly wrong
     ("Melbourne", ["Canberra"], "What is the capital of Australia?", False, None),
 ]  # fmt: skip

@@ -135,20 +135,79 @@ def bbh() -> list[dict[str, Any]]:
     return records
 
 
+TTS_REPO = "XuZhao0/tts-knowledge"
+TTS_COMMIT = "9b9674b"  # resolved to the full hash below
+TTS_PER_FILE = 40
+# A file the repository holds twice under two names (the SimpleQA name holds FRAMES' rows).
+_TTS_SKIP = {"outputs/r1-distill-llama-8b/DeepSeek-R1-Distill-Llama-8B_simpleqa_exd0.jsonl"}
+_TTS_LABEL = (
+    "the authors' grader: gpt-4o-mini with simple-evals' SimpleQA grading prompt, given the "
+    "text after the last 'Answer:' (or the whole response); A (correct) is right, B "
+    "(incorrect) and C (not attempted) are not"
+)
+
+
+def tts_knowledge() -> list[dict[str, Any]]:
+    """SimpleQA and FRAMES answered by twelve reasoning models at several thinking levels."""
+    rng = random.Random(SEED)
+    commit = _git(TTS_REPO, "rev-parse", TTS_COMMIT).strip()
+    listing = _git(TTS_REPO, "ls-tree", "-r", commit, "outputs").splitlines()
+    records: list[dict[str, Any]] = []
+    for name in sorted(line.split("\t", 1)[1] for line in listing):
+        if name in _TTS_SKIP:
+            continue
+        try:
+            text = _git(TTS_REPO, "show", f"{commit}:{name}")
+        except subprocess.CalledProcessError:
+            continue  # a file the mirror holds no content for (too large to store)
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        stem = name.rsplit("/", 1)[1].removesuffix(".jsonl")
+        benchmark = "simpleqa" if "_simpleqa_" in stem else "frames"
+        model, setting = stem.split(f"_{benchmark}_", 1)
+        for index in sorted(rng.sample(range(len(rows)), min(TTS_PER_FILE, len(rows)))):
+            row = rows[index]
+            # What the authors' grader read: the response, or the thinking when the
+            # response is empty (a distilled model that never closed its thinking).
+            output = (row.get("response") or "").strip() or (row.get("thought") or "").strip()
+            records.append({
+                "id": f"tts_knowledge:{model}:{setting}:{benchmark}-{row['id']}",
+                "source": f"{TTS_REPO}@{commit}:{name}",
+                "model": f"{model} ({setting.replace('_', ' ')})",
+                "task": "short_answer",
+                "output": output,
+                "gold": [row["answer"]],
+                "choices": None,
+                "label_correct": row["grading"] == "A",
+                "label_answer": None,
+                "label_kind": _TTS_LABEL,
+                "question": row["problem"],
+                "meta": {"benchmark": benchmark, "grading": row["grading"], "setting": setting},
+            })  # fmt: skip
+    return records
+
+
+def _question_key(record_id: str) -> str:
+    """What names one question across a source's runs: BBH's task and index, the
+    benchmark and question id of tts_knowledge."""
+    return (
+        record_id.rsplit(":", 2)[-1] if record_id.startswith("tts_") else record_id.split(":", 2)[2]
+    )
+
+
 def split(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """A seeded 50/50 split by question (task and index): both modes of a question share a half."""
-    questions = sorted({r["id"].split(":", 2)[2] for r in records})
+    questions = sorted({_question_key(r["id"]) for r in records})
     random.Random(SEED).shuffle(questions)
     tune = set(questions[: len(questions) // 2])
     halves: dict[str, list[dict[str, Any]]] = {"tune": [], "check": []}
     for r in sorted(records, key=lambda r: r["id"]):
-        halves["tune" if r["id"].split(":", 2)[2] in tune else "check"].append(r)
+        halves["tune" if _question_key(r["id"]) in tune else "check"].append(r)
     return halves
 
 
 def main() -> None:
     digest = hashlib.sha256()
-    for source, build in {"bbh_cot": bbh}.items():
+    for source, build in {"bbh_cot": bbh, "tts_knowledge": tts_knowledge}.items():
         halves = split(build())
         (HERE / source).mkdir(exist_ok=True)
         for half, rows in halves.items():

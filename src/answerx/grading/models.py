@@ -68,7 +68,8 @@ REASONS: tuple[str, ...] = get_args(Reason)
 #: - ``game24``: the expression uses each given number once and makes 24 (evaluated exactly
 #:   on fractions, never with ``eval``);
 #: - ``exact_match``, ``variant_match``, ``item_set``, ``cover_match``, ``core_match``,
-#:   ``words_match``, ``name_match``, ``surname_match``, ``part_match`` (equivalent) and
+#:   ``words_match``, ``name_match``, ``surname_match``, ``part_match``, ``sentence_match``
+#:   (equivalent) and
 #:   ``refusal``, ``alias_negated``, ``several_candidates``, ``hedged_answer``, ``no_match``
 #:   (not): the ``short_answer`` rules, in that order (see :mod:`answerx.grading.short_answer`);
 #: - ``llm_judge``: the rules were unsure (``Verdict.doubt``) and a judge decided
@@ -100,6 +101,7 @@ How = Literal[
     "name_match",
     "surname_match",
     "part_match",
+    "sentence_match",
     "refusal",
     "alias_negated",
     "several_candidates",

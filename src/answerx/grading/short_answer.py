@@ -263,6 +263,9 @@ def decide_short_answer(
         part = _part_of(answer, tokens, golds) or _year_of(tokens, golds, question)
         if part is not None:
             return ShortDecision("equivalent", "part_match", part, scores, "cover_f1_disagree")
+        told = _told_by_sentence(tokens, golds)
+        if told is not None:
+            return ShortDecision("equivalent", "sentence_match", told, scores, "cover_f1_disagree")
         if _surname_elsewhere(tokens, golds, question):
             return ShortDecision("different", "no_match", None, scores, "name_unclear")
         doubt = "cover_f1_disagree" if _partial(tokens, golds, scores) else None
@@ -362,6 +365,34 @@ def _year_of(tokens: tuple[str, ...], golds: Sequence[str], question: str | None
     for gold in golds:
         want = variant_tokens(gold)
         if years <= set(want) and any(t in _MONTH_NAMES for t in want):
+            return gold
+    return None
+
+
+# A gold this many words long, not a list, is a sentence that states the answer.
+_SENTENCE_GOLD = 5
+_SHORT_REPLY = 8
+
+
+def _told_by_sentence(tokens: tuple[str, ...], golds: Sequence[str]) -> str | None:
+    """The gold sentence whose subject or closing words the reply is: FRAMES-style golds
+    are written as sentences ("Ang Lee won the award for best director for Life of Pi.",
+    "The capital of the 7th largest country in Asia is Ulaanbaatar") whose answer stands
+    first or last; a short reply naming either is that answer. Words in its middle
+    ("…was 5 years old when Oprah Winfrey was 8", "This sounds like Hillary Clinton,
+    except…") are not, nor is one item of a gold list, nor the subject of a sentence that
+    goes on past a comma: it may concede and turn ("Elon Musk izan liteke, baina ez da…",
+    Basque for "It could be Elon Musk, but he is not…")."""
+    want = _core(tokens)
+    if not want or len(tokens) > _SHORT_REPLY:
+        return None
+    n = len(want)
+    for gold in golds:
+        words = variant_tokens(gold)
+        if len(words) < max(_SENTENCE_GOLD, 2 * n) or _a_list(gold):
+            continue
+        one_clause = "," not in gold and ";" not in gold
+        if (one_clause and words[:n] == want) or words[-n:] == want:
             return gold
     return None
 
