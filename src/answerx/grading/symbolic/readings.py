@@ -33,6 +33,8 @@ from typing import Any, Final
 
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes
+from answerx.grading.symbolic.equality import same_value
+from answerx.grading.symbolic.parser import Node
 from answerx.grading.symbolic.prose import applied, letters_product, math_verify_words, wrapped
 from answerx.grading.symbolic.shapes import Shape, has_number_word, plain_number
 
@@ -219,21 +221,36 @@ def _top_level(text: str) -> list[str] | None:
     return None if depth else [*parts, text[start:]]
 
 
-def _no_number_among(text: str, zero_free: bool) -> bool:
+# latex2sympy reads a text written as one number with thousands separators as that number.
+_THOUSANDS: Final = re.compile(r"\s*-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*")
+
+
+def _none_of_the_values(text: str, values: list[Node], zero_free: bool, read: Reader) -> bool:
     """Whether latex2sympy's reading of the prose ``text``, where it reads, holds an element
-    that is no number, so that it never equals a gold of plain numbers (as a value, a list,
-    a set or an interval: math-verify compares them element by element): a part of letters
-    (a product of real symbols) or letters applied to a bracket (a function's value), also
-    inside one bracket around it all."""
-    if math_verify_words(text):
+    that is none of the gold's plain ``values``, so that it never equals the gold (as a
+    value, a list, a set or an interval: math-verify compares them element by element). It
+    splits a list where the grammar does (commas and semicolons outside brackets; "and" and
+    "or" are commas once normalised), also inside one bracket around it all; an element is
+    a part of letters (a product of real symbols), letters applied to a bracket (a
+    function's value), or a part the fast rung reads as a value that differs from each."""
+    if math_verify_words(text) or _THOUSANDS.fullmatch(text):
         return False
     inner = text.strip()
     if wrapped(inner):
         inner = inner[1:-1]  # [f(1), f(2)]: an interval or a tuple of what it holds
     parts = _top_level(inner)
     return parts is not None and any(
-        letters_product(part, zero_free) or applied(part.strip(), zero_free) for part in parts
+        letters_product(part, zero_free)
+        or applied(part.strip(), zero_free)
+        or _differs_from_each(read(part.strip()), values)
+        for part in parts
     )
+
+
+def _differs_from_each(shape: Shape | None, values: list[Node]) -> bool:
+    if shape is None or shape[0] != "scalar":
+        return False
+    return all(same_value(shape[1], value) is False for value in values)
 
 
 def _equation_verdict(text: str, gold: Shape, read: Reader) -> bool | None:
@@ -260,7 +277,9 @@ def _compare(shape: Shape | None, gold: Shape) -> bool | None:
     return None if decided is None else decided[0]
 
 
-def _reading(candidate: _Candidate, gold: Shape, zero_free: bool, read: Reader) -> _Reading:
+def _reading(
+    candidate: _Candidate, gold: Shape, values: list[Node], zero_free: bool, read: Reader
+) -> _Reading:
     """What ``candidate`` reads as against ``gold``; raises :class:`_Unsure`."""
     if candidate.percent:
         raise _Unsure
@@ -291,7 +310,7 @@ def _reading(candidate: _Candidate, gold: Shape, zero_free: bool, read: Reader) 
     if _closes_first(piece):
         return _Reading(None, sure=False)
     # prose: latex2sympy may read it (as below) or fail (math-verify goes on)
-    if _no_number_among(piece, zero_free) or _inequalities_only(piece):
+    if _none_of_the_values(piece, values, zero_free, read) or _inequalities_only(piece):
         return _Reading(False, sure=False)
     verdict = _equation_verdict(piece, gold, read)
     if verdict is None:
@@ -299,25 +318,25 @@ def _reading(candidate: _Candidate, gold: Shape, zero_free: bool, read: Reader) 
     return _Reading(verdict, sure=False)
 
 
-def _plain_gold(shape: Shape) -> tuple[How, bool] | None:
+def _plain_gold(shape: Shape) -> tuple[How, list[Node]] | None:
     """How a gold of plain numbers compares (a number, a list or set, a pair, intervals) and
-    whether none of them is 0; None for any other gold."""
+    its values; None for any other gold."""
     if shape[0] == "scalar":
-        numbers = [plain_number(shape[1])]
+        values = [shape[1]]
         how: How = "symbolic_fast"
     elif shape[0] == "coll" and all(e[0] == "scalar" for e in shape[2]):
-        numbers = [plain_number(e[1]) for e in shape[2]]
+        values = [e[1] for e in shape[2]]
         how = "symbolic_tuple" if shape[1] else "symbolic_set"
     elif shape[0] == "pair":
-        numbers, how = [plain_number(shape[1]), plain_number(shape[2])], "symbolic_tuple"
+        values, how = [shape[1], shape[2]], "symbolic_tuple"
     elif shape[0] == "intervals" and shape[1] is None:
-        numbers = [plain_number(n) for part in shape[2] for n in (part[0], part[2])]
+        values = [end for part in shape[2] for end in (part[0], part[2])]
         how = "symbolic_interval"
     else:
         return None
-    if not numbers or any(n is None for n in numbers):
+    if not values or any(plain_number(v) is None for v in values):
         return None
-    return how, 0 not in numbers
+    return how, values
 
 
 def _first_texts(candidates: list[_Candidate]) -> set[str]:
@@ -339,7 +358,8 @@ def read_as_math_verify(
     mv = load_extraction() if plain is not None else None
     if plain is None or mv is None:
         return None
-    how, zero_free = plain
+    how, values = plain
+    zero_free = all(plain_number(v) != 0 for v in values)
     from answerx.grading.mathverify import _latex
 
     gold_candidates = _candidates(_latex(gold), mv)
@@ -353,7 +373,7 @@ def read_as_math_verify(
     verdicts: set[bool] = set()
     for candidate in candidates[:_MAX_WALK]:
         try:
-            reading = _reading(candidate, gold_shape, zero_free, read)
+            reading = _reading(candidate, gold_shape, values, zero_free, read)
         except _Unsure:
             return None
         if reading.verdict is not None:
