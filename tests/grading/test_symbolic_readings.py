@@ -80,6 +80,10 @@ _NAMES = [
     "the interval is I = [0, 1]",
     "set S = {1, 2}",
     "the sets are x = {1, 2}",
+    "the x-values = [2 V, 3 V]",
+    "the eigen-values = [1, 2]",
+    "the x-intercepts = [1, 2] U [3, 4]",
+    "so x-y = [5, 20] roughly",
 ]
 _DOLLARS = [
     "the roots are $1$ and $2$",

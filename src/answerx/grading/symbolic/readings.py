@@ -150,8 +150,8 @@ _JUXTAPOSED: Final = re.compile(r"[\d)]\s*\(|\)\s*[\d(]|\d\s+[\d.]|\.\s*\D|\.$")
 _RELATION_MARK: Final = re.compile(
     r"[<>≤≥≠∈!:]|\\(?:le|leq|ge|geq|lt|gt|ne|neq|in|approx|equiv|sim|to|mapsto)(?![A-Za-z])"
 )
-# The left side of "names = value": names, words, subscripts.
-_NAME_SIDE: Final = re.compile(r"[A-Za-z0-9 _'.{}]*[A-Za-z][A-Za-z0-9 _'.{}]*")
+# The left side of "names = value": names, words (hyphenated too), subscripts.
+_NAME_SIDE: Final = re.compile(r"[A-Za-z0-9 _'.{}-]*[A-Za-z][A-Za-z0-9 _'.{}-]*")
 
 
 class _Unsure(Exception):
@@ -253,11 +253,13 @@ def _differs_from_each(shape: Shape | None, values: list[Node]) -> bool:
     return all(same_value(shape[1], value) is False for value in values)
 
 
-def _equation_verdict(text: str, gold: Shape, read: Reader) -> bool | None:
+def _equation_verdict(
+    text: str, gold: Shape, values: list[Node], zero_free: bool, read: Reader
+) -> bool | None:
     """``names = value`` (one equals sign, names and words on its left, no separator
     outside brackets): where latex2sympy reads it, an equation, which math-verify compares
     with a gold that is no equation by its right side. That verdict, where the grammar reads
-    the right side; else None."""
+    the right side or one of its elements is surely none of the gold's values; else None."""
     if text.count("=") != 1 or _RELATION_MARK.search(text):
         return None
     left, right = text.split("=")
@@ -267,7 +269,9 @@ def _equation_verdict(text: str, gold: Shape, read: Reader) -> bool | None:
     if not _SYMBOL.search(left):
         return None  # "I = 2": two numbers, an equation sympy may evaluate to true or false
     decided = _compare(read(right.strip()), gold)
-    return None if decided is None else decided
+    if decided is None and _none_of_the_values(right, values, zero_free, read):
+        return False  # "the x-values = [2 V, 3 V]": its ends are products of symbols
+    return decided
 
 
 def _compare(shape: Shape | None, gold: Shape) -> bool | None:
@@ -312,7 +316,7 @@ def _reading(
     # prose: latex2sympy may read it (as below) or fail (math-verify goes on)
     if _none_of_the_values(piece, values, zero_free, read) or _inequalities_only(piece):
         return _Reading(False, sure=False)
-    verdict = _equation_verdict(piece, gold, read)
+    verdict = _equation_verdict(piece, gold, values, zero_free, read)
     if verdict is None:
         raise _Unsure
     return _Reading(verdict, sure=False)
