@@ -144,6 +144,8 @@ def _candidate(match: re.Match[str], target: Any, mv: _Extraction) -> _Candidate
 # An expression math-verify hands to sympy's parse_expr (Python's syntax once "^" is "**"):
 # digits and operators, no product written by juxtaposition ("2(3)" or "1 2" fail there).
 _PLAIN_EXPR: Final = re.compile(r"[\d.+\-*/^() ]+")
+# ... and one that ends in an operator or an opening bracket is a syntax error there.
+_DANGLING: Final = re.compile(r"[-+*/^×÷(]\s*$")
 _JUXTAPOSED: Final = re.compile(r"[\d)]\s*\(|\)\s*[\d(]|\d\s+[\d.]|\.\s*\D|\.$")
 
 # Marks of a relation other than one equals sign (an inequality, a membership, a mapping).
@@ -289,6 +291,8 @@ def _reading(
         raise _Unsure
     if candidate.kind == "expr":
         expr = candidate.pieces[0]
+        if _DANGLING.search(expr):  # "10 + 0.9 *" cut from "10 + 0.9 * V(A)": fails to read
+            return _Reading(None, sure=False)
         if not _PLAIN_EXPR.fullmatch(expr) or _JUXTAPOSED.search(expr):
             raise _Unsure
     if candidate.kind in ("number", "expr"):
