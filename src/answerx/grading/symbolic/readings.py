@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Final
 
+from answerx.grading.mathverify import _latex  # what answerx hands math-verify's parse
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes
 from answerx.grading.symbolic.equality import same_value
@@ -368,8 +369,6 @@ def read_as_math_verify(
         return None
     how, values = plain
     zero_free = all(plain_number(v) != 0 for v in values)
-    from answerx.grading.mathverify import _latex
-
     gold_candidates = _candidates(_latex(gold), mv)
     if not gold_candidates or len(gold_candidates[0].pieces) != 1:
         return None  # the gold is read whole, as one piece, or this is not sure
