@@ -131,7 +131,7 @@ def test_a_decimal_equal_to_an_integer_is_that_integer_and_no_other() -> None:
      ("x-1/3y", r"x-\frac{y}{3}"),  # after a minus math-verify reads 1/3y as y/3, a-b/cd not
      (r"1/2\frac13", r"\frac16"),  # no reading at all
      (r"\sin x/2", r"\frac{\sin x}{2}"), (r"\log 8 2", "1"),  # math-verify: sin(x/2), log(10)
-     (r"i^2", "-1"), (r"5\text{ cm}", "5"), (r"\begin{pmatrix}1\\2\end{pmatrix}", "1,2"),
+     (r"i^2", "-1"), (r"\begin{pmatrix}1\\2\end{pmatrix}", "1,2"),
      ("1,000", "1000"), (r"\infty", "x"), ("three", "3"),  # number words: not this rung's
      ("1", "2x + z = 1")],  # an equation as the gold: math-verify solves it
 )  # fmt: skip
@@ -143,14 +143,21 @@ def test_what_the_fast_rung_cannot_tell_goes_on_to_math_verify(answer: str, gold
 @pytest.mark.parametrize(
     ("answer", "gold"),
     [("12 cm", "12"), ("5 km", "5"), ("12 degrees", "12"), ("7 ways", "7"),
-     ("12 apples", "12"), (r"\frac{1}{2} m", r"\frac12"), ("3", "3 hours")],
+     ("12 apples", "12"), (r"\frac{1}{2} m", r"\frac12"), (r"5\text{ cm}", "5")],
 )  # fmt: skip
-def test_a_value_with_its_unit_is_left_to_math_verify_which_strips_the_unit(
+def test_a_value_with_its_unit_is_read_as_math_verify_strips_the_unit(
     answer: str, gold: str
 ) -> None:
-    # Read by this grammar, "12 cm" would be 12 * c * m and differ from 12.
-    assert decide(answer, gold) is None
+    # Read by this grammar, "12 cm" would be 12 * c * m and differ from 12; the unit is
+    # stripped by math-verify's own normalisation (symbolic/readings.py), as it strips it.
+    assert decide(answer, gold) == (True, "symbolic_fast")
     verdict = grade(answer, gold, "math")
+    assert (verdict.correct, verdict.how) == (True, "symbolic_fast")
+
+
+def test_a_gold_with_its_unit_is_left_to_math_verify() -> None:
+    assert decide("3", "3 hours") is None
+    verdict = grade("3", "3 hours", "math")
     assert (verdict.correct, verdict.how) == (True, "math_verify")
 
 
@@ -255,8 +262,10 @@ def test_without_math_verifys_unit_pattern_any_trailing_word_counts_as_a_unit(
 def test_prepare_loads_now_what_the_first_item_would_load() -> None:
     from answerx.grading.symbolic import prepare
     from answerx.grading.symbolic.lexer import _units
+    from answerx.grading.symbolic.readings import load_extraction
 
     _units.cache_clear()
     prepare()
     assert _units.cache_info().currsize == 1  # the unit pattern: read once, before any item
-    assert decide("12 cm", "12") is None  # and still the same pattern
+    assert load_extraction.cache_info().currsize == 1  # math-verify's patterns: imported
+    assert decide("12 cm", "12") == (True, "symbolic_fast")  # and still the same pattern

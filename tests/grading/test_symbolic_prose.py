@@ -58,8 +58,12 @@ def test_prose_that_math_verify_could_read_as_the_gold_is_left_to_it() -> None:
     assert decide("roots: 1 and -1", "[1, -1]") is None
     assert decide("it is 2", r"\{2, 2\}") is None  # the set {2}: one value
     assert decide("N:2, 3", "[3, 1]") is None  # a quotient and a number: may be the pair
-    assert decide(r"it is $3$", "[3, 1]") is None  # math-verify looks inside the $...$
     assert decide("it is 3", "x = 3, 4") is None  # equations: compared by rules of their own
+
+
+def test_inside_its_own_dollars_the_text_is_read_where_math_verify_reads_it() -> None:
+    # math-verify's extraction takes the $...$ alone: 3, one value, never the pair
+    assert decide(r"it is $3$", "[3, 1]") == (False, "symbolic_tuple")
 
 
 def test_values_given_to_names_are_compared_as_the_gold_orders_them() -> None:

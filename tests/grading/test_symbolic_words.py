@@ -79,7 +79,8 @@ def test_a_list_of_numbers_left_open_is_one_number_or_its_parts() -> None:
 
 def test_letters_math_verify_reads_as_numbers_are_left_to_it() -> None:
     assert decide("I I, 2", "(-1, 2)") is None  # the imaginary unit squared is -1
-    assert decide("2, 5 meters", "(2, 5)") is None  # math-verify strips the unit: 5
+    # math-verify strips the unit ("2, 5"): read as it normalises the text, the pair
+    assert decide("2, 5 meters", "(2, 5)") == (True, "symbolic_tuple")
     assert decide("the gcd 1, 2", "(1, 2)") is None  # a function it knows by name
     assert decide("ab : ba, 1", "(1, 2)") is None  # a quotient: letters may cancel
 

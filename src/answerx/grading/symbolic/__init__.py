@@ -5,9 +5,13 @@
 intervals and one-variable inequalities, an equation) and compares them
 (:mod:`.compare`): exactly where the values are rationals or surds (:mod:`.surds`),
 else numerically to 50 digits, and expressions in variables at fixed random points
-(:mod:`.evaluate`). It answers equal, different or None (cannot tell: math-verify
-decides). Pure Python, no signals, no shared mutable state: thread-safe; every input
-and every intermediate value is bounded in size, so each call is bounded in time.
+(:mod:`.evaluate`). An answer the grammar does not read (prose around values) is decided
+from what math-verify's reading of it is sure to be: from its marks (:mod:`.prose`), or
+from every candidate math-verify's own extraction patterns would hand to its parser
+(:mod:`.readings`, which imports those patterns, not the parser). It answers equal,
+different or None (cannot tell: math-verify decides). No signals, no shared mutable
+state: thread-safe; every input and every intermediate value is bounded in size, so each
+call is bounded in time.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from answerx.grading.symbolic.evaluate import numeric_context
 from answerx.grading.symbolic.lexer import MAX_CHARS, ends_in_unit
 from answerx.grading.symbolic.parser import parse
 from answerx.grading.symbolic.prose import named_in_prose, several_against_one
+from answerx.grading.symbolic.readings import load_extraction, read_as_math_verify
 from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
 __all__ = ["decide", "prepare"]
@@ -34,9 +39,11 @@ _CALL = re.compile(r"[A-Za-z]\s*\([^A-Za-z()]*\)")
 
 def prepare() -> None:
     """Load now what the rung loads on its first use (this thread's 50-digit arithmetic,
-    math-verify's pattern of units), a few milliseconds no item should pay."""
+    math-verify's pattern of units, and its extraction patterns: half a second to import),
+    which no item should pay."""
     numeric_context()
     ends_in_unit("")
+    load_extraction()
 
 
 @lru_cache(maxsize=4096)  # an RL batch grades many answers against one gold
@@ -101,6 +108,10 @@ def _decide(answer: str, gold: str) -> tuple[bool, How] | None:
             # "two" against [8, 4] or x > 1: one number, however it is read, is never several
             # values (math-verify reads the word as a product of letters).
             decided = several_values(theirs)
+        if decided is None and mine is None:
+            # Where no rule of the marks is sure: every reading math-verify's own extraction
+            # can end with, followed (its candidates, in its order)
+            decided = read_as_math_verify(answer, gold, theirs, _shape)
         if decided is not None or mine is None:
             return decided
     if mine is None or theirs is None:

@@ -43,7 +43,14 @@ from answerx.grading.symbolic.lexer import ends_in_unit
 from answerx.grading.symbolic.parser import parse
 from answerx.grading.symbolic.shapes import Shape, plain_number, shape_of
 
-__all__ = ["named_in_prose", "several_against_one"]
+__all__ = [
+    "applied",
+    "letters_product",
+    "math_verify_words",
+    "named_in_prose",
+    "several_against_one",
+    "wrapped",
+]
 
 # Where math-verify's LaTeX search starts somewhere else than the whole text.
 _OWN_DELIMITERS: Final = re.compile(r"\$|\\boxed|\\fbox|\\\(|\\\[")
@@ -203,12 +210,12 @@ def _never_values(answer: str, size: int, zero_free: bool) -> bool:
     inner = answer.strip()
     if _NOT_LETTERS.search(inner):
         return False
-    if _wrapped(inner) and _BRACKET.search(inner[1:-1]):
+    if wrapped(inner) and _BRACKET.search(inner[1:-1]):
         inner = inner[1:-1]  # [f(1), f(2)]: an interval or a tuple of what it holds
     if _BRACKET.search(inner[1:]) and inner[:1] not in "([" and _GROUPED.fullmatch(inner):
         # "the list [4, 5, 7, 11]": a bracket right after letters is a function's arguments
         parts = _top_level_parts(inner)
-        if any(_applied(part, zero_free) for part in parts):
+        if any(applied(part, zero_free) for part in parts):
             return True
         # each part one value (a bracket only as arguments): fewer parts than the gold's values
         one = all(not _BRACKET.search(p) or _APPLIED.fullmatch(p) for p in parts)
@@ -219,7 +226,7 @@ def _never_values(answer: str, size: int, zero_free: bool) -> bool:
         # beside it is still no number
         parts = _top_level_parts(inner)
         kept = parts[: -1 if ends_in_unit(inner) else None]
-        return any(_letters_only(part, zero_free) for part in kept)
+        return any(letters_product(part, zero_free) for part in kept)
     # [a, b] is an interval (its ends are compared), [a, b, c] a tuple: the parts are still
     # what is compared; with a bracket left open, one number
     inner = inner[1:] if inner[:1] in "([" else inner
@@ -235,7 +242,7 @@ def _never_values(answer: str, size: int, zero_free: bool) -> bool:
         number = _PLAIN.fullmatch(part)
         if number is not None:
             plain.append(Fraction(number[1] + number[2]))
-        elif _letters_only(part, zero_free):
+        elif letters_product(part, zero_free):
             return True
     distinct = len(set(plain))
     if whole and len(plain) == len(parts):
@@ -267,7 +274,7 @@ def named_in_prose(answer: str, shape: Shape) -> tuple[bool, How] | None:
     return decided if decided is not None and not decided[0] else None
 
 
-def _wrapped(text: str) -> bool:
+def wrapped(text: str) -> bool:
     """Whether the bracket ``text`` opens with closes at its end (``[f(1), f(2)]``)."""
     if text[:1] not in "([" or text[-1:] not in ")]":
         return False
@@ -291,20 +298,20 @@ def _top_level_parts(text: str) -> list[str]:
     return [*parts, text[start:]]
 
 
-def _applied(part: str, zero_free: bool) -> bool:
+def applied(part: str, zero_free: bool) -> bool:
     """A product of letters and nonzero numbers ending in a letter that is a symbol, right
     before a bracket of several arguments (``the list [4, 5, 7]``, ``t (1, 2) here``):
     latex2sympy reads the letter as a function applied to them, a value that is no number,
     or fails to read it at all (``the roots: [1, 2]``) and math-verify takes one number."""
     m = _APPLIED.fullmatch(part)
-    if m is None or not _letters_only(m["head"], zero_free):
+    if m is None or not letters_product(m["head"], zero_free):
         return False
-    if m["single"] is not None and not _letters_only(f"x{m['single']}", zero_free):
+    if m["single"] is not None and not letters_product(f"x{m['single']}", zero_free):
         return False  # "x (1 - 1)" may be the product x * 0
     return zero_free or _no_zero(m["tail"])
 
 
-def _letters_only(part: str, zero_free: bool = False) -> bool:
+def letters_product(part: str, zero_free: bool = False) -> bool:
     """A product of letters and nonzero numbers with a symbol among its letters (``the 40 psi
     tire``, ``N3``): math-verify's reading of it has a free symbol, so it is no number. With
     a zero among its numbers (``the element 0``) it may be 0: still none of the gold's
@@ -341,6 +348,12 @@ def _values_gold(shape: Shape) -> tuple[int, How, bool] | None:
         return (len(values), "symbolic_tuple", 0 not in values) if len(values) >= 3 else None
     distinct = len(set(values))
     return (distinct, "symbolic_set", 0 not in values) if distinct >= 2 else None
+
+
+def math_verify_words(text: str) -> bool:
+    """Whether ``text`` has a word math-verify reads as something else than a product of
+    symbols (``inf``, ``sqrt``, ``gcd``, ``zeros``, ...)."""
+    return _NOT_LETTERS.search(text) is not None
 
 
 def _no_zero(text: str) -> bool:
