@@ -275,6 +275,7 @@ def _pump(
                         workers,
                         grading=settings.mode == "verify",
                         arrow=job.lines is None or settings.payload not in ("jsonl", "json"),
+                        directory=spooling,
                     )
                 if pool is None and starter is not None:
                     # This process only hands out and writes once there are workers: the
