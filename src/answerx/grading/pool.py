@@ -605,6 +605,11 @@ class WorkerPool:
         self._defer = on
 
     @property
+    def deferring(self) -> bool:
+        """Whether :meth:`run` defers while the joined template warms (:meth:`defer`)."""
+        return self._defer
+
+    @property
     def warming(self) -> bool:
         """Whether a joined template is still warming (its workers would make callers wait)."""
         return self._ready is not None and not self._ready.is_set()
@@ -689,11 +694,12 @@ def defer_while_warming(on: bool = True) -> Iterator[None]:
     """Within it (``on``), a math-verify comparison raises :class:`GradingPending` while
     this process's joined template (:func:`join_template`) is still warming: the caller
     grades such items later instead of waiting for them."""
+    before = _POOL.deferring
     _POOL.defer(on)
     try:
         yield
     finally:
-        _POOL.defer(False)
+        _POOL.defer(before)
 
 
 _POOL = WorkerPool(capacity=min(2, os.cpu_count() or 1))
