@@ -326,7 +326,7 @@ def _pump(
                 running = [entry[0] for entry in in_flight if not entry[0].done()]
                 if running:
                     wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
-                else:
+                elif not starter.grading_ready():
                     starter.template.ready.wait(0.2)
                 follow_ups()
                 if not in_flight[0][0].done() or _left_for_later(in_flight[0][0]):

@@ -208,7 +208,7 @@ class PoolStarter:
 
     def grading_ready(self) -> bool:
         """Whether math-verify is warm for the workers (always, without a template)."""
-        return self.template is None or self.template.ready.is_set()
+        return self.template is None or self.template.settled()
 
     def ready(self) -> ProcessPoolExecutor | None:
         """The pool once its workers are up; None before."""

@@ -284,6 +284,16 @@ class SharedTemplate:
         os.close(lifeline)
         self.pid = pid
         self.closed = False
+        self.ended = False
+
+    def settled(self) -> bool:
+        """Whether the template is warm, or ended without ever being so (killed): either
+        way, nothing is to be waited for (its callers then grade in their own process)."""
+        if self.ready.is_set() or self.ended:
+            return True
+        with contextlib.suppress(ChildProcessError):
+            self.ended = os.waitpid(self.pid, os.WNOHANG)[0] != 0
+        return self.ended
 
     def close(self) -> None:
         """End the template (the workers it forked end when their callers close their pipes)."""
@@ -294,7 +304,9 @@ class SharedTemplate:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
         os.close(self._lifeline)  # its end of the lifeline reads EOF: it exits
-        os.waitpid(self.pid, 0)
+        if not self.ended:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
 
 
 def _serve_template(
@@ -303,6 +315,12 @@ def _serve_template(
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides what stops
+        # Nothing else of the caller's stays open here (its input, output, pipes to its
+        # other processes): a process waiting for one of them to close must not wait on it.
+        kept = sorted({listener.fileno(), lifeline})
+        os.closerange(3, kept[0])
+        os.closerange(kept[0] + 1, kept[1])
+        os.closerange(kept[1] + 1, _max_fd())
         gc.freeze()  # the caller's objects: never collected here, so never copied
         # A warm-up only: a math-verify that cannot run is for each worker to report,
         # per item (it answers "unavailable"); it must not stop the template.
@@ -598,6 +616,9 @@ class WorkerPool:
         ``ready`` event says when it is warm)."""
         self._joined = _Joined(address)
         self._ready = ready
+        # A new source of workers: whether the caller could start any is no longer the
+        # question (a forked batch worker inherits its caller's answer).
+        self._failed = False
 
     def defer(self, on: bool) -> None:
         """While ``on``, :meth:`run` raises :class:`GradingPending` until the joined
