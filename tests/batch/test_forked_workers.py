@@ -259,3 +259,14 @@ def test_the_grading_warm_up_runs_without_the_collector_and_restores_it(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_spool_directory_too_deep_for_a_socket_leaves_math_verify_warmed_in_the_caller(
+    tmp_path: Path,
+) -> None:
+    from answerx.batch.workers import _start_template
+
+    deep = tmp_path / ("d" * 120)
+    deep.mkdir()
+
+    assert _start_template(str(deep)) is None  # no template: the caller warms, as before

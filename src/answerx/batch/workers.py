@@ -174,12 +174,8 @@ class PoolStarter:
             warm_extraction(arrow=self.arrow)
             template = None
             if self.grading and self.directory is not None and _shares_templates():
-                from answerx.grading.pool import SharedTemplate
-
-                # First, so that it warms while the rest starts; looked up at the call, so
-                # that a benchmark can time it wherever it runs.
-                with quiet_fork():
-                    self.template = SharedTemplate(self.directory, lambda: _warm.warm_grading())
+                self.template = _start_template(self.directory)
+            if self.template is not None:
                 template = (self.template.address, self.template.ready)
                 _warm.warm_grading_rules()
             elif self.grading:
@@ -233,6 +229,20 @@ class PoolStarter:
         finally:
             if self.template is not None:
                 self.template.close()
+
+
+def _start_template(directory: str) -> Any:
+    """The run's grading template, forked now so that it warms while the rest starts;
+    None where its socket cannot be made (a path too long for one: a deep ``TMPDIR``)."""
+    from answerx.batch import _warm
+    from answerx.grading.pool import SharedTemplate
+
+    try:
+        with quiet_fork():
+            # Looked up at the call, so that a benchmark can time it wherever it runs.
+            return SharedTemplate(directory, lambda: _warm.warm_grading())
+    except OSError:
+        return None
 
 
 def _shares_templates() -> bool:

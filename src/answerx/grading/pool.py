@@ -270,10 +270,15 @@ class SharedTemplate:
     """
 
     def __init__(self, directory: str, warm: Callable[[], None]) -> None:
+        """Raises OSError where the socket cannot be made (a path too long for one)."""
         self.address = os.path.join(directory, "grading.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(self.address)
-        listener.listen(256)  # every batch worker may connect before it is warm
+        try:
+            listener.bind(self.address)  # OSError for a path too long for a socket's name
+            listener.listen(256)  # every batch worker may connect before it is warm
+        except OSError:
+            listener.close()
+            raise
         self.ready = multiprocessing.get_context("fork").Event()
         lifeline, self._lifeline = os.pipe()
         pid = os.fork()
