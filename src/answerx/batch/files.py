@@ -5,7 +5,9 @@ another format (or to a sink, such as the command line's table).
 batches from CSV and Parquet; :mod:`answerx.batch.inputs`), runs them on a pool
 of worker processes (:mod:`answerx.batch.workers`), and writes the results in
 input order (:mod:`answerx.batch.outputs`). Only ``2 × workers`` batches are in
-flight at once, so memory stays flat whatever the file's length.
+flight at once, so memory stays flat whatever the file's length (while a verify run's
+math-verify warms, up to ``8 × workers``: done batches behind one whose rows wait for it
+are held, and the workers kept busy, see :func:`answerx.batch._jobs.run_job`).
 
 A malformed record is reported (``on_error``) with its line (JSONL) or row
 number, skipped and counted; it never stops the run. A CSV row is malformed
