@@ -139,17 +139,27 @@ def _time_grading_warm_up() -> list[float]:
         import answerx.batch._warm as warm
     except ImportError:  # an answerx without it (a baseline)
         return spent
-    original = warm.warm_grading
+    parent = os.getpid()
+    # What the parent warms before it forks: math-verify itself (before the seventh pass),
+    # or grading's own rules, math-verify then warming in the run's grading template (a
+    # forked process: its CPU counts with the workers', and the timer below skips it).
+    for name in ("warm_grading", "warm_grading_rules"):
+        original = getattr(warm, name, None)
+        if original is not None:
+            setattr(warm, name, _timer(original, spent, parent))  # looked up at the call
+    return spent
 
+
+def _timer(original: Any, spent: list[float], parent: int) -> Any:
     def timed() -> None:
         began = time.process_time()
         try:
             original()
         finally:
-            spent[0] += time.process_time() - began
+            if os.getpid() == parent:
+                spent[0] += time.process_time() - began
 
-    warm.warm_grading = timed  # looked up when the pool starts (batch.workers)
-    return spent
+    return timed
 
 
 def run_child(

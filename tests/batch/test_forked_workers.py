@@ -34,18 +34,121 @@ def test_never_more_workers_than_cores() -> None:
     assert workers_for(1) == 1
 
 
-@pytest.mark.slow
-@pytest.mark.forks_here
-def test_verify_workers_forked_from_the_caller_start_with_math_verify_loaded() -> None:
-    assert can_fork_here()  # pytest runs one thread (and, maybe, grading reply readers)
-    starter = PoolStarter(2, grading=True)
+def _graded_there() -> tuple[bool, int, int]:
+    """In a batch worker: one comparison only math-verify makes; whether this process
+    loaded math-verify for it, and the parent of the grading worker that made it."""
+    from answerx.grading.mathverify import compare
+    from answerx.grading.pool import shared_pool
+
+    pool = shared_pool()
+    assert compare("\\sin^2 x + \\cos^2 x", "1", 60) == "equal"
+    assert pool.available, "no grading worker could be drawn from the template"
+    (worker,) = pool._idle
+    return _loaded("math_verify"), worker.proc.pid, os.getpid()
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _check_template(directory: str) -> None:
+    """Run in a fresh interpreter by the test below: a forked process's own forks abort
+    where a library loaded by an earlier test has at-fork handlers that do (pytest's
+    long-lived workers), and this is about the template, not them."""
+    assert can_fork_here()
+    starter = PoolStarter(2, grading=True, directory=directory)
     try:
         pool = starter.wait()
-        assert starter.forked
-        # Loaded once, here, before the fork: the worker did not import it itself.
-        assert pool.submit(_loaded, "math_verify").result()
+        assert starter.forked and starter.template is not None
+        # Not loaded here either: the template loads it, in a process of its own.
+        assert not _loaded("math_verify")
+        graded = [pool.submit(_graded_there) for _ in range(2)]
+        for loaded, grader, worker in (future.result() for future in graded):
+            assert not loaded  # the batch worker never imported it
+            assert _parent_of(grader) == starter.template.pid != worker
+        assert starter.grading_ready()
     finally:
         starter.shutdown()
+
+
+@pytest.mark.slow
+def test_verify_workers_start_without_math_verify_and_grade_through_one_warm_template(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    code = (
+        f"import sys; sys.path.insert(0, {str(here)!r}); "
+        f"import test_forked_workers as t; t._check_template({str(tmp_path)!r})"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+# Rows only math-verify can grade (the rules leave them to it), among rows the rules decide.
+_SLOW_ROWS = [
+    ("So the answer is $\\boxed{\\sin^2 x + \\cos^2 x}$.", "1"),
+    ("The answer is $\\boxed{2\\cos^2 x - 1}$.", "\\cos 2x"),
+    ("So the answer is $\\frac{1}{2}$.", "0.5"),
+    ("The answer is (B).", "B"),
+    ("Thus 42.", "41"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.forks_here
+@pytest.mark.parametrize("suffix", ["jsonl", "parquet"])
+def test_rows_that_reach_math_verify_while_it_warms_are_graded_later_in_their_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    import time
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from answerx.batch import _jobs, _warm
+
+    warm, follow_up = _warm.warm_grading, _jobs._follow_up
+    followed = tmp_path / "followed"
+
+    def slow_warm() -> None:  # the forked template inherits it: its rows wait longer
+        time.sleep(1.0)
+        warm()
+
+    def traced(done: _jobs.Done, settings: _jobs.Settings) -> _jobs.Done:
+        assert done.pending is not None
+        with open(followed, "a") as f:  # forked workers inherit this too
+            f.write(f"{type(done.pending).__name__} {len(done.pending.rows)}\n")
+        return follow_up(done, settings)
+
+    monkeypatch.setattr(_warm, "warm_grading", slow_warm)
+    monkeypatch.setattr(_jobs, "_follow_up", traced)
+    rows = [
+        {"id": i, "raw_output": _SLOW_ROWS[i % 5][0], "gold": _SLOW_ROWS[i % 5][1]}
+        for i in range(200)
+    ]
+    src = tmp_path / f"in.{suffix}"
+    if suffix == "jsonl":
+        src.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    else:
+        pq.write_table(pa.Table.from_pylist(rows), src)
+
+    one = run_file(src, tmp_path / f"one.{suffix}", mode="verify", workers=1, batch_size=20)
+    two = run_file(src, tmp_path / f"two.{suffix}", mode="verify", workers=2, batch_size=20)
+
+    kinds = followed.read_text().split()[::2]  # the follow-ups ran, in the workers
+    assert kinds and set(kinds) == {"LinesPending" if suffix == "jsonl" else "RowsPending"}
+    assert two.by_reason == one.by_reason and two.by_reason["equivalent"] == 160
+    assert (two.written, two.correct, two.judged) == (one.written, one.correct, one.judged)
+    if suffix == "jsonl":
+        assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    else:
+        assert pq.read_table(tmp_path / "two.parquet").equals(
+            pq.read_table(tmp_path / "one.parquet")
+        )
 
 
 def test_a_caller_running_another_thread_gets_its_workers_from_a_fork_server(
@@ -156,3 +259,14 @@ def test_the_grading_warm_up_runs_without_the_collector_and_restores_it(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_spool_directory_too_deep_for_a_socket_leaves_math_verify_warmed_in_the_caller(
+    tmp_path: Path,
+) -> None:
+    from answerx.batch.workers import _start_template
+
+    deep = tmp_path / ("d" * 120)
+    deep.mkdir()
+
+    assert _start_template(str(deep)) is None  # no template: the caller warms, as before

@@ -23,8 +23,8 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -59,7 +59,9 @@ if TYPE_CHECKING:
 __all__ = [
     "Done",
     "Job",
+    "LinesPending",
     "ResultRow",
+    "RowsPending",
     "Settings",
     "Spooled",
     "annotate_batch",
@@ -152,6 +154,9 @@ class Job:
     merge: bool = False
     """Arrow out: return the whole batch with the added columns (the caller does not hold
     the input: it was read by the run's feed, :mod:`answerx.batch.feed`)."""
+    follow: Done | None = None
+    """A job's result whose rows that need math-verify were left for later (its
+    :attr:`Done.pending`): this job grades them and returns the whole result."""
 
 
 def spool(value: bytes | pa.Table | pa.RecordBatch, directory: str) -> Spooled:
@@ -212,6 +217,10 @@ class Done:
     cover_sum: float = 0.0
     residue: list[Residue] = field(default_factory=list)
     """The records an LLM is to be asked about (see :mod:`answerx.batch.residue`)."""
+    pending: LinesPending | RowsPending | None = None
+    """Rows that needed math-verify while the run's grading template was still warming:
+    not in :attr:`payload` yet, nor counted (but in :attr:`read`); a follow-up job
+    (:attr:`Job.follow`) grades them once it is warm."""
 
     def count_verdict(self, verdict: Verdict) -> None:
         """Add one written verdict's residue and short-answer measures."""
@@ -224,6 +233,27 @@ class Done:
             self.cover_sum += scores.cover
 
 
+@dataclass(frozen=True, slots=True)
+class LinesPending:
+    """A JSONL job's rows left for later: for each, where its line goes among the job's
+    output lines (counting the lines before it), its number and its raw line."""
+
+    rows: list[tuple[int, int, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class RowsPending:
+    """An Arrow job's rows left for later: the batch as annotated so far (every row, the
+    pending ones without a result; spooled), the pending rows' indices and their input
+    columns, and the input batch itself when the result is to be merged with it."""
+
+    annotated: pa.Table | Spooled
+    rows: list[int]
+    inputs: pa.Table
+    first: int
+    batch: pa.Table | Spooled | None = None
+
+
 def ignore_sigint() -> None:
     """Pool initializer: Ctrl-C reaches the whole process group; the parent decides
     what stops, and a worker finishes its batch instead of printing a traceback."""
@@ -231,18 +261,150 @@ def ignore_sigint() -> None:
 
 
 def run_job(job: Job, settings: Settings) -> Done:
-    """Run one batch (see the module docstring)."""
-    if job.lines is not None:
-        done = _run_lines(unspool(job.lines), job.first, settings)
+    """Run one batch (see the module docstring).
+
+    Verifying, in a worker whose grading template is still warming
+    (:class:`answerx.grading.pool.SharedTemplate`), a row that needs math-verify waits:
+    the job runs its other rows, grades it at the end when the template is warm by
+    then, and otherwise hands it back in :attr:`Done.pending` for a follow-up job, so
+    that no worker ever waits for math-verify to load.
+    """
+    if job.follow is not None:
+        done = _follow_up(job.follow, settings)
+    elif job.lines is not None:
+        with _deferring(settings):
+            done = _run_lines(unspool(job.lines), job.first, settings, later=job.spool)
     else:
         batch = unspool(job.batch)
         assert batch is not None
-        done = _run_batch(batch, job.first, settings)
-        if job.merge and settings.payload == "columns":
+        with _deferring(settings):
+            done = _run_batch(batch, job.first, settings, later=job.spool, merge=job.merge)
+        if job.merge and settings.payload == "columns" and done.pending is None:
             done.payload = merge_columns(batch, done.payload)
     if job.spool is not None:
         done.payload = _spool_result(done.payload, job.spool)
     return done
+
+
+class _NeverRaised(Exception):
+    """Stands for :class:`~answerx.grading.pool.GradingPending` where nothing defers."""
+
+
+def _defers(s: Settings) -> bool:
+    """Whether a job of ``s`` may leave rows for later: verifying, when no LLM is asked
+    about the residue (its rows are numbered by their place in the payload), for the
+    payloads whose rows can be put back in place."""
+    return (
+        s.mode == "verify" and not s.collects_residue and s.payload in ("jsonl", "json", "columns")
+    )
+
+
+def _pending_type(s: Settings) -> type[Exception]:
+    if not _defers(s):
+        return _NeverRaised
+    from answerx.grading.pool import GradingPending
+
+    return GradingPending
+
+
+@contextlib.contextmanager
+def _deferring(s: Settings) -> Iterator[None]:
+    """Within it, a math-verify comparison defers (raises) while the template warms."""
+    if not _defers(s):
+        yield
+        return
+    from answerx.grading.pool import defer_while_warming
+
+    with defer_while_warming():
+        yield
+
+
+def _now(s: Settings) -> contextlib.AbstractContextManager[None]:
+    """Within it, nothing defers: rows left for later are graded, waiting if need be."""
+    if not _defers(s):
+        return contextlib.nullcontext()
+    from answerx.grading.pool import defer_while_warming
+
+    return defer_while_warming(False)
+
+
+def _warming() -> bool:
+    from answerx.grading.pool import shared_pool
+
+    return shared_pool().warming
+
+
+def _absorb(done: Done, fix: Done) -> None:
+    """Add to ``done`` what ``fix`` did: a run of rows ``done`` read but left for later
+    (so its ``read`` is not added again)."""
+    done.written += fix.written
+    if fix.malformed:
+        done.malformed = sorted([*done.malformed, *fix.malformed], key=lambda m: m.line)
+    for name, n in fix.by_method.items():
+        done.by_method[name] = done.by_method.get(name, 0) + n
+    for name, n in fix.by_reason.items():
+        done.by_reason[name] = done.by_reason.get(name, 0) + n
+    done.correct += fix.correct
+    done.judged += fix.judged
+    done.nonfinite += fix.nonfinite
+    done.doubtful += fix.doubtful
+    done.short_answers += fix.short_answers
+    done.em_sum += fix.em_sum
+    done.f1_sum += fix.f1_sum
+    done.cover_sum += fix.cover_sum
+    done.replaced.extend(name for name in fix.replaced if name not in done.replaced)
+    if fix.last is not None:
+        done.last = max(done.last or 0, fix.last)
+
+
+def _follow_up(done: Done, s: Settings) -> Done:
+    """``done`` with its rows left for later graded and put in place."""
+    pending = done.pending
+    done.pending = None
+    if isinstance(pending, LinesPending):
+        block = unspool(done.payload) or b""
+        lines = split_lines(block)
+        with _now(s):
+            placed = _place_lines(done, pending.rows, s)
+        for at, text in placed:  # each at its place among the lines before it
+            lines.insert(at, text.encode("utf-8"))
+        done.payload = b"\n".join(lines) + b"\n" if lines else b""
+        return done
+    assert isinstance(pending, RowsPending)
+    batch = unspool(pending.batch)
+    annotated = unspool(pending.annotated)
+    with _now(s):
+        annotated, found = _annotate_rows(annotated, pending.inputs, pending.rows, s)
+    result = _batch_done(annotated, pending.first, s, pending.inputs.column_names, found)
+    _absorb_counts(result, done)
+    if batch is not None:
+        result.payload = merge_columns(batch, result.payload)
+    return result
+
+
+def _absorb_counts(result: Done, before: Done) -> None:
+    """The measures a job counted from its verdicts before it left rows for later (the
+    other figures are recounted from the whole annotated batch)."""
+    result.doubtful += before.doubtful
+    result.short_answers += before.short_answers
+    result.em_sum += before.em_sum
+    result.f1_sum += before.f1_sum
+    result.cover_sum += before.cover_sum
+
+
+def _place_lines(
+    done: Done, rows: list[tuple[int, int, bytes]], s: Settings
+) -> list[tuple[int, str]]:
+    """Run the rows left for later, one line each; their counts go to ``done``. Returns
+    where each written row goes among the output lines, and its text, in order."""
+    placed: list[tuple[int, str]] = []
+    alone = replace(s, payload="jsonl")
+    for at, line_no, raw in rows:
+        fix = _run_lines(raw, line_no, alone)
+        _absorb(done, fix)
+        if fix.written:
+            placed.append((at + len(placed), fix.payload.decode("utf-8").rstrip("\n")))
+    return placed
 
 
 def _spool_result(payload: Any, directory: str) -> Any:
@@ -257,11 +419,15 @@ def _spool_result(payload: Any, directory: str) -> Any:
 
 
 # --------------------------------------------------------------------------- JSONL lines
-def _run_lines(block: bytes, first: int, s: Settings) -> Done:
+def _run_lines(block: bytes, first: int, s: Settings, later: str | None = None) -> Done:
+    """``later``: where a follow-up job's files go (the spool directory), when rows that
+    need math-verify may be left for one (JSONL out only); else they are graded here."""
     done = Done()
     encoded: list[str] = []
     rows: list[dict[str, Any]] = []
     results: list[ResultRow] = []
+    waiting = _pending_type(s)
+    pending: list[tuple[int, int, bytes]] = []
     for line_no, raw in enumerate(split_lines(block), start=first):
         if not raw.strip():
             continue  # blank lines (a trailing newline, spacing) are not records
@@ -295,6 +461,9 @@ def _run_lines(block: bytes, first: int, s: Settings) -> Done:
                         Residue(done.written, extraction=extraction, question=question,
                                 choices=choices, numbers=numbers)
                     )  # fmt: skip
+        except waiting:
+            pending.append((len(encoded), line_no, raw))
+            continue
         except AnswerxError as exc:
             done.malformed.append(MalformedLine(line=line_no, reason=str(exc)))
             continue
@@ -310,6 +479,12 @@ def _run_lines(block: bytes, first: int, s: Settings) -> Done:
             text, nulled = dumps_record(out)
             done.nonfinite += nulled
             encoded.append(text)
+    if pending and later is not None and s.payload == "jsonl" and _warming():
+        done.pending = LinesPending(pending)
+    elif pending:
+        with _now(s):
+            for at, text in _place_lines(done, pending, s):
+                encoded.insert(at, text)
     if s.payload == "rows":
         done.payload = results
     elif s.payload == "records":
@@ -355,6 +530,7 @@ def _verified_record(
     """The verified record, and its verdict."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
+    from answerx.grading.pool import GradingPending
 
     if record.get(s.gold) is None:
         raise InputError(f"no {s.gold!r} field")
@@ -369,7 +545,7 @@ def _verified_record(
             finish_reason=finish,
             question=question,
         )
-    except AnswerxError:
+    except (AnswerxError, GradingPending):
         raise
     except Exception as exc:
         raise InputError(f"internal error: {type(exc).__name__}: {exc}") from None
@@ -429,6 +605,7 @@ def annotate_batch(
     s: Settings,
     tasks: list[str | None] | None = None,
     found: list[Any] | None = None,
+    pending: list[int] | None = None,
 ) -> pa.Table:
     """``data`` with the result columns and the ``error`` column, the file mode's way.
 
@@ -436,7 +613,8 @@ def annotate_batch(
     present (``s.task`` is the default), and a null output (or gold) is an error, as a
     JSONL record without one is malformed. Shared by the local file mode and the Ray
     engine, so that both give the same rows. ``tasks``, when given, receives the task
-    each row's extraction used; ``found`` each row's verdict (verify) or extraction.
+    each row's extraction used; ``found`` each row's verdict (verify) or extraction;
+    ``pending`` the rows left for later (see :func:`run_job`), without a result yet.
     """
     options = RowOptions.of(
         data,
@@ -448,7 +626,10 @@ def annotate_batch(
         optional_columns=True,
     )
     if s.mode == "verify":
-        out = verify_with(data, options, s.gold, s.prefix, tasks, verdicts=found, judging=s.judging)
+        out = verify_with(
+            data, options, s.gold, s.prefix, tasks, verdicts=found, judging=s.judging,
+            pending=pending,
+        )  # fmt: skip
     else:
         out = extract_with(data, options, s.prefix, tasks, extractions=found)
     name = s.prefix + ERROR_COLUMN
@@ -467,20 +648,88 @@ def annotate_batch(
     return out
 
 
-def _run_batch(batch: pa.RecordBatch | pa.Table, first: int, s: Settings) -> Done:
+def _run_batch(
+    batch: pa.RecordBatch | pa.Table,
+    first: int,
+    s: Settings,
+    later: str | None = None,
+    merge: bool = False,
+) -> Done:
+    """``later``: as for :func:`_run_lines` (Arrow out: the added columns); ``merge``: the
+    result is to be merged with ``batch`` (kept for the follow-up)."""
     data = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
-    done = Done(read=data.num_rows)
-    done.replaced = [name for name in s.added if name in data.column_names]
     tasks: list[str | None] = []
     found: list[Any] = []
-    out = annotate_batch(data, s, tasks if s.payload == "rows" else None, found)
+    pending: list[int] = []
+    out = annotate_batch(data, s, tasks if s.payload == "rows" else None, found, pending)
+    if pending and later is not None and s.payload == "columns" and _warming():
+        inputs = data.take(pending)
+        done = Done(read=data.num_rows)
+        for verdict in found:
+            if verdict is not None:
+                done.count_verdict(verdict)
+        done.pending = RowsPending(
+            spool(out, later), pending, inputs, first, spool(data, later) if merge else None
+        )
+        return done
+    if pending:
+        with _now(s):
+            out, found = _annotate_rows(out, data.take(pending), pending, s, found, tasks)
+    return _batch_done(out, first, s, data.column_names, found, tasks, data)
+
+
+def _annotate_rows(
+    out: pa.Table,
+    inputs: pa.Table,
+    rows: list[int],
+    s: Settings,
+    found: list[Any] | None = None,
+    tasks: list[str | None] | None = None,
+) -> tuple[pa.Table, list[Any]]:
+    """``out`` (an annotated batch) with its ``rows``, left for later, annotated now from
+    their ``inputs``; and the batch's ``found`` with theirs in place."""
+    fixed: list[Any] = []
+    their_tasks: list[str | None] = []
+    annotated = annotate_batch(inputs, s, their_tasks if tasks else None, fixed)
+    order = list(range(out.num_rows))
+    for i, row in enumerate(rows):
+        order[row] = out.num_rows + i
+    merged = pa.concat_tables([out, annotated.select(out.column_names)]).take(order)
+    found = list(found) if found is not None else [None] * out.num_rows
+    for i, row in enumerate(rows):
+        found[row] = fixed[i]
+        if tasks:
+            tasks[row] = their_tasks[i]
+    return merged, found
+
+
+def _batch_done(
+    out: pa.Table,
+    first: int,
+    s: Settings,
+    names: list[str],
+    found: list[Any],
+    tasks: list[str | None] | None = None,
+    data: pa.Table | None = None,
+) -> Done:
+    """What a job did, from its annotated batch ``out`` (``names``: the input's columns;
+    ``found``: each row's verdict or extraction; ``data``: the input, for the residue,
+    None in a follow-up, which collects none)."""
+    tasks = tasks if tasks is not None else []
+    done = Done(read=out.num_rows)
+    done.replaced = [name for name in s.added if name in names]
     errors = out.column(s.prefix + ERROR_COLUMN).to_pylist()
     keep: list[bool] = []
     for i, error in enumerate(errors):
         if error is not None:
             done.malformed.append(MalformedLine(line=first + i, reason=error))
         keep.append(error is None)
-    _collect(done, data, s, found, keep)
+    if data is not None:
+        _collect(done, data, s, found, keep)
+    else:  # a follow-up: the residue is not collected where rows are left for later
+        for verdict, kept in zip(found, keep, strict=True):
+            if kept and verdict is not None:
+                done.count_verdict(verdict)
     out = out.drop_columns([s.prefix + ERROR_COLUMN])
     if s.payload == "columns":
         added = out.select(list(s.added))

@@ -17,7 +17,7 @@ import contextlib
 import gc
 import logging
 
-__all__ = ["warm_extraction", "warm_grading"]
+__all__ = ["warm_extraction", "warm_grading", "warm_grading_rules"]
 
 
 def warm_extraction(*, arrow: bool = True) -> None:
@@ -43,6 +43,18 @@ def warm_extraction(*, arrow: bool = True) -> None:
 # on the one process every row waits for. An item that needs one of their parts pays it
 # (a tenth of a second) in its own worker, well inside its time limit.
 _COMPARISON = ("(x+1)^2", "x^2+2x+1")
+
+
+def warm_grading_rules() -> None:
+    """Load grading's own rules and their first-use tables, not math-verify (0.1 s): what
+    a verify run's batch workers need from their first row. math-verify is warmed apart,
+    by the run's grading template (:func:`warm_grading`, in
+    :class:`answerx.grading.pool.SharedTemplate`), while they run."""
+    from answerx.grading import verify
+    from answerx.grading.symbolic import prepare
+
+    prepare()
+    verify("So the answer is $\\frac{1}{2}$.", "0.5")  # decided by the rules alone
 
 
 def warm_grading() -> None:

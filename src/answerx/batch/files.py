@@ -5,7 +5,9 @@ another format (or to a sink, such as the command line's table).
 batches from CSV and Parquet; :mod:`answerx.batch.inputs`), runs them on a pool
 of worker processes (:mod:`answerx.batch.workers`), and writes the results in
 input order (:mod:`answerx.batch.outputs`). Only ``2 × workers`` batches are in
-flight at once, so memory stays flat whatever the file's length.
+flight at once, so memory stays flat whatever the file's length (while a verify run's
+math-verify warms, up to ``8 × workers``: done batches behind one whose rows wait for it
+are held, and the workers kept busy, see :func:`answerx.batch._jobs.run_job`).
 
 A malformed record is reported (``on_error``) with its line (JSONL) or row
 number, skipped and counted; it never stops the run. A CSV row is malformed
@@ -29,10 +31,10 @@ import os
 import shutil
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import ExitStack
 from dataclasses import replace
-from typing import IO, TYPE_CHECKING, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
 
@@ -223,7 +225,8 @@ def _pump(
     stopped = stop or (lambda: False)
     output = opened.output
     assert output is not None
-    in_flight: deque[tuple[Future[Done], Piece, pa.RecordBatch | None]] = deque()
+    # [the job's future (or its follow-up's), the piece, the input the parent keeps]
+    in_flight: deque[list[Any]] = deque()
     pieces = _Lookahead(iter(reader))
     starter: PoolStarter | None = None
     pool: Executor | None = None
@@ -246,10 +249,30 @@ def _pump(
                 RunProgress(summary.consumed, summary.written, piece.position, reader.total)
             )
 
+    def room() -> bool:
+        if len(in_flight) < limit:
+            return True
+        if starter is None or starter.template is None:
+            return False
+        # Workers whose rows wait for math-verify to warm leave finished batches behind
+        # the first one that waits: the workers stay fed while fewer than ``limit`` jobs
+        # run or wait for one, up to 4 × ``limit`` batches held.
+        running = sum(not entry[0].done() for entry in in_flight)
+        return running < limit and len(in_flight) < 4 * limit
+
+    def follow_ups() -> None:
+        # Once math-verify is warm, each job's rows left for later go to a follow-up job.
+        if starter is None or pool is None or not starter.grading_ready():
+            return
+        for entry in in_flight:
+            if _left_for_later(entry[0]):
+                job = Job(0, follow=entry[0].result(), spool=spooling)
+                entry[0] = pool.submit(run_job, job, settings)
+
     try:
         exhausted = False
         while True:
-            while not exhausted and len(in_flight) < limit and not stopped():
+            while not exhausted and room() and not stopped():
                 piece = next(pieces, None)
                 if piece is None:
                     exhausted = True
@@ -257,7 +280,7 @@ def _pump(
                 if piece.job is None:  # malformed records only: nothing to run
                     nothing: Future[Done] = Future()
                     nothing.set_result(Done())
-                    in_flight.append((nothing, piece, None))
+                    in_flight.append([nothing, piece, None])
                     continue
                 job = piece.job
                 if starter is None and workers > 1 and (in_flight or pieces.more()):
@@ -275,6 +298,7 @@ def _pump(
                         workers,
                         grading=settings.mode == "verify",
                         arrow=job.lines is None or settings.payload not in ("jsonl", "json"),
+                        directory=spooling,
                     )
                 if pool is None and starter is not None:
                     # This process only hands out and writes once there are workers: the
@@ -295,9 +319,20 @@ def _pump(
                 if spooling is not None and pool is not None:
                     job = _spooled(job, spooling)
                 future = executor.submit(run_job, job, settings)
-                in_flight.append((future, piece, kept))
+                in_flight.append([future, piece, kept])
             if not in_flight or stopped():
                 break
+            if starter is not None and starter.template is not None:
+                # Verifying with math-verify warming apart: wait for any job, so that the
+                # window refills, and send the follow-ups once it is warm.
+                running = [entry[0] for entry in in_flight if not entry[0].done()]
+                if running:
+                    wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+                elif not starter.grading_ready():
+                    starter.template.ready.wait(0.2)
+                follow_ups()
+                if not in_flight[0][0].done() or _left_for_later(in_flight[0][0]):
+                    continue
             future, piece, kept = in_flight[0]
             while not wait([future], timeout=0.2).done:
                 if stopped():
@@ -325,6 +360,11 @@ def _pump(
             shutil.rmtree(spooling, ignore_errors=True)  # what stopped or failed jobs left
     summary.interrupted = bool(in_flight) or not exhausted
     return summary
+
+
+def _left_for_later(future: Future[Done]) -> bool:
+    """Whether ``future``'s job finished with rows left for a follow-up job."""
+    return future.done() and future.exception() is None and future.result().pending is not None
 
 
 class _Lookahead:

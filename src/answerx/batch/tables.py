@@ -248,13 +248,17 @@ def verify_with(
     judging: bool = False,
     judge: Judge | None = None,
     judge_concurrency: int = 4,
+    pending: list[int] | None = None,
 ) -> pa.Table:
     """:func:`verify_table` with the row options already checked (the file mode's entry);
     ``tasks`` as in :func:`extract_with`; ``verdicts``, when given, receives each row's
     verdict (None: no result). ``judging`` adds the judge's columns, filled only where
-    ``judge`` is given (a file run asks its judge later, in the calling process)."""
+    ``judge`` is given (a file run asks its judge later, in the calling process).
+    ``pending``, when given, receives the rows whose math-verify comparison was deferred
+    (:func:`answerx.grading.pool.defer_while_warming`): they have no result yet."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
+    from answerx.grading.pool import GradingPending
 
     if gold not in data.column_names:
         raise ConfigError(_missing(gold, data))
@@ -269,7 +273,14 @@ def verify_with(
             found.append(None)
             errors.append(None)
         else:
-            verdict, error = _guarded(partial(_verify_row, verify, row, gold_value(gold_value_)))
+            call = partial(_verify_row, verify, row, gold_value(gold_value_))
+            try:
+                verdict, error = _guarded(call, GradingPending)
+            except GradingPending:
+                if pending is None:
+                    raise
+                pending.append(len(found))
+                verdict, error = None, None
             found.append(verdict)
             errors.append(error)
     if judge is not None:
@@ -557,8 +568,10 @@ def _verify_row(verify: Callable[..., Any], row: _Row, gold: object) -> Any:
     )  # fmt: skip
 
 
-def _guarded(call: Callable[[], _T]) -> tuple[_T | None, str | None]:
-    """``call()``'s result, or None and the reason it failed.
+def _guarded(
+    call: Callable[[], _T], passed: type[Exception] | None = None
+) -> tuple[_T | None, str | None]:
+    """``call()``'s result, or None and the reason it failed (``passed``: raised as it is).
 
     Any exception is a row's failure, not the run's: a bug that one odd output
     triggers must cost that row, not the other ten million.
@@ -568,6 +581,8 @@ def _guarded(call: Callable[[], _T]) -> tuple[_T | None, str | None]:
     except AnswerxError as exc:
         return None, str(exc)
     except Exception as exc:
+        if passed is not None and isinstance(exc, passed):
+            raise
         return None, f"internal error: {type(exc).__name__}: {exc}"
 
 

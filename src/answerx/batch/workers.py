@@ -71,16 +71,23 @@ class _InlineExecutor(Executor):
 INLINE: Executor = _InlineExecutor()
 
 
-def init_worker(grading: bool, forked: bool = False) -> None:
-    """Pool initializer: Ctrl-C is the parent's to handle; a verify run's worker forks
-    its grading worker from itself (it runs one thread, math-verify loaded).
+def init_worker(
+    grading: bool, forked: bool = False, template: tuple[str, Any] | None = None
+) -> None:
+    """Pool initializer: Ctrl-C is the parent's to handle; a verify run's worker draws
+    its grading worker from the run's grading ``template`` (its address and its ready
+    event), or else forks it from itself (math-verify loaded).
     ``forked``: forked from the calling process, which warmed grading itself."""
     ignore_sigint()
     if forked:
         # What the caller loaded is never freed here: kept out of the collector's sight,
         # so that collecting does not write to (and so copy) every page it is on.
         gc.freeze()
-    if grading:
+    if grading and template is not None:
+        from answerx.grading.pool import join_template
+
+        join_template(*template)
+    elif grading:
         from answerx.grading.pool import fork_workers
 
         # Warmed when the fork server preloaded grading (not when it was already up).
@@ -121,13 +128,30 @@ class PoolStarter:
     thread (milliseconds, on this thread); else from a fork server, started in a thread
     while the calling process goes on reading the input (a fresh interpreter importing
     answerx, about half a second, overlapping the reading). ``grading``: the workers
-    verify (math-verify loaded before they fork, and each worker's grading worker
-    forked from it); ``arrow``: they build Arrow arrays (not for JSONL in and out)."""
+    verify; ``arrow``: they build Arrow arrays (not for JSONL in and out).
 
-    def __init__(self, workers: int, *, grading: bool = False, arrow: bool = True) -> None:
+    Verifying, the workers are forked with grading's rules loaded but not math-verify:
+    a :class:`~answerx.grading.pool.SharedTemplate`, forked first, loads and warms it
+    (two thirds of a second) while they run, and every worker's grading worker is a copy
+    of it. The rows that need math-verify before it is ready wait (the file run grades
+    them once it is, :mod:`answerx.batch.files`); the others, nearly all, do not. Where
+    no template can run, math-verify is warmed here before the workers fork, as before.
+    ``directory``: where the template's socket goes (the run's spool directory).
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        *,
+        grading: bool = False,
+        arrow: bool = True,
+        directory: str | None = None,
+    ) -> None:
         self.workers = workers
         self.grading = grading
         self.arrow = arrow
+        self.directory = directory
+        self.template: Any = None  # the SharedTemplate, when the workers draw on one
         self.pool: ProcessPoolExecutor | None = None
         self.started: ProcessPoolExecutor | None = None
         self.error: BaseException | None = None
@@ -143,13 +167,20 @@ class PoolStarter:
     def _fork(self) -> None:
         """The pool, its workers forked now, from this process, on this thread (with the
         fork method all start at the first submission, before the pool's own threads)."""
-        from answerx.batch._warm import warm_extraction, warm_grading
+        from answerx.batch import _warm
 
         try:
+            warm_extraction = _warm.warm_extraction
             warm_extraction(arrow=self.arrow)
-            if self.grading:
-                warm_grading()
-            initializer = partial(init_worker, self.grading, True)
+            template = None
+            if self.grading and self.directory is not None and _shares_templates():
+                self.template = _start_template(self.directory)
+            if self.template is not None:
+                template = (self.template.address, self.template.ready)
+                _warm.warm_grading_rules()
+            elif self.grading:
+                _warm.warm_grading()
+            initializer = partial(init_worker, self.grading, True, template)
             context = multiprocessing.get_context("fork")
             self.pool = ProcessPoolExecutor(self.workers, context, initializer=initializer)
             with quiet_fork():
@@ -171,6 +202,10 @@ class PoolStarter:
         except BaseException as exc:  # raised in the caller's thread by ready()
             self.error = exc
 
+    def grading_ready(self) -> bool:
+        """Whether math-verify is warm for the workers (always, without a template)."""
+        return self.template is None or self.template.settled()
+
     def ready(self) -> ProcessPoolExecutor | None:
         """The pool once its workers are up; None before."""
         if self.error is not None:
@@ -188,8 +223,32 @@ class PoolStarter:
     def shutdown(self) -> None:
         """Wait for the pool's start, then stop it (jobs not started are cancelled)."""
         self.thread.join()
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        try:
+            if self.pool is not None:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            if self.template is not None:
+                self.template.close()
+
+
+def _start_template(directory: str) -> Any:
+    """The run's grading template, forked now so that it warms while the rest starts;
+    None where its socket cannot be made (a path too long for one: a deep ``TMPDIR``)."""
+    from answerx.batch import _warm
+    from answerx.grading.pool import SharedTemplate
+
+    try:
+        with quiet_fork():
+            # Looked up at the call, so that a benchmark can time it wherever it runs.
+            return SharedTemplate(directory, lambda: _warm.warm_grading())
+    except OSError:
+        return None
+
+
+def _shares_templates() -> bool:
+    from answerx.grading.pool import shares_templates
+
+    return shares_templates()
 
 
 def _start_fork_server(grading: bool = False) -> None:

@@ -23,20 +23,33 @@ import contextlib
 import gc
 import json
 import logging
+import multiprocessing
 import os
 import queue
 import select
+import selectors
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["REPLIES_THREAD", "WorkerPool", "fork_workers", "serve_copy", "shared_pool"]
+__all__ = [
+    "REPLIES_THREAD",
+    "GradingPending",
+    "SharedTemplate",
+    "WorkerPool",
+    "defer_while_warming",
+    "fork_workers",
+    "join_template",
+    "serve_copy",
+    "shared_pool",
+    "shares_templates",
+]
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +226,163 @@ class _Template:
             self.proc.wait()
 
 
+class GradingPending(Exception):
+    """Raised instead of a math-verify comparison while the run's grading template is still
+    warming (:func:`defer_while_warming`): the item is graded again once it is ready."""
+
+
+class _Joined(_Template):
+    """A client of a :class:`SharedTemplate` another process started: each :meth:`copy`
+    (a new worker) is asked for on this process's own connection to it, and waits,
+    the first time, until the template is warm."""
+
+    def __init__(self, address: str) -> None:
+        channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        channel.settimeout(_STARTUP_S)  # the template answers once math-verify is warm
+        try:
+            channel.connect(address)
+        except OSError:
+            channel.close()
+            raise
+        self.channel = channel
+        self.lock = threading.Lock()
+
+    def close(self) -> None:
+        """Drop the connection (the template and its other workers go on)."""
+        self.channel.close()
+
+
+def shares_templates() -> bool:
+    """Whether this platform can run a :class:`SharedTemplate` (Linux: fork, pidfds and
+    descriptors passed over a Unix socket)."""
+    return _TEMPLATES and hasattr(os, "fork")
+
+
+class SharedTemplate:
+    """A grading template forked from this process for other processes to draw workers
+    from: it warms math-verify (``warm``) on its own while they start at once, then forks
+    a worker for each request on a Unix socket at ``directory``/grading.sock
+    (:func:`join_template`). ``ready`` is set once it is warm.
+
+    A file run's batch workers use it (:mod:`answerx.batch.workers`): math-verify is loaded
+    once, off the path every row waits on, and each batch worker's grading worker is a
+    copy of one warm process, as it was of the run's parent before.
+    """
+
+    def __init__(self, directory: str, warm: Callable[[], None]) -> None:
+        """Raises OSError where the socket cannot be made (a path too long for one)."""
+        self.address = os.path.join(directory, "grading.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(self.address)  # OSError for a path too long for a socket's name
+            listener.listen(256)  # every batch worker may connect before it is warm
+        except OSError:
+            listener.close()
+            raise
+        self.ready = multiprocessing.get_context("fork").Event()
+        lifeline, self._lifeline = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the template; it never returns
+            os.close(self._lifeline)  # the caller's end: only the caller's close ends it
+            _serve_template(listener, lifeline, self.ready, warm)
+        listener.close()
+        os.close(lifeline)
+        self.pid = pid
+        self.closed = False
+        self.ended = False
+
+    def settled(self) -> bool:
+        """Whether the template is warm, or ended without ever being so (killed): either
+        way, nothing is to be waited for (its callers then grade in their own process)."""
+        if self.ready.is_set() or self.ended:
+            return True
+        with contextlib.suppress(ChildProcessError):
+            self.ended = os.waitpid(self.pid, os.WNOHANG)[0] != 0
+        return self.ended
+
+    def close(self) -> None:
+        """End the template (the workers it forked end when their callers close their pipes)."""
+        if self.closed:
+            return
+        self.closed = True
+        if not self.ready.is_set():  # still warming: nobody needs it any more
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        os.close(self._lifeline)  # its end of the lifeline reads EOF: it exits
+        if not self.ended:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+
+
+def _serve_template(
+    listener: socket.socket, lifeline: int, ready: Any, warm: Callable[[], None]
+) -> None:  # pragma: no cover - runs in the forked template
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides what stops
+        # Nothing else of the caller's stays open here (its input, output, pipes to its
+        # other processes): a process waiting for one of them to close must not wait on it.
+        kept = sorted({listener.fileno(), lifeline})
+        os.closerange(3, kept[0])
+        os.closerange(kept[0] + 1, kept[1])
+        os.closerange(kept[1] + 1, _max_fd())
+        gc.freeze()  # the caller's objects: never collected here, so never copied
+        # A warm-up only: a math-verify that cannot run is for each worker to report,
+        # per item (it answers "unavailable"); it must not stop the template.
+        with contextlib.suppress(Exception):
+            warm()
+        gc.freeze()  # what the workers share is never collected (and so never copied)
+        signal.signal(signal.SIGCHLD, lambda *_: _reap())
+        ready.set()
+        with selectors.DefaultSelector() as selector:
+            selector.register(listener, selectors.EVENT_READ)
+            selector.register(lifeline, selectors.EVENT_READ)
+            while True:
+                for key, _ in selector.select():
+                    if key.fileobj == lifeline:  # the run is over
+                        code = 0
+                        return
+                    if key.fileobj is listener:
+                        selector.register(listener.accept()[0], selectors.EVENT_READ)
+                    elif not _fork_copy(key.fileobj, listener):  # type: ignore[arg-type]
+                        selector.unregister(key.fileobj)
+                        key.fileobj.close()  # type: ignore[union-attr]
+    finally:
+        os._exit(code)  # its workers run on, each until its caller closes its pipes
+
+
+def _fork_copy(
+    channel: socket.socket, listener: socket.socket
+) -> bool:  # pragma: no cover - runs in the template
+    """Fork one worker for the request waiting on ``channel``; False when the caller
+    closed its connection."""
+    try:
+        _, fds, _, _ = socket.recv_fds(channel, 16, 2)
+    except OSError:
+        fds = []
+    if len(fds) != 2:
+        for fd in fds:
+            os.close(fd)
+        return False
+    pid = os.fork()
+    if pid == 0:
+        serve_copy(fds[0], fds[1], warm=False)
+    for fd in fds:
+        os.close(fd)
+    channel.sendall(b"%d\n" % pid)
+    return True
+
+
+def _reap() -> None:  # pragma: no cover - the template's SIGCHLD handler
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def _max_fd() -> int:
     try:
         return int(os.sysconf("SC_OPEN_MAX"))
@@ -294,6 +464,9 @@ class WorkerPool:
         self._failed = False
         self._template: _Template | None = None
         self._template_lock = threading.Lock()
+        self._joined: _Joined | None = None
+        self._ready: Any = None  # the joined template's event: set once it is warm
+        self._defer = False
         self.restarts = 0  # workers killed for overrunning or dying (for tests and metrics)
 
     @property
@@ -317,8 +490,11 @@ class WorkerPool:
         """One reply per request, in order; None for a request whose worker overran
         ``limit_s`` (or died) and for every request after it in ``requests``.
 
-        Raises ``RuntimeError`` when no worker process can be started at all.
+        Raises ``RuntimeError`` when no worker process can be started at all, and
+        :class:`GradingPending` while deferring and the joined template is not yet warm.
         """
+        if self._defer and self._ready is not None and not self._ready.is_set():
+            raise GradingPending("the grading template is still warming")
         with self._cond:
             while self._busy >= self._capacity:
                 self._cond.wait()
@@ -368,6 +544,8 @@ class WorkerPool:
     def _start(self) -> _Worker | None:
         if self._failed:
             return None
+        if self._joined is not None:
+            return self._start_joined(self._joined)
         if _FORK and self._argv[1:] == ["-c", _CHILD]:
             return self._start_forked()
         src = str(Path(__file__).resolve().parents[2])  # answerx importable even when not installed
@@ -424,6 +602,44 @@ class WorkerPool:
             return None
         return worker
 
+    def _start_joined(self, joined: _Joined) -> _Worker | None:
+        try:
+            worker = _Worker(joined.copy())
+        except (OSError, ValueError):
+            log.warning("the run's grading template did not answer; grading in this process")
+            self._failed = True
+            return None
+        if worker.read(self._startup_s) != "ready":
+            log.warning("a grading worker of the run's template did not start")
+            worker.kill()
+            self._failed = True
+            return None
+        return worker
+
+    def join(self, address: str, ready: Any) -> None:
+        """Draw this pool's workers from the :class:`SharedTemplate` at ``address`` (its
+        ``ready`` event says when it is warm)."""
+        self._joined = _Joined(address)
+        self._ready = ready
+        # A new source of workers: whether the caller could start any is no longer the
+        # question (a forked batch worker inherits its caller's answer).
+        self._failed = False
+
+    def defer(self, on: bool) -> None:
+        """While ``on``, :meth:`run` raises :class:`GradingPending` until the joined
+        template is warm, instead of waiting for it."""
+        self._defer = on
+
+    @property
+    def deferring(self) -> bool:
+        """Whether :meth:`run` defers while the joined template warms (:meth:`defer`)."""
+        return self._defer
+
+    @property
+    def warming(self) -> bool:
+        """Whether a joined template is still warming (its workers would make callers wait)."""
+        return self._ready is not None and not self._ready.is_set()
+
     def _start_forked(self) -> _Worker | None:
         try:
             proc = _Forked()
@@ -457,6 +673,7 @@ class WorkerPool:
         self._idle = []
         self._template = None  # the parent's: its channel is not this process's to use
         self._template_lock = threading.Lock()
+        self._joined, self._ready, self._defer = None, None, False  # likewise
 
 
 _FORK = False
@@ -484,6 +701,31 @@ def fork_workers(*, warmed: bool = False) -> None:
     global _FORK, _RUN_WARM_UP
     _FORK = hasattr(os, "fork")
     _RUN_WARM_UP = not warmed
+
+
+def join_template(address: str, ready: Any) -> None:
+    """Start this process's grading workers as copies of the :class:`SharedTemplate` at
+    ``address``, which another process forked and is warming (``ready``: its event).
+
+    For a file run's batch worker (:mod:`answerx.batch`), forked before math-verify was
+    loaded: its workers cost it no import and no warm-up of its own, as when they were
+    forked from a warm parent (:func:`fork_workers`), and the parent no longer warms
+    math-verify before the batch workers can start.
+    """
+    _POOL.join(address, ready)
+
+
+@contextlib.contextmanager
+def defer_while_warming(on: bool = True) -> Iterator[None]:
+    """Within it (``on``), a math-verify comparison raises :class:`GradingPending` while
+    this process's joined template (:func:`join_template`) is still warming: the caller
+    grades such items later instead of waiting for them."""
+    before = _POOL.deferring
+    _POOL.defer(on)
+    try:
+        yield
+    finally:
+        _POOL.defer(before)
 
 
 _POOL = WorkerPool(capacity=min(2, os.cpu_count() or 1))
