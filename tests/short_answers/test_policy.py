@@ -50,6 +50,9 @@ POLICY = [
      "cities.", False, None),
     ("Answer: Thomas Edison", ["Thomas Edison is often credited, but Joseph Swan was first."],
      "Who invented the incandescent light bulb first?", False, None),
+    ("The most interesting man in the world",
+     ["People would disagree on the most interesting man in the world"],
+     "Who is the most interesting man in the world?", False, "cover_f1_disagree"),
     # plainly wrong
     ("Melbourne", ["Canberra"], "What is the capital of Australia?", False, None),
 ]  # fmt: skip

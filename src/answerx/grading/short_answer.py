@@ -263,7 +263,7 @@ def decide_short_answer(
         part = _part_of(answer, tokens, golds) or _year_of(tokens, golds, question)
         if part is not None:
             return ShortDecision("equivalent", "part_match", part, scores, "cover_f1_disagree")
-        told = _told_by_sentence(tokens, golds)
+        told = _told_by_sentence(tokens, golds, question)
         if told is not None:
             return ShortDecision("equivalent", "sentence_match", told, scores, "cover_f1_disagree")
         if _surname_elsewhere(tokens, golds, question):
@@ -374,7 +374,9 @@ _SENTENCE_GOLD = 5
 _SHORT_REPLY = 8
 
 
-def _told_by_sentence(tokens: tuple[str, ...], golds: Sequence[str]) -> str | None:
+def _told_by_sentence(
+    tokens: tuple[str, ...], golds: Sequence[str], question: str | None
+) -> str | None:
     """The gold sentence whose subject or closing words the reply is: FRAMES-style golds
     are written as sentences ("Ang Lee won the award for best director for Life of Pi.",
     "The capital of the 7th largest country in Asia is Ulaanbaatar") whose answer stands
@@ -382,9 +384,12 @@ def _told_by_sentence(tokens: tuple[str, ...], golds: Sequence[str]) -> str | No
     ("…was 5 years old when Oprah Winfrey was 8", "This sounds like Hillary Clinton,
     except…") are not, nor is one item of a gold list, nor the subject of a sentence that
     goes on past a comma: it may concede and turn ("Elon Musk izan liteke, baina ez da…",
-    Basque for "It could be Elon Musk, but he is not…")."""
+    Basque for "It could be Elon Musk, but he is not…"). A reply made only of the
+    question's words answers nothing, wherever the sentence holds them."""
     want = _core(tokens)
     if not want or len(tokens) > _SHORT_REPLY:
+        return None
+    if question is not None and _content(want) <= _content(variant_tokens(question)):
         return None
     n = len(want)
     for gold in golds:
