@@ -485,7 +485,7 @@ _LETTER_AFTER_SENTENCE = re.compile(rf"(?<=[.!?:;])[ \t]+({_L})\.?[ \t]*$")
 _LAST_LINE_CHARS = 400
 
 
-_A_LETTER = re.compile(_L)
+_OPTION_LETTER = re.compile(_L)
 _DIGIT = re.compile("[0-9]")
 
 
@@ -522,7 +522,7 @@ def _last_choice_forms(text: str, lo: int, hi: int) -> list[re.Match[str]]:
 def choice_letter(text: str, lower: str, lo: int, hi: int, accept: Acceptor) -> Found | None:
     """The last choice letter written as a choice: "(B)", "B)", "**B**", "$B$", a lone line."""
     matches = (
-        last_matches(_CHOICE_FORMS, text, lo, hi, _A_LETTER)
+        last_matches(_CHOICE_FORMS, text, lo, hi, _OPTION_LETTER)
         if hi - lo <= _BIG
         else _last_choice_forms(text, lo, hi)
     )
