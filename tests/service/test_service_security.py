@@ -333,7 +333,10 @@ def test_a_bug_is_a_plain_500_and_only_its_type_name_is_logged(
     }
     assert "internal error on GET /broken: RuntimeError" in caplog.text
     assert TOKEN not in caplog.text and TOKEN not in response.text
-    assert not any(record.exc_info for record in caplog.records)
+    # The service's own records: an SDK client another test left open may be collected
+    # here, and asyncio logs its late close (not this service's log).
+    service = [record for record in caplog.records if record.name.startswith("answerx")]
+    assert not any(record.exc_info for record in service)
 
 
 # --------------------------------------------------------------------------- logging
