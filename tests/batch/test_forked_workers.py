@@ -20,11 +20,10 @@ def _loaded(name: str) -> bool:
     return name in sys.modules
 
 
-def _compared_here() -> bool:
-    """Whether math-verify compared anything in this process: its LaTeX parser's first
-    parse loads ANTLR's prediction analyser. (Importing math-verify is not enough: the
-    symbolic rung imports its extraction patterns at start-up, a fraction of its warm-up.)"""
-    return _loaded("antlr4.LL1Analyzer")
+def _imported_here() -> bool:
+    """Whether this process imported math-verify (its comparisons, or the extraction
+    patterns the fast rung's walk follows): half a second of CPU and more."""
+    return _loaded("math_verify") or _loaded("antlr4")
 
 
 def _records(n: int) -> str:
@@ -42,16 +41,19 @@ def test_never_more_workers_than_cores() -> None:
 
 
 def _graded_there() -> tuple[bool, int, int]:
-    """In a batch worker: one comparison only math-verify makes; whether this process
-    compared with math-verify for it, and the parent of the grading worker that made it."""
+    """In a batch worker: one comparison only math-verify makes, and one the fast rung
+    makes by walking math-verify's own extraction patterns; whether this process imported
+    math-verify for them, and the parent of the grading worker that made them."""
+    from answerx.grading.core import symbolic_then_math
     from answerx.grading.mathverify import compare
     from answerx.grading.pool import shared_pool
 
     pool = shared_pool()
     assert compare("\\sin^2 x + \\cos^2 x", "1", 60) == "equal"
+    assert symbolic_then_math("so $a=3$, hence 4", "4", 60) == (True, "symbolic_fast")
     assert pool.available, "no grading worker could be drawn from the template"
     (worker,) = pool._idle
-    return _compared_here(), worker.proc.pid, os.getpid()
+    return _imported_here(), worker.proc.pid, os.getpid()
 
 
 def _parent_of(pid: int) -> int:
@@ -67,11 +69,11 @@ def _check_template(directory: str) -> None:
     try:
         pool = starter.wait()
         assert starter.forked and starter.template is not None
-        # Not warmed here either: the template warms it, in a process of its own.
-        assert not _compared_here()
+        # Not loaded here either: the template loads and warms it, in a process of its own.
+        assert not _imported_here()
         graded = [pool.submit(_graded_there) for _ in range(2)]
-        for compared, grader, worker in (future.result() for future in graded):
-            assert not compared  # the batch worker never ran math-verify itself
+        for imported, grader, worker in (future.result() for future in graded):
+            assert not imported  # the batch worker never loaded math-verify itself
             assert _parent_of(grader) == starter.template.pid != worker
         assert starter.grading_ready()
     finally:

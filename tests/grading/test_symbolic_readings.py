@@ -11,6 +11,8 @@ answers built in each shape (skipped without math-verify).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from answerx.grading.symbolic import decide
@@ -234,3 +236,62 @@ def test_on_constructed_answers_of_each_shape_the_rung_agrees_with_math_verify(
     decided, disagreements = sweep(answers, _GOLDS)
     assert decided > 5 * len(_GOLDS)  # the sweep has something to check
     assert disagreements == []
+
+
+# A file run's batch worker never loads math-verify: its grading workers (copies of the
+# run's template) have the patterns, and make the walk for it, with the comparison.
+_WALKED = [("so $a=3$, hence 4", "4"), ("so $a=3$, hence 4", "3"), ("3 > 2", "[1, 2]")]
+
+
+@pytest.fixture
+def without_patterns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process as a batch worker: math-verify's patterns not loaded, and its
+    comparisons made by grading workers drawn from a template."""
+    from answerx.grading import symbolic
+    from answerx.grading.symbolic import readings
+
+    readings.load_extraction.cache_clear()
+    symbolic._decide.cache_clear()  # decisions made with the patterns loaded
+    monkeypatch.setattr(readings, "comparisons_elsewhere", lambda: True)
+    yield
+    readings.load_extraction()  # as the other tests found it
+
+
+@pytest.mark.parametrize(("answer", "gold"), _WALKED)
+def test_a_process_without_the_patterns_asks_its_grading_worker_for_the_walk(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, answer: str, gold: str
+) -> None:
+    from answerx.grading import core
+    from answerx.grading._worker import _answer
+
+    here = core.symbolic_then_math(answer, gold, 60)  # the patterns loaded in this process
+    request.getfixturevalue("without_patterns")
+    asked: list[tuple[str, str]] = []
+
+    def worker(a: str, g: str, limit_s: float) -> object:
+        asked.append((a, g))
+        with monkeypatch.context() as inside:  # what a grading worker answers (JSON: a list)
+            inside.setattr("answerx.grading.mathverify._IN_WORKER", True)
+            reply = _answer(["rung", a, g])
+        return tuple(reply) if isinstance(reply, list) else reply
+
+    monkeypatch.setattr(core, "compare_with_rung", worker)
+    from answerx.grading.symbolic import readings
+
+    # In the worker itself the walk is made there: it is no batch worker.
+    monkeypatch.setattr(readings, "comparisons_elsewhere", lambda: not asked)
+    assert core.symbolic_then_math(answer, gold, 60) == here
+    assert asked == [(answer, gold)]
+
+
+@pytest.mark.usefixtures("without_patterns")
+def test_where_no_grading_worker_can_start_the_walk_is_made_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from answerx.grading import core
+    from answerx.grading.symbolic import readings
+
+    monkeypatch.setattr(core, "compare_with_rung", lambda *_: None)  # no worker started
+    assert core.symbolic_then_math("so $a=3$, hence 4", "4", 60) == (True, "symbolic_fast")
+    assert readings.load_extraction.cache_info().currsize == 1  # loaded here, once
+    assert core.symbolic_then_math("so $a=3$, hence 4", "3", 60) == (False, "symbolic_fast")

@@ -49,11 +49,13 @@ def warm_grading_rules() -> None:
     """Load grading's own rules and their first-use tables, not math-verify (0.1 s): what
     a verify run's batch workers need from their first row. math-verify is warmed apart,
     by the run's grading template (:func:`warm_grading`, in
-    :class:`answerx.grading.pool.SharedTemplate`), while they run."""
+    :class:`answerx.grading.pool.SharedTemplate`), while they run; so are its patterns,
+    which the fast rung's walk needs (its grading workers walk for the batch workers,
+    :class:`answerx.grading.symbolic.ReadingsElsewhere`)."""
     from answerx.grading import verify
     from answerx.grading.symbolic import prepare
 
-    prepare()
+    prepare(readings=False)
     verify("So the answer is $\\frac{1}{2}$.", "0.5")  # decided by the rules alone
 
 

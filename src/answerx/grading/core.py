@@ -32,13 +32,15 @@ from answerx.grading.golds import (
     spec_for,
 )
 from answerx.grading.judgement import Doubt, Judge
-from answerx.grading.mathverify import compare
+from answerx.grading.mathverify import MathResult, compare, compare_with_rung
 from answerx.grading.models import How, Reason, Verdict
 from answerx.grading.numeric import as_fraction, exact_number, numbers_close
 from answerx.grading.qa_metrics import ShortAnswerScores
 from answerx.grading.residue import consult, output_doubt
 from answerx.grading.short_answer import decide_short_answer, opening_answer
+from answerx.grading.symbolic import ReadingsElsewhere
 from answerx.grading.symbolic import decide as decide_symbolic
+from answerx.grading.symbolic import prepare as prepare_symbolic
 from answerx.grading.symbolic.lexer import LAYOUT_COMMANDS, SPACING, SYNONYMS
 from answerx.grading.text import same_text
 
@@ -441,6 +443,22 @@ def _normalised_math(text: str) -> str:
 _WORDS = re.compile(r"[A-Za-z]{3,}(?:[ '-]+[A-Za-z]+)*")
 
 
+def symbolic_then_math(pred: str, ref: str, limit_s: float) -> tuple[bool, How] | MathResult:
+    """The math ladder's last two rungs: the fast rung's ``(same, how)`` where it can tell,
+    else math-verify's verdict (within ``limit_s``). Where the fast rung needs math-verify's
+    patterns and this process leaves them to its grading workers (a file run's batch
+    worker), both are made by a worker, with this same function."""
+    try:
+        decided = decide_symbolic(pred, ref)  # the fast rung: only what it cannot tell goes on
+    except ReadingsElsewhere:
+        elsewhere = compare_with_rung(pred, ref, limit_s)
+        if elsewhere is not None:
+            return cast("tuple[bool, How] | MathResult", elsewhere)
+        prepare_symbolic()  # no worker could start: the patterns here, and the rung again
+        decided = decide_symbolic(pred, ref)
+    return decided if decided is not None else compare(pred, ref, limit_s)
+
+
 def _math(pred: str, ref: str, limit_s: float) -> _Decision:
     if pred == ref:
         return "equivalent", "exact"
@@ -459,10 +477,9 @@ def _math(pred: str, ref: str, limit_s: float) -> _Decision:
             return "different", "fraction"
     if _normalised_math(pred) == _normalised_math(ref):
         return "equivalent", "normalised_math"
-    decided = decide_symbolic(pred, ref)  # the fast rung: only what it cannot tell goes on
-    if decided is not None:
-        return _same(*decided)
-    result = compare(pred, ref, limit_s)
+    result = symbolic_then_math(pred, ref, limit_s)
+    if isinstance(result, tuple):
+        return _same(*result)
     if result == "unreadable_gold":  # math-verify cannot read the gold at all: compare as text
         return _text(pred, ref)
     if result == "timeout":

@@ -29,6 +29,8 @@ __all__ = [
     "MIN_MATH_VERIFY",
     "MathResult",
     "compare",
+    "compare_with_rung",
+    "comparisons_elsewhere",
     "guarded_math_equal",
     "math_equal",
     "math_verify_problem",
@@ -167,6 +169,31 @@ def compare(answer: str, gold: str, limit_s: float) -> MathResult:
             reply = _in_process(answer, gold, limit_s)
         return reply if reply in _RESULTS else "timeout"
     return _in_process(answer, gold, limit_s)
+
+
+def comparisons_elsewhere() -> bool:
+    """Whether this process's math-verify comparisons are made by grading workers copied
+    from a run's template (a file run's batch worker,
+    :func:`answerx.grading.pool.join_template`): those have math-verify's parser loaded,
+    and this process never needs to load it (half a second of CPU per batch worker)."""
+    return not _IN_WORKER and shared_pool().joined and math_verify_problem() is None
+
+
+def compare_with_rung(
+    answer: str, gold: str, limit_s: float
+) -> tuple[bool, str] | MathResult | None:
+    """The fast rung's ``(same, how)``, else math-verify's verdict, both made by a grading
+    worker (a ``rung`` request, see :mod:`answerx.grading._worker`), within ``limit_s``
+    seconds: for a process whose rung would need math-verify's parser, which only its
+    workers have (:func:`comparisons_elsewhere`). None where no worker can be started
+    (the caller then makes both here)."""
+    try:
+        (reply,) = shared_pool().run([["rung", answer, gold]], limit_s)
+    except RuntimeError:
+        return None
+    if isinstance(reply, list) and len(reply) == 2 and isinstance(reply[0], bool):
+        return reply[0], str(reply[1])
+    return reply if reply in _RESULTS else "timeout"
 
 
 def _in_process(answer: str, gold: str, limit_s: float) -> MathResult:

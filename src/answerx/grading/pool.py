@@ -636,6 +636,12 @@ class WorkerPool:
         return self._defer
 
     @property
+    def joined(self) -> bool:
+        """Whether this pool's workers are copies of a run's template (:meth:`join`) and
+        can be drawn: they have what the template loaded, which this process may not."""
+        return self._joined is not None and not self._failed
+
+    @property
     def warming(self) -> bool:
         """Whether a joined template is still warming (its workers would make callers wait)."""
         return self._ready is not None and not self._ready.is_set()

@@ -26,10 +26,14 @@ from answerx.grading.symbolic.evaluate import numeric_context
 from answerx.grading.symbolic.lexer import MAX_CHARS, ends_in_unit
 from answerx.grading.symbolic.parser import parse
 from answerx.grading.symbolic.prose import named_in_prose, several_against_one
-from answerx.grading.symbolic.readings import load_extraction, read_as_math_verify
+from answerx.grading.symbolic.readings import (
+    ReadingsElsewhere,
+    load_extraction,
+    read_as_math_verify,
+)
 from answerx.grading.symbolic.shapes import Shape, has_number_word, shape_of, words_only
 
-__all__ = ["decide", "prepare"]
+__all__ = ["ReadingsElsewhere", "decide", "prepare"]
 
 _ONE_WORD = re.compile(r"\s*[A-Za-z]+\s*")
 _COMMAND = re.compile(r"\\[A-Za-z]+|(?<![A-Za-z])(?:sqrt|pi)(?![A-Za-z])")  # and plain spellings
@@ -37,13 +41,15 @@ _NUMBER_LETTER = re.compile(r"[IE]")
 _CALL = re.compile(r"[A-Za-z]\s*\([^A-Za-z()]*\)")
 
 
-def prepare() -> None:
+def prepare(*, readings: bool = True) -> None:
     """Load now what the rung loads on its first use (this thread's 50-digit arithmetic,
-    math-verify's pattern of units, and its extraction patterns: half a second to import),
-    which no item should pay."""
+    math-verify's pattern of units, and, with ``readings``, its extraction patterns: half
+    a second to import, not for a process whose grading workers walk for it, see
+    :class:`ReadingsElsewhere`), which no item should pay."""
     numeric_context()
     ends_in_unit("")
-    load_extraction()
+    if readings:
+        load_extraction()
 
 
 @lru_cache(maxsize=4096)  # an RL batch grades many answers against one gold
@@ -85,7 +91,8 @@ def _bare_set(text: str) -> str:
 
 def decide(answer: str, gold: str) -> tuple[bool, How] | None:
     """``(same, how)`` when the fast rung can tell whether ``answer`` states ``gold``;
-    None when it cannot (math-verify decides).
+    None when it cannot (math-verify decides). Raises :class:`ReadingsElsewhere` where
+    telling needs math-verify's patterns and this process leaves them to its grading workers.
 
     >>> decide(r"2\\sqrt{5}", r"\\sqrt{20}")
     (True, 'symbolic_fast')

@@ -31,7 +31,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Final
 
-from answerx.grading.mathverify import _latex  # what answerx hands math-verify's parse
+from answerx.grading.mathverify import (  # _latex: what answerx hands math-verify's parse
+    _latex,
+    comparisons_elsewhere,
+)
 from answerx.grading.models import How
 from answerx.grading.symbolic.compare import compare_shapes
 from answerx.grading.symbolic.equality import same_value
@@ -39,7 +42,7 @@ from answerx.grading.symbolic.parser import Node
 from answerx.grading.symbolic.prose import applied, letters_product, math_verify_words, wrapped
 from answerx.grading.symbolic.shapes import Shape, has_number_word, plain_number
 
-__all__ = ["load_extraction", "read_as_math_verify"]
+__all__ = ["ReadingsElsewhere", "load_extraction", "read_as_math_verify"]
 
 #: A reader of whole texts: the shape the fast rung's grammar reads, or None.
 Reader = Callable[[str], "Shape | None"]
@@ -47,6 +50,14 @@ Reader = Callable[[str], "Shape | None"]
 #: How many candidates are followed before giving up (the walk almost always ends at the
 #: first or second: a number reads whenever it is reached).
 _MAX_WALK: Final = 6
+
+
+class ReadingsElsewhere(Exception):
+    """The walk needs math-verify's patterns, which this process has not loaded and its
+    grading workers have (:func:`answerx.grading.mathverify.comparisons_elsewhere`): the
+    rung and math-verify are then asked of a worker together
+    (:func:`answerx.grading.mathverify.compare_with_rung`), and no batch worker pays the
+    parser's import. About one row in six hundred of the corpus walks."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,13 @@ def load_extraction() -> _Extraction | None:
         return str(normalize_latex(text, config=config or latex.normalization_config))
 
     return _Extraction(patterns, normalize, LatexExtractionConfig)
+
+
+def _extraction() -> _Extraction | None:
+    """:func:`load_extraction`, unless this process leaves it to its grading workers."""
+    if load_extraction.cache_info().currsize == 0 and comparisons_elsewhere():
+        raise ReadingsElsewhere
+    return load_extraction()
 
 
 @dataclass(frozen=True)
@@ -360,11 +378,12 @@ def read_as_math_verify(
     """``(same, how)`` when every reading math-verify can take of ``answer`` gives the same
     verdict on ``gold`` (plain numbers, read by the fast rung as ``gold_shape``); None
     otherwise, or where math-verify cannot be imported. ``read``: the fast rung's reading
-    of a whole text."""
+    of a whole text. Raises :class:`ReadingsElsewhere` where the walk is for this
+    process's grading workers to make."""
     if has_number_word(answer):
         return None  # "three" against 3: the number-word rule's to read, not math-verify's
     plain = _plain_gold(gold_shape)
-    mv = load_extraction() if plain is not None else None
+    mv = _extraction() if plain is not None else None
     if plain is None or mv is None:
         return None
     how, values = plain
