@@ -54,6 +54,7 @@ from answerx.extraction.files import (
 from answerx.recordfiles.jsonl import dumps_record, split_lines
 
 if TYPE_CHECKING:
+    from answerx.batch.summary import BatchSummary
     from answerx.grading import Verdict
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "RowsPending",
     "Settings",
     "Spooled",
+    "add_counts",
     "annotate_batch",
     "ignore_sigint",
     "merge_columns",
@@ -334,24 +336,37 @@ def _warming() -> bool:
     return shared_pool().warming
 
 
+#: What a job counts from its verdicts as it writes them (:meth:`Done.count_verdict`).
+_MEASURES = ("doubtful", "short_answers", "em_sum", "f1_sum", "cover_sum")
+
+
+def add_measures(into: Done | BatchSummary, done: Done) -> None:
+    """Add ``done``'s :data:`_MEASURES` to ``into``: another job's counts, or the run's."""
+    for name in _MEASURES:
+        setattr(into, name, getattr(into, name) + getattr(done, name))
+
+
+def add_counts(into: Done | BatchSummary, done: Done) -> None:
+    """Add what ``done`` wrote and found to ``into`` (another job's counts, or the run's
+    summary): records written, by method and by reason, verdicts, and the measures. What
+    differs between the two (lines read, malformed records, the last line) is the caller's."""
+    into.written += done.written
+    for name, n in done.by_method.items():
+        into.by_method[name] = into.by_method.get(name, 0) + n
+    for name, n in done.by_reason.items():
+        into.by_reason[name] = into.by_reason.get(name, 0) + n
+    into.correct += done.correct
+    into.judged += done.judged
+    add_measures(into, done)
+
+
 def _absorb(done: Done, fix: Done) -> None:
     """Add to ``done`` what ``fix`` did: a run of rows ``done`` read but left for later
     (so its ``read`` is not added again)."""
-    done.written += fix.written
+    add_counts(done, fix)
     if fix.malformed:
         done.malformed = sorted([*done.malformed, *fix.malformed], key=lambda m: m.line)
-    for name, n in fix.by_method.items():
-        done.by_method[name] = done.by_method.get(name, 0) + n
-    for name, n in fix.by_reason.items():
-        done.by_reason[name] = done.by_reason.get(name, 0) + n
-    done.correct += fix.correct
-    done.judged += fix.judged
     done.nonfinite += fix.nonfinite
-    done.doubtful += fix.doubtful
-    done.short_answers += fix.short_answers
-    done.em_sum += fix.em_sum
-    done.f1_sum += fix.f1_sum
-    done.cover_sum += fix.cover_sum
     done.replaced.extend(name for name in fix.replaced if name not in done.replaced)
     if fix.last is not None:
         done.last = max(done.last or 0, fix.last)
@@ -376,20 +391,12 @@ def _follow_up(done: Done, s: Settings) -> Done:
     with _now(s):
         annotated, found = _annotate_rows(annotated, pending.inputs, pending.rows, s)
     result = _batch_done(annotated, pending.first, s, pending.inputs.column_names, found)
-    _absorb_counts(result, done)
+    # What it counted from its verdicts before it left rows for later (the other figures
+    # are recounted from the whole annotated batch).
+    add_measures(result, done)
     if batch is not None:
         result.payload = merge_columns(batch, result.payload)
     return result
-
-
-def _absorb_counts(result: Done, before: Done) -> None:
-    """The measures a job counted from its verdicts before it left rows for later (the
-    other figures are recounted from the whole annotated batch)."""
-    result.doubtful += before.doubtful
-    result.short_answers += before.short_answers
-    result.em_sum += before.em_sum
-    result.f1_sum += before.f1_sum
-    result.cover_sum += before.cover_sum
 
 
 def _place_lines(

@@ -44,6 +44,7 @@ from answerx.batch._jobs import (
     Payload,
     Settings,
     Spooled,
+    add_counts,
     merge_columns,
     needed_columns,
     run_job,
@@ -401,24 +402,13 @@ def _count(
     """Add what one piece's job did to ``summary``."""
     malformed = [*piece.malformed, *done.malformed]
     summary.read += done.read + len(piece.malformed)
-    summary.written += done.written
+    add_counts(summary, done)
     summary.malformed_count += len(malformed)
     for bad in malformed:
         if len(summary.malformed) < MAX_REPORTED:
             summary.malformed.append(bad)
         if on_error is not None:
             on_error(bad)
-    for method, n in done.by_method.items():
-        summary.by_method[method] = summary.by_method.get(method, 0) + n
-    for reason, n in done.by_reason.items():
-        summary.by_reason[reason] = summary.by_reason.get(reason, 0) + n
-    summary.correct += done.correct
-    summary.judged += done.judged
-    summary.doubtful += done.doubtful
-    summary.short_answers += done.short_answers
-    summary.em_sum += done.em_sum
-    summary.f1_sum += done.f1_sum
-    summary.cover_sum += done.cover_sum
     for name in done.replaced:
         if name not in summary.replaced_fields:
             summary.replaced_fields.append(name)
