@@ -241,11 +241,22 @@ def _hash(path: Path, fmt: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def median_of(repeat: int, *args: Any) -> dict[str, Any]:
-    """``repeat`` runs of one configuration, each figure their median (a shared machine's
+def interleaved(repeat: int, counts: list[int], *args: Any) -> list[dict[str, Any]]:
+    """``repeat`` rounds, each running every worker count in turn, so that each count
+    meets the same spells of a shared machine's load (run one count's repeats in a row,
+    and the ratio between counts measures the neighbours as much as the code); each
+    count's figures are the medians of its runs (:func:`median_of`)."""
+    runs: dict[int, list[dict[str, Any]]] = {w: [] for w in counts}
+    for _ in range(repeat):
+        for workers in counts:
+            runs[workers].append(run_child(*args, workers))
+    return [median_of(runs[w]) for w in counts]
+
+
+def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The runs of one configuration as one, each figure their median (a shared machine's
     load comes and goes: one run can be slowed by a neighbour, a least-CPU pick would
     flatter); the loads are the lowest and highest seen, and the output hashes must agree."""
-    runs = [run_child(*args) for _ in range(repeat)]
     merged = dict(runs[0])
     for key, value in runs[0].items():
         if isinstance(value, (int, float)) and key not in ("workers", "rows"):
@@ -380,8 +391,8 @@ def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], 
     loads = [r[k] for r in results for k in ("load_before", "load_after")]
     return "\n".join(
         [
-            f"{os.cpu_count()} cores, {repeat} run(s) per configuration (medians), "
-            f"Python {sys.version.split()[0]}, "
+            f"{os.cpu_count()} cores, {repeat} interleaved round(s) of every worker count "
+            f"(medians), Python {sys.version.split()[0]}, "
             f"sympy and math-verify bytecode {_bytecode()}",
             "",
             *table(results),
@@ -459,10 +470,10 @@ def main() -> None:
             if args.baseline is not None:
                 ran = run_child(mode, fmt, sources[fmt], args.work, 1, args.baseline)
                 baseline[mode, fmt] = ran["output_hash"]
-            for workers in (int(w) for w in args.workers.split(",")):
-                results.append(median_of(args.repeat, mode, fmt, sources[fmt], args.work, workers))
-                if args.markdown is not None:
-                    args.markdown.write_text(report(results, baseline, args.repeat) + "\n")
+            counts = [int(w) for w in args.workers.split(",")]
+            results += interleaved(args.repeat, counts, mode, fmt, sources[fmt], args.work)
+            if args.markdown is not None:
+                args.markdown.write_text(report(results, baseline, args.repeat) + "\n")
     print()
     print(report(results, baseline, args.repeat))
 
