@@ -136,6 +136,7 @@ def extract_table(
     numbers: str | None = None,
     finish_reason: str | None = None,
     prefix: str = "",
+    workers: int = 1,
 ) -> pa.Table:
     """``table`` with the extraction of each row's ``column`` added as flat columns.
 
@@ -150,6 +151,9 @@ def extract_table(
     choice and Game of 24; ``finish_reason`` names a column of the provider's
     finish reasons (``"length"`` marks a cut-off output ``unfinished``).
 
+    ``workers=N`` runs the rows on up to N processes (at most one per core), as a file
+    run does (:mod:`answerx.batch.table_workers`); the result is the same table.
+
     >>> import pyarrow as pa
     >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
     >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
@@ -160,7 +164,31 @@ def extract_table(
     """
     data = as_table(table)
     options = RowOptions.of(data, column, task, choices, numbers, finish_reason)
-    return extract_with(data, options, prefix)
+    work = partial(_extract_slice, options)
+    arrays = _on_workers(data, options.columns, work, workers, grading=False)
+    if arrays is None:
+        return extract_with(data, options, prefix)
+    return _add_columns(data, arrays, prefix, verify=False)
+
+
+def _on_workers(
+    data: pa.Table, needed: list[str], work: Callable[[pa.Table], list[pa.Array]],
+    workers: int, *, grading: bool,
+) -> list[pa.ChunkedArray] | None:  # fmt: skip
+    """The added columns, made on ``workers`` processes; None: make them here."""
+    if workers < 1:
+        raise InputError(f"workers must be at least 1, not {workers}")
+    if workers == 1:
+        return None
+    # Imported here: the worker machinery runs this module's jobs (it imports them).
+    from answerx.batch.table_workers import added_on_workers
+
+    return added_on_workers(data, needed, work, workers, grading=grading)
+
+
+def _extract_slice(options: RowOptions, data: pa.Table) -> list[pa.Array]:
+    """In a worker: one slice's extraction columns."""
+    return extract_arrays(data, options)
 
 
 def extract_with(
@@ -174,6 +202,19 @@ def extract_with(
     """:func:`extract_table` with the row options already checked (the file mode's entry);
     ``tasks``, when given, receives the task each row's extraction used (None: no result),
     ``extractions`` each row's extraction."""
+    arrays = extract_arrays(data, options, tasks, extractions=extractions)
+    return _add_columns(data, arrays, prefix, verify=False)
+
+
+def extract_arrays(
+    data: pa.Table,
+    options: RowOptions,
+    tasks: list[str | None] | None = None,
+    *,
+    extractions: list[Extraction | None] | None = None,
+) -> list[pa.Array]:
+    """The columns :func:`extract_with` adds, in :func:`added_columns` order, ``error``
+    last."""
     results: list[Extraction | None] = []
     errors: list[str | None] = []
     for row in options.rows(data):
@@ -191,7 +232,7 @@ def extract_with(
         tasks.extend(e.task if e is not None else None for e in results)
     if extractions is not None:
         extractions.extend(results)
-    return _add_columns(data, [*_extraction_arrays(results), _errors(errors)], prefix, verify=False)
+    return [*_extraction_arrays(results), _errors(errors)]
 
 
 def verify_table(
@@ -207,6 +248,7 @@ def verify_table(
     prefix: str = "",
     judge: Judge | None = None,
     judge_concurrency: int = 4,
+    workers: int = 1,
 ) -> pa.Table:
     """``table`` with each row's ``output`` graded against its ``gold`` as flat columns.
 
@@ -224,6 +266,10 @@ def verify_table(
     unsure of (``doubt``), ``judge_concurrency`` at a time, and adds the columns
     ``judge_verdict`` and ``judge_reason``; the other rows never reach it.
 
+    ``workers=N`` grades the rows on up to N processes (at most one per core), as a
+    file run does (:mod:`answerx.batch.table_workers`); the judge is asked here, about
+    the rows they found in doubt. The result is the same table.
+
     Raises :class:`~answerx.errors.ConfigError` for a missing column or an
     unknown task name.
     """
@@ -231,10 +277,52 @@ def verify_table(
     if judge is not None and judge_concurrency < 1:
         raise InputError(f"judge_concurrency must be at least 1, not {judge_concurrency}")
     options = RowOptions.of(data, output, task, choices, numbers, finish_reason, question=question)
-    return verify_with(
-        data, options, gold, prefix, judging=judge is not None, judge=judge,
-        judge_concurrency=judge_concurrency,
-    )  # fmt: skip
+    if gold not in data.column_names:
+        raise ConfigError(_missing(gold, data))
+    judging = judge is not None
+    work = partial(_verify_slice, options, gold, judging)
+    arrays = _on_workers(data, [*options.columns, gold], work, workers, grading=True)
+    if arrays is None:
+        return verify_with(
+            data, options, gold, prefix, judging=judging, judge=judge,
+            judge_concurrency=judge_concurrency,
+        )  # fmt: skip
+    if judge is not None:
+        arrays = _judge_doubts(data, arrays, options, gold, judge, judge_concurrency)
+    return _add_columns(data, arrays, prefix, verify=True)
+
+
+def _verify_slice(options: RowOptions, gold: str, judging: bool, data: pa.Table) -> list[pa.Array]:
+    """In a worker: one slice's verdict columns (the judge's left null)."""
+    return verify_arrays(data, options, gold, judging=judging)
+
+
+def _judge_doubts(
+    data: pa.Table,
+    arrays: list[pa.ChunkedArray],
+    options: RowOptions,
+    gold: str,
+    judge: Judge,
+    concurrency: int,
+) -> list[pa.ChunkedArray]:
+    """The workers' columns with the rows they found in doubt graded again here, where
+    ``judge`` is asked about them (a judge is a client of this process)."""
+    names = [name for name, _ in added_columns("verify", True)]
+    doubts = pc.indices_nonzero(pc.is_valid(arrays[names.index("doubt")]))
+    if len(doubts) == 0:
+        return arrays
+    judged = verify_arrays(
+        data.take(doubts), options, gold, judging=True, judge=judge, judge_concurrency=concurrency
+    )
+    # Row i is the workers' row i, or the k-th judged row (n + k) where it was in doubt.
+    n = data.num_rows
+    where = list(range(n))
+    for k, i in enumerate(doubts.to_pylist()):
+        where[i] = n + k
+    return [
+        pa.chunked_array([pa.concat_arrays([column.combine_chunks(), again]).take(where)])
+        for column, again in zip(arrays, judged, strict=True)
+    ]
 
 
 def verify_with(
@@ -256,6 +344,27 @@ def verify_with(
     ``judge`` is given (a file run asks its judge later, in the calling process).
     ``pending``, when given, receives the rows whose math-verify comparison was deferred
     (:func:`answerx.grading.pool.defer_while_warming`): they have no result yet."""
+    arrays = verify_arrays(
+        data, options, gold, tasks, verdicts=verdicts, judging=judging, judge=judge,
+        judge_concurrency=judge_concurrency, pending=pending,
+    )  # fmt: skip
+    return _add_columns(data, arrays, prefix, verify=True)
+
+
+def verify_arrays(
+    data: pa.Table,
+    options: RowOptions,
+    gold: str,
+    tasks: list[str | None] | None = None,
+    *,
+    verdicts: list[Verdict | None] | None = None,
+    judging: bool = False,
+    judge: Judge | None = None,
+    judge_concurrency: int = 4,
+    pending: list[int] | None = None,
+) -> list[pa.Array]:
+    """The columns :func:`verify_with` adds, in :func:`added_columns` order, ``error``
+    last."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
     from answerx.grading.pool import GradingPending
@@ -289,7 +398,7 @@ def verify_with(
         tasks.extend(v.extraction.task if v and v.extraction else None for v in found)
     if verdicts is not None:
         verdicts.extend(found)
-    return _add_columns(data, verdict_arrays(found, errors, judging), prefix, verify=True)
+    return verdict_arrays(found, errors, judging)
 
 
 def _judge_found(
@@ -479,6 +588,13 @@ class RowOptions:
             f"task {task!r} is neither a task ({', '.join(TASKS)}) nor a column "
             f"(columns: {', '.join(names)})"
         )
+
+    @property
+    def columns(self) -> list[str]:
+        """The input columns the rows are read from."""
+        named = (self.column, self.task_column, self.choices_column, self.numbers_column,
+                 self.finish_column, self.question_column)  # fmt: skip
+        return list(dict.fromkeys(name for name in named if name is not None))
 
     def rows(self, data: pa.Table) -> list[_Row | RowError | None]:
         """Each row's checked options; None for a null output; a RowError for a bad row."""
