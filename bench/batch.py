@@ -3,9 +3,12 @@
     python bench/batch.py --rows 20000 --workers 1,2,8           # the issue's 2-core check
     python bench/batch.py --rows 400000 --verify-rows 100000 --workers 1,2,4,8,16  # 16 cores
     python bench/batch.py --baseline ../main-worktree/src        # outputs as main's?
+    python bench/batch.py --formats table --workers 1,2          # extract_table(workers=N)
 
-For each mode (extract, verify), format (JSONL in and out, Parquet in and out) and
-worker count, ``answerx.batch.run_file`` runs in a fresh interpreter, and this
+For each mode (extract, verify), format (JSONL in and out, Parquet in and out; or
+``table``: ``extract_table``/``verify_table`` on the Parquet input read into memory
+before the clock starts) and worker count, ``answerx.batch.run_file`` runs in a fresh
+interpreter, and this
 script prints one JSON line and, at the end, a Markdown table for bench/README.md:
 rows/s, the speed-up over one worker, and CPU seconds per 1,000 rows of the
 parent (its run alone, imports aside) and of the workers: every descendant of the
@@ -114,20 +117,50 @@ def measure(mode: str, src: Path, out: Path, workers: int) -> dict[str, Any]:
         # Grading is not warmed here: one worker's grading runs in a process of its own.
         warm_extraction()
 
+    table = None
+    if out.suffix == ".table":  # extract_table / verify_table on the table in memory
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(src)  # read before the clock starts, as a caller holds it
     start = _time_grading_warm_up()
     started = time.perf_counter()
     cpu_started = time.process_time()
-    summary = run_file(src, out, mode=mode, workers=workers)  # type: ignore[arg-type]
+    if table is None:
+        rows = run_file(src, out, mode=mode, workers=workers).read  # type: ignore[arg-type]
+    else:
+        rows = _run_table(table, mode, out, workers)
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
+    if table is not None:
+        cpu -= _WRITE_CPU[0]  # writing the result out for its hash is no part of the run
     own = resource.getrusage(resource.RUSAGE_SELF)
     return {
-        "rows": summary.read,
+        "rows": rows,
         "seconds": elapsed,
         "parent_cpu": cpu,  # the run alone: what every row pays in the one parent
         "parent_start_cpu": start[0],  # of which the warm-up before the workers fork
         "process_cpu": own.ru_utime + own.ru_stime,  # imports and start-up too
     }
+
+
+_WRITE_CPU = [0.0]
+
+
+def _run_table(table: Any, mode: str, out: Path, workers: int) -> int:
+    """``extract_table`` or ``verify_table`` with ``workers``, its result written to
+    ``out`` as Parquet for the hash (that write's CPU kept apart in :data:`_WRITE_CPU`)."""
+    import pyarrow.parquet as pq
+
+    from answerx.batch import extract_table, verify_table
+
+    if mode == "verify":
+        result = verify_table(table, task="task", choices="choices", workers=workers)
+    else:
+        result = extract_table(table, task="task", choices="choices", workers=workers)
+    began = time.process_time()
+    pq.write_table(result, out)
+    _WRITE_CPU[0] = time.process_time() - began
+    return int(result.num_rows)
 
 
 def _time_grading_warm_up() -> list[float]:
@@ -225,7 +258,7 @@ def _reap_orphans() -> None:
 def _hash(path: Path, fmt: str) -> str:
     """The output's bytes (JSONL), or its rows column by column (Parquet: the rows, not the
     file, whose row groups follow the batches), as a short hex digest."""
-    if fmt == "parquet":
+    if fmt in ("parquet", "table"):  # a table run's result is written as Parquet
         import pyarrow.parquet as pq
 
         digest = hashlib.sha256()
@@ -465,7 +498,7 @@ def main() -> None:
     for mode in args.modes.split(","):
         rows = args.verify_rows if mode == "verify" and args.verify_rows else args.rows
         jsonl, parquet = build_input(rows, args.work)
-        sources = {"jsonl": jsonl, "parquet": parquet}
+        sources = {"jsonl": jsonl, "parquet": parquet, "table": parquet}
         for fmt in args.formats.split(","):
             if args.baseline is not None:
                 ran = run_child(mode, fmt, sources[fmt], args.work, 1, args.baseline)
