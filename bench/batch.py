@@ -277,11 +277,15 @@ def _hash(path: Path, fmt: str) -> str:
 def interleaved(repeat: int, counts: list[int], *args: Any) -> list[dict[str, Any]]:
     """``repeat`` rounds, each running every worker count in turn, so that each count
     meets the same spells of a shared machine's load (run one count's repeats in a row,
-    and the ratio between counts measures the neighbours as much as the code); each
-    count's figures are the medians of its runs (:func:`median_of`)."""
+    and the ratio between counts measures the neighbours as much as the code), and each
+    round starting one count further on, so that each count takes every place in a
+    round as often: measured on the 2-core machine, a run right after one that kept both
+    cores busy pays 10-15 % more CPU per row, whatever its own worker count. Each count's
+    figures are the medians of its runs (:func:`median_of`)."""
     runs: dict[int, list[dict[str, Any]]] = {w: [] for w in counts}
-    for _ in range(repeat):
-        for workers in counts:
+    for round_ in range(repeat):
+        turn = round_ % len(counts)
+        for workers in counts[turn:] + counts[:turn]:
             runs[workers].append(run_child(*args, workers))
     return [median_of(runs[w]) for w in counts]
 
@@ -424,8 +428,8 @@ def report(results: list[dict[str, Any]], baseline: dict[tuple[str, str], str], 
     loads = [r[k] for r in results for k in ("load_before", "load_after")]
     return "\n".join(
         [
-            f"{os.cpu_count()} cores, {repeat} interleaved round(s) of every worker count "
-            f"(medians), Python {sys.version.split()[0]}, "
+            f"{os.cpu_count()} cores, {repeat} interleaved round(s) of every worker count, "
+            f"each starting one further on (medians), Python {sys.version.split()[0]}, "
             f"sympy and math-verify bytecode {_bytecode()}",
             "",
             *table(results),
