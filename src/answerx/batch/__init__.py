@@ -8,16 +8,15 @@
 """
 
 from answerx.batch.files import BatchSummary, default_workers, run_file
+from answerx.batch.table_calls import extract_table, verify_table
 from answerx.batch.tables import (
     ERROR_COLUMN,
     EXTRACT_COLUMNS,
     JUDGE_COLUMNS,
     VERIFY_COLUMNS,
     as_table,
-    extract_table,
     result_struct,
     result_type,
-    verify_table,
 )
 
 __all__ = [

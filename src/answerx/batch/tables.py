@@ -1,10 +1,11 @@
 """Extraction and verification over Arrow tables: one call per batch, flat result columns.
 
-:func:`extract_table` and :func:`verify_table` take a ``pyarrow.Table`` or
-``RecordBatch`` (or a pandas DataFrame, or anything ``pyarrow.table()`` reads)
-and return it with flat columns added, so that any engine that speaks Arrow
-(Hugging Face ``datasets``, polars, DuckDB, Ray Data, the ``--file`` mode)
-runs the same code row for row.
+:func:`extract_with` and :func:`verify_with` (behind the public
+:func:`~answerx.batch.table_calls.extract_table` and
+:func:`~answerx.batch.table_calls.verify_table`, and the file mode's jobs) take a
+``pyarrow.Table`` and return it with flat columns added, so that any engine that speaks
+Arrow (Hugging Face ``datasets``, polars, DuckDB, Ray Data, the ``--file`` mode) runs the
+same code row for row.
 
 A null output gives a null result. A row that cannot be read (an output that
 is not a string, an unknown task, choices that are not a list of strings)
@@ -37,13 +38,17 @@ __all__ = [
     "JUDGE_COLUMNS",
     "VERIFY_COLUMNS",
     "RowError",
+    "add_columns",
     "added_columns",
     "as_table",
-    "extract_table",
+    "extract_arrays",
+    "extract_with",
     "gold_value",
+    "missing_column",
     "result_struct",
     "result_type",
-    "verify_table",
+    "verify_arrays",
+    "verify_with",
 ]
 
 EXTRACT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
@@ -127,70 +132,6 @@ def as_table(data: TableLike) -> pa.Table:
         raise InputError(f"not a table Arrow can read ({type(data).__name__}): {exc}") from None
 
 
-def extract_table(
-    table: TableLike,
-    *,
-    column: str = "raw_output",
-    task: str = "auto",
-    choices: str | None = None,
-    numbers: str | None = None,
-    finish_reason: str | None = None,
-    prefix: str = "",
-    workers: int = 1,
-) -> pa.Table:
-    """``table`` with the extraction of each row's ``column`` added as flat columns.
-
-    Added (each named ``prefix + name``, replacing an input column of that name):
-    ``answer``, ``method``, ``confidence``, ``valid``, ``unfinished``,
-    ``span_start``, ``span_end`` and ``error`` (why a row has no result; null
-    when it has one, or when its output is null).
-
-    ``task`` is a task name (one for every row) or the name of a column of
-    task names (a null there means ``"auto"``). ``choices`` and ``numbers``
-    name list columns (or JSON-list strings, as CSV holds them) for multiple
-    choice and Game of 24; ``finish_reason`` names a column of the provider's
-    finish reasons (``"length"`` marks a cut-off output ``unfinished``).
-
-    ``workers=N`` runs the rows on up to N processes (at most one per core), as a file
-    run does (:mod:`answerx.batch.table_workers`); the result is the same table.
-
-    >>> import pyarrow as pa
-    >>> out = extract_table(pa.table({"raw_output": ["The answer is 4.", None]}))
-    >>> out.column("answer").to_pylist(), out.column("method").to_pylist()
-    (['4', None], ['final_answer_phrase', None])
-
-    Raises :class:`~answerx.errors.ConfigError` for a missing column or an
-    unknown task name: a mistake in the call, not in a row.
-    """
-    data = as_table(table)
-    options = RowOptions.of(data, column, task, choices, numbers, finish_reason)
-    work = partial(_extract_slice, options)
-    arrays = _on_workers(data, options.columns, work, workers, grading=False)
-    if arrays is None:
-        return extract_with(data, options, prefix)
-    return _add_columns(data, arrays, prefix, verify=False)
-
-
-def _on_workers(
-    data: pa.Table, needed: list[str], work: Callable[[pa.Table], list[pa.Array]],
-    workers: int, *, grading: bool,
-) -> list[pa.ChunkedArray] | None:  # fmt: skip
-    """The added columns, made on ``workers`` processes; None: make them here."""
-    if workers < 1:
-        raise InputError(f"workers must be at least 1, not {workers}")
-    if workers == 1:
-        return None
-    # Imported here: the worker machinery runs this module's jobs (it imports them).
-    from answerx.batch.table_workers import added_on_workers
-
-    return added_on_workers(data, needed, work, workers, grading=grading)
-
-
-def _extract_slice(options: RowOptions, data: pa.Table) -> list[pa.Array]:
-    """In a worker: one slice's extraction columns."""
-    return extract_arrays(data, options)
-
-
 def extract_with(
     data: pa.Table,
     options: RowOptions,
@@ -203,7 +144,7 @@ def extract_with(
     ``tasks``, when given, receives the task each row's extraction used (None: no result),
     ``extractions`` each row's extraction."""
     arrays = extract_arrays(data, options, tasks, extractions=extractions)
-    return _add_columns(data, arrays, prefix, verify=False)
+    return add_columns(data, arrays, prefix, verify=False)
 
 
 def extract_arrays(
@@ -235,96 +176,6 @@ def extract_arrays(
     return [*_extraction_arrays(results), _errors(errors)]
 
 
-def verify_table(
-    table: TableLike,
-    *,
-    output: str = "raw_output",
-    gold: str = "gold",
-    task: str = "auto",
-    choices: str | None = None,
-    numbers: str | None = None,
-    finish_reason: str | None = None,
-    question: str | None = None,
-    prefix: str = "",
-    judge: Judge | None = None,
-    judge_concurrency: int = 4,
-    workers: int = 1,
-) -> pa.Table:
-    """``table`` with each row's ``output`` graded against its ``gold`` as flat columns.
-
-    Added (each named ``prefix + name``): ``correct``, ``reason``, ``how``,
-    ``matched_gold``, ``doubt``, ``em``, ``f1``, ``cover`` and the extraction columns of
-    :func:`extract_table`, then ``error``. A gold cell may hold a list of accepted
-    answers (an Arrow list column, or JSON text such as ``'["Paris", "City of
-    Light"]'``, as CSV holds it): any one is right, ``matched_gold`` names it. A null
-    output or gold gives a null result; ``task``, ``choices``, ``numbers`` and
-    ``finish_reason`` work as in :func:`extract_table`; ``question`` names a column of
-    questions (a short answer is graded against what was asked).
-
-    ``judge`` (:class:`answerx.judge.LLMJudge`, or any
-    :class:`~answerx.grading.judgement.Judge`) is asked about the rows the rules were
-    unsure of (``doubt``), ``judge_concurrency`` at a time, and adds the columns
-    ``judge_verdict`` and ``judge_reason``; the other rows never reach it.
-
-    ``workers=N`` grades the rows on up to N processes (at most one per core), as a
-    file run does (:mod:`answerx.batch.table_workers`); the judge is asked here, about
-    the rows they found in doubt. The result is the same table.
-
-    Raises :class:`~answerx.errors.ConfigError` for a missing column or an
-    unknown task name.
-    """
-    data = as_table(table)
-    if judge is not None and judge_concurrency < 1:
-        raise InputError(f"judge_concurrency must be at least 1, not {judge_concurrency}")
-    options = RowOptions.of(data, output, task, choices, numbers, finish_reason, question=question)
-    if gold not in data.column_names:
-        raise ConfigError(_missing(gold, data))
-    judging = judge is not None
-    work = partial(_verify_slice, options, gold, judging)
-    arrays = _on_workers(data, [*options.columns, gold], work, workers, grading=True)
-    if arrays is None:
-        return verify_with(
-            data, options, gold, prefix, judging=judging, judge=judge,
-            judge_concurrency=judge_concurrency,
-        )  # fmt: skip
-    if judge is not None:
-        arrays = _judge_doubts(data, arrays, options, gold, judge, judge_concurrency)
-    return _add_columns(data, arrays, prefix, verify=True)
-
-
-def _verify_slice(options: RowOptions, gold: str, judging: bool, data: pa.Table) -> list[pa.Array]:
-    """In a worker: one slice's verdict columns (the judge's left null)."""
-    return verify_arrays(data, options, gold, judging=judging)
-
-
-def _judge_doubts(
-    data: pa.Table,
-    arrays: list[pa.ChunkedArray],
-    options: RowOptions,
-    gold: str,
-    judge: Judge,
-    concurrency: int,
-) -> list[pa.ChunkedArray]:
-    """The workers' columns with the rows they found in doubt graded again here, where
-    ``judge`` is asked about them (a judge is a client of this process)."""
-    names = [name for name, _ in added_columns("verify", True)]
-    doubts = pc.indices_nonzero(pc.is_valid(arrays[names.index("doubt")]))
-    if len(doubts) == 0:
-        return arrays
-    judged = verify_arrays(
-        data.take(doubts), options, gold, judging=True, judge=judge, judge_concurrency=concurrency
-    )
-    # Row i is the workers' row i, or the k-th judged row (n + k) where it was in doubt.
-    n = data.num_rows
-    where = list(range(n))
-    for k, i in enumerate(doubts.to_pylist()):
-        where[i] = n + k
-    return [
-        pa.chunked_array([pa.concat_arrays([column.combine_chunks(), again]).take(where)])
-        for column, again in zip(arrays, judged, strict=True)
-    ]
-
-
 def verify_with(
     data: pa.Table,
     options: RowOptions,
@@ -348,7 +199,7 @@ def verify_with(
         data, options, gold, tasks, verdicts=verdicts, judging=judging, judge=judge,
         judge_concurrency=judge_concurrency, pending=pending,
     )  # fmt: skip
-    return _add_columns(data, arrays, prefix, verify=True)
+    return add_columns(data, arrays, prefix, verify=True)
 
 
 def verify_arrays(
@@ -370,7 +221,7 @@ def verify_arrays(
     from answerx.grading.pool import GradingPending
 
     if gold not in data.column_names:
-        raise ConfigError(_missing(gold, data))
+        raise ConfigError(missing_column(gold, data))
     golds = data.column(gold).to_pylist()
     found: list[Any] = []
     errors: list[str | None] = []
@@ -565,7 +416,7 @@ class RowOptions:
         """
         names = data.column_names
         if column not in names:
-            raise ConfigError(_missing(column, data))
+            raise ConfigError(missing_column(column, data))
         if optional_columns:
             check_task(task)
             return cls(
@@ -579,7 +430,7 @@ class RowOptions:
             )
         for name in (choices, numbers, finish_reason, question):
             if name is not None and name not in names:
-                raise ConfigError(_missing(name, data))
+                raise ConfigError(missing_column(name, data))
         if task in TASKS:
             return cls(column, task, None, choices, numbers, finish_reason, question)
         if task in names:
@@ -728,7 +579,9 @@ def _errors(errors: list[str | None]) -> pa.Array:
     return pa.array(errors, pa.string())
 
 
-def _add_columns(data: pa.Table, arrays: list[pa.Array], prefix: str, *, verify: bool) -> pa.Table:
+def add_columns(data: pa.Table, arrays: list[pa.Array], prefix: str, *, verify: bool) -> pa.Table:
+    """``data`` with a run's added ``arrays`` (in :func:`added_columns` order, ``error`` last)
+    as columns named ``prefix + name``, replacing input columns of those names."""
     judging = verify and len(arrays) == len(VERIFY_COLUMNS) + len(JUDGE_COLUMNS) + 1
     names = [name for name, _ in added_columns("verify" if verify else "extract", judging)]
     names.append(ERROR_COLUMN)
@@ -742,5 +595,6 @@ def _add_columns(data: pa.Table, arrays: list[pa.Array], prefix: str, *, verify:
     return data
 
 
-def _missing(name: str, data: pa.Table) -> str:
+def missing_column(name: str, data: pa.Table) -> str:
+    """The message for a column ``data`` lacks, naming the ones it has."""
     return f"no column {name!r} (columns: {', '.join(data.column_names) or 'none'})"

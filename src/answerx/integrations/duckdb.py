@@ -18,7 +18,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from answerx.batch.tables import extract_table, result_struct, result_type
+from answerx.batch.table_calls import extract_table
+from answerx.batch.tables import result_struct, result_type
 
 __all__ = ["register"]
 

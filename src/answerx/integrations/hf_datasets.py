@@ -20,7 +20,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS, extract_table, verify_table
+from answerx.batch.table_calls import extract_table, verify_table
+from answerx.batch.tables import EXTRACT_COLUMNS, VERIFY_COLUMNS
 
 __all__ = ["extract_batch", "verify_batch"]
 

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from answerx.batch.tables import extract_table, result_struct, result_type
+from answerx.batch.table_calls import extract_table
+from answerx.batch.tables import result_struct, result_type
 
 if TYPE_CHECKING:
     import polars as pl

@@ -41,7 +41,8 @@ import pyarrow as pa
 
 from answerx.batch._jobs import Settings, annotate_batch, split_lines
 from answerx.batch.files import BatchSummary
-from answerx.batch.tables import ERROR_COLUMN, extract_table, verify_table
+from answerx.batch.table_calls import extract_table, verify_table
+from answerx.batch.tables import ERROR_COLUMN
 from answerx.errors import AnswerxError, ConfigError
 from answerx.extraction import extract
 from answerx.extraction.files import parse_record
