@@ -2,10 +2,10 @@
 
 Reads every source of ``../shared/data/external`` (``ANSWERX_EXTERNAL`` overrides the
 folder; see its README: real saved outputs of public benchmarks, labelled by their own
-authors) and those this repository adds in ``bench/data/external`` (BIG-Bench Hard's
-saved outputs; see its README), and prints, per source and task, how often each
-method's verdict agrees with the source's label (``label_correct``), with false accepts
-(says right, label wrong) and false rejects (says wrong, label right):
+authors) and those this repository adds in ``bench/data/external`` (saved outputs of
+BIG-Bench Hard, SimpleQA/FRAMES and TAT-QA; see its README), and prints, per source and
+task, how often each method's verdict agrees with the source's label (``label_correct``),
+with false accepts (says right, label wrong) and false rejects (says wrong, label right):
 
 * ``answerx``      — ``answerx.verify(output, gold, task=…, choices=…, question=…)``;
 * simple baselines, each on every item — ``last-letter`` (the last option letter, for

@@ -6,6 +6,7 @@ clones named ``<owner>+<name>/repo`` under the folder in ``ANSWERX_MIRROR``::
 
     git clone --bare https://github.com/suzgunmirac/BIG-Bench-Hard \
         mirror/suzgunmirac+BIG-Bench-Hard/repo
+    # likewise XuZhao0/tts-knowledge and TIGER-AI-Lab/Program-of-Thoughts
     ANSWERX_MIRROR=mirror python bench/data/external/build.py
 
 Deterministic (seeded sampling and split, files written in id order); prints the counts
@@ -186,12 +187,107 @@ def tts_knowledge() -> list[dict[str, Any]]:
     return records
 
 
+TATQA_REPO = "TIGER-AI-Lab/Program-of-Thoughts"
+TATQA_COMMIT = "850399c3eff8c37458a9d642c4a98df287f50f3a"
+# The paper's chain-of-thought and answer-only runs on TAT-QA's dev set (1,667 questions
+# each), greedy: run name, model, mode, items sampled.
+TATQA_RUNS = {
+    "outputs/tatqa_cot_s0_e-1_11_11_21_19.jsonl": ("code-davinci-002", "cot", 400),
+    "outputs/tatqa_cot_gpt3_s0_e-1_11_13_21_05.jsonl": ("text-davinci-002", "cot", 400),
+    "outputs/tatqa_direct_s0_e-1_11_12_11_46.jsonl": ("code-davinci-002", "direct", 100),
+    "outputs/tatqa_direct_gpt3_s0_e-1_11_13_18_15.jsonl": ("text-davinci-002", "direct", 100),
+}
+_TATQA_LABEL = (
+    "the source's scorer: TAT-QA's exact match (eval_tatqa.TaTQAEmAndF1, imported from the "
+    "pinned commit) on the answer the source's run read (the text after the last 'Answer:' "
+    "or 'answer is:'), numbers scaled by their scale word or %, lists compared as sets"
+)
+_SCALE_SUFFIX = {"": "", "percent": "%", "thousand": " thousand", "million": " million",
+                 "billion": " billion"}  # fmt: skip
+
+
+def _tatqa_scorer() -> Any:
+    """The source's own TAT-QA scorer class, imported from the pinned commit (run, not
+    copied): the label is what its ``compute_score_tatqa.py`` computes."""
+    import importlib
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="tatqa-scorer-"))
+    (folder / "eval_tatqa").mkdir()
+    for name in ("__init__.py", "tatqa_metric.py", "tatqa_utils.py"):
+        text = _git(TATQA_REPO, "show", f"{TATQA_COMMIT}:eval_tatqa/{name}")
+        (folder / "eval_tatqa" / name).write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("eval_tatqa.tatqa_metric").TaTQAEmAndF1
+
+
+def _scaled(value: str, scale: str) -> str:
+    """A TAT-QA answer as a reader writes it: the value with its scale (``-8.1 million``,
+    ``-22.95%``), which is what the source's scorer compares."""
+    value = str(value).strip()
+    if scale == "percent" and value.endswith("%"):
+        return value
+    return value + _SCALE_SUFFIX[scale]
+
+
+def tatqa_pot() -> list[dict[str, Any]]:
+    """TAT-QA (financial tables and text): Codex and GPT-3, chain of thought and direct."""
+    rng = random.Random(SEED)
+    scorer = _tatqa_scorer()
+    records: list[dict[str, Any]] = []
+    for name, (model, mode, per_file) in TATQA_RUNS.items():
+        text = _git(TATQA_REPO, "show", f"{TATQA_COMMIT}:{name}")
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        # The file's accuracy, as compute_score_tatqa.py prints it, and each item's verdict.
+        metric = scorer()
+        for row in rows:
+            metric(row, prediction=row["pred_answer"], pred_scale=row["pred_scale"])
+        verdicts = [bool(detail["em"]) for detail in metric.get_raw()]
+        print(f"{name}: the source's scorer gives {100 * metric.get_overall_metric()[0]:.2f} %")
+        # Twelve GPT-3 rows hold no generation (a failed call): there is no output to read.
+        usable = [i for i, row in enumerate(rows) if len(row["generated"]) == 1]
+        for index in sorted(rng.sample(usable, per_file)):
+            row = rows[index]
+            kind, scale, answer = row["answer_type"], row["scale"], row["answer"]
+            spans = answer if isinstance(answer, list) else [answer]
+            gold: str | list[str]
+            if kind == "multi-span":
+                task, gold = "text", ", ".join(_scaled(s, scale) for s in spans)
+            elif kind in ("arithmetic", "count") or _NUMBER_SPAN.match(str(spans[0])):
+                task, gold = "numeric", _scaled(spans[0], scale)
+            else:
+                task, gold = "short_answer", [_scaled(spans[0], scale)]
+            predicted = row["pred_answer"]
+            records.append({
+                "id": f"tatqa_pot:{mode}-{model}:{row['question_id']}",
+                "source": f"{TATQA_REPO}@{TATQA_COMMIT}:{name}",
+                "model": f"{model} ({_MODES[mode]}, 8-shot)",
+                "task": task,
+                "output": row["generated"][0],
+                "gold": gold,
+                "choices": None,
+                "label_correct": verdicts[index],
+                "label_answer": ", ".join(map(str, predicted)) if isinstance(predicted, list)
+                else str(predicted),
+                "label_kind": _TATQA_LABEL,
+                "question": row["question"],
+                "meta": {"answer_type": kind, "scale": scale, "answer": answer, "mode": mode},
+            })  # fmt: skip
+    return records
+
+
+# A span that is a number as TAT-QA's tables write it: "$1,496.5", "(134)", "12.5%", "2019".
+_NUMBER_SPAN = re.compile(r"^\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?$")
+
+
 def _question_key(record_id: str) -> str:
     """What names one question across a source's runs: BBH's task and index, the
-    benchmark and question id of tts_knowledge."""
-    return (
-        record_id.rsplit(":", 2)[-1] if record_id.startswith("tts_") else record_id.split(":", 2)[2]
-    )
+    benchmark and question id of tts_knowledge, TAT-QA's question id."""
+    if record_id.startswith("tts_"):
+        return record_id.rsplit(":", 2)[-1]
+    if record_id.startswith("tatqa_"):
+        return record_id.rsplit(":", 1)[-1]  # TAT-QA's question id, shared by the four runs
+    return record_id.split(":", 2)[2]
 
 
 def split(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -205,9 +301,12 @@ def split(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return halves
 
 
+SOURCES = {"bbh_cot": bbh, "tts_knowledge": tts_knowledge, "tatqa_pot": tatqa_pot}
+
+
 def main() -> None:
     digest = hashlib.sha256()
-    for source, build in {"bbh_cot": bbh, "tts_knowledge": tts_knowledge}.items():
+    for source, build in SOURCES.items():
         halves = split(build())
         (HERE / source).mkdir(exist_ok=True)
         for half, rows in halves.items():
