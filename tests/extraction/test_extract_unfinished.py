@@ -44,6 +44,38 @@ def test_unfinished_output_with_no_marker_gets_no_answer_but_keeps_the_guess(
     assert result.candidate == guess
 
 
+@pytest.mark.parametrize(
+    ("raw", "task"),
+    [
+        pytest.param(
+            "because the two rivers meet below the old mill and the valley widens toward "
+            "the coast, where the harbour was built in the late eighteenth century",
+            "short_answer",
+            id="a-clause",
+        ),
+        pytest.param(
+            "amber basil cobalt dune ember fjord grove harbor islet juniper kelp lantern",
+            "text",
+            id="a-word-list",
+        ),
+    ],
+)
+def test_a_one_line_reply_of_one_clause_is_finished_without_a_full_stop(
+    raw: str, task: str
+) -> None:
+    # What an answer-only prompt gets back: no sentence before it, shorter than a reply's
+    # limit. It is the reply, not reasoning cut at the token limit.
+    result = extract(raw, task)
+    assert (result.answer, result.unfinished) == (raw, False)
+
+
+def test_a_line_that_finished_a_sentence_before_it_stops_was_cut() -> None:
+    raw = "We count the coins in each jar. The first jar holds twelve and the second holds"
+    cut = "The first jar holds twelve and the second holds more than the first one does now"
+    assert extract(raw, "short_answer").unfinished
+    assert extract("We count the coins in each jar. " + cut, "short_answer").unfinished
+
+
 def test_finish_reason_length_makes_even_a_tidy_ending_unfinished() -> None:
     raw = "First 36 + 4 = 40. Then 40 - 12 = 28."
     assert extract(raw, "numeric").answer == "28"

@@ -17,7 +17,9 @@ The rule, in order (the first that applies decides):
    ``(``, ``\\``), on a word that cannot end a sentence ("the", "and", "wait"), or
    mid-sentence (a prose line of two words or more that stops on a letter or a
    digit, not on a sentence's, formula's or block's end; a one-line output shorter
-   than 80 characters only with more than three words: "New York City" is an answer),
+   than 80 characters only with more than three words: "New York City" is an answer;
+   never a one-line output of words (no digit) shorter than 300 characters that ends no
+   sentence or clause inside: an answer-only reply, a phrase or a list of words),
    right after a list marker ("1.", "-") or at a GSM8K calculator annotation
    (``<<6/2=3>>``);
 4. looping: the last 60 characters occur three times or more in the last 4,000.
@@ -72,6 +74,7 @@ _CALC_TAIL = re.compile(r"=\s*(-?[\d.,]+)>>\s*(-?[\d.,]*)$")
 _PROSE_WORD = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"([A-Za-z']+)\W*$")
 _SENTENCE_END = frozenset(".!?")
+_SENTENCE_INSIDE = re.compile(r"[.!?:;]\s")  # a sentence (or a clause) ended inside a line
 _INITIAL = re.compile(r"[A-Z]\.(?:[A-Z]\.)*")
 
 
@@ -214,7 +217,19 @@ def _cut_ending(text: str, choices: Sequence[str] | None = None) -> str | None:
     # "4 9 10 13", "B") is not prose; nor is a one-line output shorter than
     # _MIN_CUT_CHARS (a terse note).
     if last.isalnum():
-        if "\n" in text[:end] or end >= _MIN_CUT_CHARS:
+        if (
+            "\n" not in text[:end]
+            and end < _SHORT_REPLY
+            and not _SENTENCE_INSIDE.search(line)
+            and not any(char.isdigit() for char in line)
+        ):
+            # One line of words, one clause, no sentence before it: what an answer-only
+            # prompt gets back ("due to their customer base and similar economic
+            # characteristics", a list of words). Cut reasoning has finished a sentence
+            # before the limit, is longer than a reply, or works with numbers ("we add
+            # them and get 4"), which a fallback would then take for the answer.
+            cut = False
+        elif "\n" in text[:end] or end >= _MIN_CUT_CHARS:
             cut = len(_PROSE_WORD.findall(line)) >= 2
         else:  # a one-line sentence of reasoning, not a terse answer
             # A name's initials are not words: "J. R. R. Tolkien" is a name, not prose.
