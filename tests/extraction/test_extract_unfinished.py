@@ -76,6 +76,11 @@ def test_a_line_that_finished_a_sentence_before_it_stops_was_cut() -> None:
     assert extract("We count the coins in each jar. " + cut, "short_answer").unfinished
 
 
+def test_a_line_about_its_writer_is_reasoning_begun_not_a_reply() -> None:
+    assert extract("Let me look at each of the options in turn before", "text").unfinished
+    assert extract("To answer this we first need to recall where the treaty", "text").unfinished
+
+
 def test_finish_reason_length_makes_even_a_tidy_ending_unfinished() -> None:
     raw = "First 36 + 4 = 40. Then 40 - 12 = 28."
     assert extract(raw, "numeric").answer == "28"

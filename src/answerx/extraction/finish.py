@@ -18,8 +18,9 @@ The rule, in order (the first that applies decides):
    mid-sentence (a prose line of two words or more that stops on a letter or a
    digit, not on a sentence's, formula's or block's end; a one-line output shorter
    than 80 characters only with more than three words: "New York City" is an answer;
-   never a one-line output of words (no digit) shorter than 300 characters that ends no
-   sentence or clause inside: an answer-only reply, a phrase or a list of words),
+   never a one-line output of words (no digit, no first person) shorter than 300
+   characters that ends no sentence or clause inside: an answer-only reply, a phrase or
+   a list of words),
    right after a list marker ("1.", "-") or at a GSM8K calculator annotation
    (``<<6/2=3>>``);
 4. looping: the last 60 characters occur three times or more in the last 4,000.
@@ -75,6 +76,8 @@ _PROSE_WORD = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"([A-Za-z']+)\W*$")
 _SENTENCE_END = frozenset(".!?")
 _SENTENCE_INSIDE = re.compile(r"[.!?:;]\s")  # a sentence (or a clause) ended inside a line
+# The writer in the first person: a line about its own work is reasoning, not a reply.
+_WRITER = re.compile(r"\b(?:I|I'm|I'll|me|my|we|we're|we'll|us|our|let|let's)\b", re.IGNORECASE)
 _INITIAL = re.compile(r"[A-Z]\.(?:[A-Z]\.)*")
 
 
@@ -222,12 +225,14 @@ def _cut_ending(text: str, choices: Sequence[str] | None = None) -> str | None:
             and end < _SHORT_REPLY
             and not _SENTENCE_INSIDE.search(line)
             and not any(char.isdigit() for char in line)
+            and not _WRITER.search(line)
         ):
             # One line of words, one clause, no sentence before it: what an answer-only
             # prompt gets back ("due to their customer base and similar economic
             # characteristics", a list of words). Cut reasoning has finished a sentence
-            # before the limit, is longer than a reply, or works with numbers ("we add
-            # them and get 4"), which a fallback would then take for the answer.
+            # before the limit, is longer than a reply, works with numbers ("we add
+            # them and get 4", which a fallback would take for the answer), or speaks
+            # of its writer ("Let me think about this carefully first").
             cut = False
         elif "\n" in text[:end] or end >= _MIN_CUT_CHARS:
             cut = len(_PROSE_WORD.findall(line)) >= 2
