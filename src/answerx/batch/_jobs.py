@@ -36,11 +36,12 @@ from answerx.batch.residue import Residue
 from answerx.batch.tables import (
     ERROR_COLUMN,
     RowOptions,
+    add_columns,
     added_columns,
-    extract_with,
+    extract_arrays,
     gold_value,
     verdict_values,
-    verify_with,
+    verify_arrays,
 )
 from answerx.errors import AnswerxError, InputError
 from answerx.extraction import Extraction, extract
@@ -633,12 +634,12 @@ def annotate_batch(
         optional_columns=True,
     )
     if s.mode == "verify":
-        out = verify_with(
-            data, options, s.gold, s.prefix, tasks, verdicts=found, judging=s.judging,
-            pending=pending,
-        )  # fmt: skip
+        arrays = verify_arrays(
+            data, options, s.gold, tasks, verdicts=found, judging=s.judging, pending=pending
+        )
     else:
-        out = extract_with(data, options, s.prefix, tasks, extractions=found)
+        arrays = extract_arrays(data, options, tasks, extractions=found)
+    out = add_columns(data, arrays, s.prefix, verify=s.mode == "verify")
     name = s.prefix + ERROR_COLUMN
     errors = out.column(name).to_pylist()
     missing = [s.field] + ([s.gold] if s.mode == "verify" else [])

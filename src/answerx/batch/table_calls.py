@@ -25,10 +25,8 @@ from answerx.batch.tables import (
     added_columns,
     as_table,
     extract_arrays,
-    extract_with,
     missing_column,
     verify_arrays,
-    verify_with,
 )
 from answerx.errors import ConfigError, InputError
 
@@ -78,7 +76,7 @@ def extract_table(
     work = partial(_extract_slice, options)
     arrays = _on_workers(data, options.columns, work, workers, grading=False)
     if arrays is None:
-        return extract_with(data, options, prefix)
+        arrays = extract_arrays(data, options)
     return add_columns(data, arrays, prefix, verify=False)
 
 
@@ -147,11 +145,10 @@ def verify_table(
     work = partial(_verify_slice, options, gold, judging)
     arrays = _on_workers(data, [*options.columns, gold], work, workers, grading=True)
     if arrays is None:
-        return verify_with(
-            data, options, gold, prefix, judging=judging, judge=judge,
-            judge_concurrency=judge_concurrency,
-        )  # fmt: skip
-    if judge is not None:
+        arrays = verify_arrays(
+            data, options, gold, judging=judging, judge=judge, judge_concurrency=judge_concurrency
+        )
+    elif judge is not None:
         arrays = _judge_doubts(data, arrays, options, gold, judge, judge_concurrency)
     return add_columns(data, arrays, prefix, verify=True)
 

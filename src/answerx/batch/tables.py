@@ -1,6 +1,6 @@
 """Extraction and verification over Arrow tables: one call per batch, flat result columns.
 
-:func:`extract_with` and :func:`verify_with` (behind the public
+:func:`extract_arrays` and :func:`verify_arrays` (behind the public
 :func:`~answerx.batch.table_calls.extract_table` and
 :func:`~answerx.batch.table_calls.verify_table`, and the file mode's jobs) take a
 ``pyarrow.Table`` and return it with flat columns added, so that any engine that speaks
@@ -42,13 +42,11 @@ __all__ = [
     "added_columns",
     "as_table",
     "extract_arrays",
-    "extract_with",
     "gold_value",
     "missing_column",
     "result_struct",
     "result_type",
     "verify_arrays",
-    "verify_with",
 ]
 
 EXTRACT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
@@ -132,21 +130,6 @@ def as_table(data: TableLike) -> pa.Table:
         raise InputError(f"not a table Arrow can read ({type(data).__name__}): {exc}") from None
 
 
-def extract_with(
-    data: pa.Table,
-    options: RowOptions,
-    prefix: str,
-    tasks: list[str | None] | None = None,
-    *,
-    extractions: list[Extraction | None] | None = None,
-) -> pa.Table:
-    """:func:`extract_table` with the row options already checked (the file mode's entry);
-    ``tasks``, when given, receives the task each row's extraction used (None: no result),
-    ``extractions`` each row's extraction."""
-    arrays = extract_arrays(data, options, tasks, extractions=extractions)
-    return add_columns(data, arrays, prefix, verify=False)
-
-
 def extract_arrays(
     data: pa.Table,
     options: RowOptions,
@@ -154,8 +137,10 @@ def extract_arrays(
     *,
     extractions: list[Extraction | None] | None = None,
 ) -> list[pa.Array]:
-    """The columns :func:`extract_with` adds, in :func:`added_columns` order, ``error``
-    last."""
+    """The extraction columns for ``data``'s rows (the row options already checked), in
+    :func:`added_columns` order, ``error`` last; :func:`add_columns` adds them. ``tasks``,
+    when given, receives the task each row's extraction used (None: no result),
+    ``extractions`` each row's extraction."""
     results: list[Extraction | None] = []
     errors: list[str | None] = []
     for row in options.rows(data):
@@ -176,32 +161,6 @@ def extract_arrays(
     return [*_extraction_arrays(results), _errors(errors)]
 
 
-def verify_with(
-    data: pa.Table,
-    options: RowOptions,
-    gold: str,
-    prefix: str,
-    tasks: list[str | None] | None = None,
-    *,
-    verdicts: list[Verdict | None] | None = None,
-    judging: bool = False,
-    judge: Judge | None = None,
-    judge_concurrency: int = 4,
-    pending: list[int] | None = None,
-) -> pa.Table:
-    """:func:`verify_table` with the row options already checked (the file mode's entry);
-    ``tasks`` as in :func:`extract_with`; ``verdicts``, when given, receives each row's
-    verdict (None: no result). ``judging`` adds the judge's columns, filled only where
-    ``judge`` is given (a file run asks its judge later, in the calling process).
-    ``pending``, when given, receives the rows whose math-verify comparison was deferred
-    (:func:`answerx.grading.pool.defer_while_warming`): they have no result yet."""
-    arrays = verify_arrays(
-        data, options, gold, tasks, verdicts=verdicts, judging=judging, judge=judge,
-        judge_concurrency=judge_concurrency, pending=pending,
-    )  # fmt: skip
-    return add_columns(data, arrays, prefix, verify=True)
-
-
 def verify_arrays(
     data: pa.Table,
     options: RowOptions,
@@ -214,8 +173,13 @@ def verify_arrays(
     judge_concurrency: int = 4,
     pending: list[int] | None = None,
 ) -> list[pa.Array]:
-    """The columns :func:`verify_with` adds, in :func:`added_columns` order, ``error``
-    last."""
+    """The verdict columns for ``data``'s rows (the row options already checked), in
+    :func:`added_columns` order, ``error`` last; :func:`add_columns` adds them. ``tasks``
+    as in :func:`extract_arrays`; ``verdicts``, when given, receives each row's verdict
+    (None: no result). ``judging`` adds the judge's columns, filled only where ``judge``
+    is given (a file run asks its judge later, in the calling process). ``pending``, when
+    given, receives the rows whose math-verify comparison was deferred
+    (:func:`answerx.grading.pool.defer_while_warming`): they have no result yet."""
     # The grading layer sits above extraction: imported only when verifying.
     from answerx.grading import verify
     from answerx.grading.pool import GradingPending
